@@ -1,0 +1,37 @@
+//! `onyx bench`: the VM benchmarks, one line per figure (the same measurements as the Squeak
+//! peer's script, so the two can be compared side by side).
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use onyx_vm::KernelSource;
+
+/// Each benchmark as a doit answering the line to print.
+const BENCHMARKS: &[&str] = &[
+    "'tinyBenchmarks: ', 0 tinyBenchmarks",
+    "| t r | t := Time millisecondsToRun: [r := 30 benchFib]. \
+     '30 benchFib: ', r printString, ' calls in ', t printString, ' ms => ', (r * 1000 // (t max: 1)) printString, ' sends/sec'",
+    "| t r | t := Time microsecondsToRun: [r := 1000 factorial printString size]. \
+     '1000 factorial printString: ', r printString, ' digits in ', (t / 1000.0) printString, ' ms'",
+    "| n s1 s2 done t | n := 1000000. s1 := Semaphore new. s2 := Semaphore new. done := Semaphore new. \
+     t := Time millisecondsToRun: [ \
+        [1 to: n do: [:i | s1 wait. s2 signal]] fork. \
+        [1 to: n do: [:i | s1 signal. s2 wait]. done signal] fork. \
+        done wait]. \
+     'semaphore ping-pong: ', n printString, ' round trips in ', t printString, ' ms => ', (2 * n * 1000 // (t max: 1)) printString, ' switches/sec'",
+];
+
+pub fn run(kernel: &KernelSource) -> Result<ExitCode> {
+    let mut vm = crate::cli::boot(kernel)?;
+    for code in BENCHMARKS {
+        let line = vm.evaluate(code).map(|v| vm.string_of(v).unwrap_or_default());
+        match line {
+            Ok(text) => println!("{text}"),
+            Err(e) => {
+                eprintln!("{e}");
+                return Ok(ExitCode::FAILURE);
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

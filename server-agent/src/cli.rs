@@ -1,0 +1,208 @@
+//! Command-line parsing and the subcommands.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context as _, Result, bail};
+use clap::{Parser, Subcommand};
+use onyx_vm::source::chunk::{ChunkItem, read_chunks};
+use onyx_vm::source::tonel;
+use onyx_vm::{EvalError, KernelSource, Vm};
+
+/// Onyx: a transactional Smalltalk object server.
+#[derive(Parser, Debug)]
+#[command(name = "onyx", version, about)]
+pub struct Args {
+    /// Load the kernel from this directory of Tonel packages instead of the built-in one
+    /// (also `ONYX_KERNEL`).
+    #[arg(long, global = true, env = "ONYX_KERNEL")]
+    kernel: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Evaluate a doit and print the printString of its value.
+    Eval {
+        /// Smalltalk statements, with optional `| temps |`.
+        code: String,
+    },
+    /// File in a chunk-format file; Transcript output goes to stdout.
+    Run {
+        /// The `.st` file.
+        file: PathBuf,
+    },
+    /// Parse and compile every method in Tonel package folders and chunk files.
+    Check {
+        /// Package folders, folders of packages, or `.st` chunk files.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+    },
+    /// Run SUnit tests (all test packages, or the ones named).
+    Test {
+        /// Package names, e.g. `Kernel-Tests-Numbers`.
+        packages: Vec<String>,
+    },
+    /// Run the VM benchmarks.
+    Bench,
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let kernel = match &args.kernel {
+        Some(dir) => KernelSource::from_dir(dir).map_err(|e| anyhow::anyhow!("{e}"))?,
+        None => KernelSource::embedded(),
+    };
+    match args.command {
+        Command::Eval { code } => eval(&kernel, &code),
+        Command::Run { file } => run_file(&kernel, &file),
+        Command::Check { paths } => check(&kernel, &paths),
+        Command::Test { packages } => test(&kernel, &packages),
+        Command::Bench => crate::bench::run(&kernel),
+    }
+}
+
+/// Boots a VM on the kernel without its test packages.
+pub fn boot(kernel: &KernelSource) -> Result<Vm> {
+    Vm::boot(&kernel.without_tests()).map_err(|e| anyhow::anyhow!("the kernel did not load: {e}"))
+}
+
+fn print_error(e: &EvalError) {
+    eprint!("{e}");
+    if !e.to_string().ends_with('\n') {
+        eprintln!();
+    }
+}
+
+fn flush_transcript(vm: &mut Vm) {
+    let out = vm.take_transcript();
+    if !out.is_empty() {
+        print!("{out}");
+    }
+}
+
+fn eval(kernel: &KernelSource, code: &str) -> Result<ExitCode> {
+    let mut vm = boot(kernel)?;
+    let result = vm.evaluate(code);
+    flush_transcript(&mut vm);
+    match result.and_then(|v| vm.print_string(v)) {
+        Ok(s) => {
+            println!("{s}");
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            print_error(&e);
+            Ok(ExitCode::FAILURE)
+        }
+    }
+}
+
+fn run_file(kernel: &KernelSource, file: &Path) -> Result<ExitCode> {
+    let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let items = read_chunks(&text).map_err(|e| anyhow::anyhow!("{}:{}: {}", file.display(), e.line, e.message))?;
+    let mut vm = boot(kernel)?;
+    for item in items {
+        let outcome = file_in(&mut vm, &item);
+        flush_transcript(&mut vm);
+        if let Err(message) = outcome {
+            eprintln!("{}:{}: {message}", file.display(), item_line(&item));
+            return Ok(ExitCode::FAILURE);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn item_line(item: &ChunkItem) -> usize {
+    match item {
+        ChunkItem::Doit { line, .. } | ChunkItem::Method { line, .. } | ChunkItem::ClassComment { line, .. } => *line,
+    }
+}
+
+/// Files in one chunk: evaluates a doit, compiles a method, or sets a class comment.
+fn file_in(vm: &mut Vm, item: &ChunkItem) -> std::result::Result<(), String> {
+    match item {
+        ChunkItem::Doit { source, .. } => vm.evaluate(source).map(|_| ()).map_err(|e| e.to_string()),
+        ChunkItem::Method { class_name, class_side, category, source, .. } => {
+            let class = vm.global(class_name).filter(|&c| vm.is_behavior(c)).ok_or(format!("class {class_name} is not defined"))?;
+            let class = if *class_side { vm.class_of(class) } else { class };
+            let protocol = vm.intern(category);
+            vm.compile_and_install(class, source, protocol).map(|_| ()).map_err(|e| e.to_string())
+        }
+        ChunkItem::ClassComment { class_name, text, .. } => {
+            let class = vm.global(class_name).ok_or(format!("class {class_name} is not defined"))?;
+            let comment = vm.new_string(text);
+            vm.heap.set_slot(class, onyx_vm::class_slots::COMMENT, comment);
+            Ok(())
+        }
+    }
+}
+
+fn check(kernel: &KernelSource, paths: &[PathBuf]) -> Result<ExitCode> {
+    let mut vm = boot(kernel)?;
+    let mut methods = 0;
+    let mut errors: Vec<String> = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            let packages = if path.join("package.st").is_file() {
+                vec![tonel::read_package(path).map_err(|e| anyhow::anyhow!("{e}"))?]
+            } else {
+                tonel::read_packages(path).map_err(|e| anyhow::anyhow!("{e}"))?
+            };
+            match vm.load_packages(&packages) {
+                Ok(report) => {
+                    methods += report.methods + report.errors.len();
+                    errors.extend(report.errors);
+                }
+                Err(e) => errors.push(e.to_string()),
+            }
+        } else if path.is_file() {
+            let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+            let items = match read_chunks(&text) {
+                Ok(items) => items,
+                Err(e) => {
+                    errors.push(format!("{}:{}: {}", path.display(), e.line, e.message));
+                    continue;
+                }
+            };
+            for item in &items {
+                let is_method = matches!(item, ChunkItem::Method { .. });
+                let is_definition = matches!(item, ChunkItem::Doit { source, .. } if source.contains("subclass:"));
+                if !is_method && !is_definition {
+                    continue;
+                }
+                if is_method {
+                    methods += 1;
+                }
+                if let Err(message) = file_in(&mut vm, item) {
+                    errors.push(format!("{}:{}: {message}", path.display(), item_line(item)));
+                }
+            }
+        } else {
+            bail!("{}: no such file or directory", path.display());
+        }
+    }
+    for e in &errors {
+        println!("{e}");
+    }
+    println!("{methods} methods, {} errors", errors.len());
+    Ok(if errors.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+fn test(kernel: &KernelSource, packages: &[String]) -> Result<ExitCode> {
+    let mut vm = Vm::boot(kernel).map_err(|e| anyhow::anyhow!("the kernel did not load: {e}"))?;
+    let names: Vec<String> = if packages.is_empty() { kernel.test_package_names() } else { packages.to_vec() };
+    let list = names.iter().map(|n| format!("'{}'", n.replace('\'', "''"))).collect::<Vec<_>>().join(" ");
+    let code = format!("TestRunner reportForPackages: #({list})");
+    let result = vm.evaluate(&code);
+    flush_transcript(&mut vm);
+    let report = match result {
+        Ok(v) => vm.string_of(v).unwrap_or_default(),
+        Err(e) => {
+            print_error(&e);
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    print!("{report}");
+    let failed = report.lines().last().and_then(|l| l.split(", ").nth(1)).and_then(|f| f.split(' ').next()).and_then(|n| n.parse::<u64>().ok());
+    Ok(if failed == Some(0) { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}

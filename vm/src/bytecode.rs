@@ -1,0 +1,288 @@
+//! The instruction set and the compiled form of methods and blocks.
+//!
+//! Onyx compiles to register code in the manner of Lua 5: each activation owns a window of
+//! registers on its process's value stack. Register 0 holds the receiver, then come the
+//! arguments, the copied values (blocks only), the temporaries and finally scratch registers
+//! for expression evaluation. A send puts the receiver and its arguments in consecutive
+//! registers `a, a+1, ...`; the callee's register window starts at `a`, so arguments are never
+//! copied, and the result comes back in register `a`.
+//!
+//! Instructions are 8 bytes (see the size test). Operations on the common special selectors
+//! (`+`, `<`, `at:` ...) have their own instructions with a SmallInteger fast path; when the fast
+//! path does not apply they turn into an ordinary send with the receiver and argument copied to
+//! `dst` and `dst + 1` (the compiler reserves both).
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use crate::compiler::ast::Span;
+use crate::value::Value;
+
+/// A register number inside an activation's window.
+pub type Reg = u8;
+
+/// Binary operations with an inline fast path; the fallback sends the selector named by
+/// [`BinOp::selector`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum BinOp {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `<`
+    Lt,
+    /// `>`
+    Gt,
+    /// `<=`
+    Le,
+    /// `>=`
+    Ge,
+    /// `=`
+    Eq,
+    /// `~=`
+    Ne,
+    /// `//`
+    Div,
+    /// `\\`
+    Mod,
+    /// `bitAnd:`
+    BitAnd,
+    /// `bitOr:`
+    BitOr,
+    /// `bitXor:`
+    BitXor,
+    /// `bitShift:`
+    BitShift,
+    /// `at:`
+    At,
+}
+
+impl BinOp {
+    /// Every operation, in discriminant order.
+    pub const ALL: [BinOp; 16] = [
+        BinOp::Add,
+        BinOp::Sub,
+        BinOp::Mul,
+        BinOp::Lt,
+        BinOp::Gt,
+        BinOp::Le,
+        BinOp::Ge,
+        BinOp::Eq,
+        BinOp::Ne,
+        BinOp::Div,
+        BinOp::Mod,
+        BinOp::BitAnd,
+        BinOp::BitOr,
+        BinOp::BitXor,
+        BinOp::BitShift,
+        BinOp::At,
+    ];
+
+    /// The selector sent when the fast path does not apply.
+    pub fn selector(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Lt => "<",
+            BinOp::Gt => ">",
+            BinOp::Le => "<=",
+            BinOp::Ge => ">=",
+            BinOp::Eq => "=",
+            BinOp::Ne => "~=",
+            BinOp::Div => "//",
+            BinOp::Mod => "\\\\",
+            BinOp::BitAnd => "bitAnd:",
+            BinOp::BitOr => "bitOr:",
+            BinOp::BitXor => "bitXor:",
+            BinOp::BitShift => "bitShift:",
+            BinOp::At => "at:",
+        }
+    }
+
+    /// The operation compiled for a binary or one-argument keyword selector, if any.
+    pub fn for_selector(selector: &str) -> Option<BinOp> {
+        BinOp::ALL.into_iter().find(|op| op.selector() == selector)
+    }
+}
+
+/// One instruction. Jump offsets are relative to the instruction after the jump. Field
+/// names follow the variant descriptions (`dst` is written, `x`/`y`/`src` are read).
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[allow(missing_docs)]
+pub enum Instr {
+    /// `R[dst] := R[src]`
+    Move { dst: Reg, src: Reg },
+    /// `R[dst] := literal[lit]`
+    LoadLit { dst: Reg, lit: u16 },
+    /// `R[dst] := SmallInteger value`
+    LoadInt { dst: Reg, value: i32 },
+    /// `R[dst] := nil`
+    LoadNil { dst: Reg },
+    /// `R[dst] := true`
+    LoadTrue { dst: Reg },
+    /// `R[dst] := false`
+    LoadFalse { dst: Reg },
+    /// `R[dst] := thisContext`
+    LoadContext { dst: Reg },
+    /// `R[dst] := self instVarAt: index + 1`
+    GetIvar { dst: Reg, index: u16 },
+    /// `self instVarAt: index + 1 put: R[src]`
+    SetIvar { index: u16, src: Reg },
+    /// `R[dst] := (literal[lit]) value` where the literal is a binding (an Association).
+    GetGlobal { dst: Reg, lit: u16 },
+    /// `(literal[lit]) value: R[src]`
+    SetGlobal { lit: u16, src: Reg },
+    /// `R[dst] := Array new: size` (a temp vector holding captured, assigned variables).
+    MakeVector { dst: Reg, size: u8 },
+    /// `R[dst] := R[vec] at: index + 1`
+    GetVector { dst: Reg, vec: Reg, index: u8 },
+    /// `R[vec] at: index + 1 put: R[src]`
+    SetVector { vec: Reg, index: u8, src: Reg },
+    /// `R[dst] := a BlockClosure` for `blocks[block]`, copying `R[first] .. R[first+count-1]`.
+    MakeClosure { dst: Reg, block: u16, first: Reg, count: u8 },
+    /// `R[dst] := Array with: R[first] ... with: R[first+count-1]` (brace arrays).
+    MakeArray { dst: Reg, first: Reg, count: u8 },
+    /// Send `literal[lit]` to `R[a]` with arguments `R[a+1] .. R[a+nargs]`; result in `R[a]`.
+    Send { a: Reg, nargs: u8, lit: u16, cache: u16 },
+    /// As [`Instr::Send`] but the lookup starts in the superclass of the method's class.
+    SuperSend { a: Reg, nargs: u8, lit: u16, cache: u16 },
+    /// `R[dst] := R[x] op R[y]` with a SmallInteger/Float fast path.
+    Bin { op: BinOp, dst: Reg, x: Reg, y: Reg },
+    /// `R[dst] := R[x] + imm` (also `- imm`), fast path for SmallIntegers, else a send of `+`.
+    AddImm { dst: Reg, x: Reg, imm: i16 },
+    /// `R[dst] := R[x] == R[y]`
+    IdEq { dst: Reg, x: Reg, y: Reg },
+    /// `R[dst] := R[x] ~~ R[y]`
+    IdNe { dst: Reg, x: Reg, y: Reg },
+    /// `R[dst] := R[x] isNil` (`notNil` when `negate`).
+    IsNil { dst: Reg, x: Reg, negate: bool },
+    /// `R[dst] := R[x] class`
+    Class { dst: Reg, x: Reg },
+    /// Unconditional jump.
+    Jump { offset: i32 },
+    /// Jump if `R[r]` is true; `false` falls through; anything else is sent `mustBeBoolean`.
+    JumpIfTrue { r: Reg, offset: i32 },
+    /// Jump if `R[r]` is false; `true` falls through; anything else is sent `mustBeBoolean`.
+    JumpIfFalse { r: Reg, offset: i32 },
+    /// Jump if `R[r]` is nil.
+    JumpIfNil { r: Reg, offset: i32 },
+    /// Jump if `R[r]` is not nil.
+    JumpIfNotNil { r: Reg, offset: i32 },
+    /// Return `R[r]` from the method (in a method activation).
+    Return { r: Reg },
+    /// Return `R[r]` from the block to its caller.
+    BlockReturn { r: Reg },
+    /// `^ R[r]` inside a block: return from the block's home method.
+    NonLocalReturn { r: Reg },
+}
+
+/// A place where the debugger can stop: the instruction at `pc` and the source it runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StepPoint {
+    /// The instruction index.
+    pub pc: u32,
+    /// The source range (a statement or a message send).
+    pub span: Span,
+}
+
+/// Where a named variable lives in an activation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VarLoc {
+    /// In a register.
+    Reg(Reg),
+    /// In slot `index` of the temp vector held in register `vec`.
+    Vector {
+        /// The register holding the temp vector.
+        vec: Reg,
+        /// The slot in it.
+        index: u8,
+    },
+}
+
+/// An inline cache entry of one send site.
+#[derive(Clone, Copy, Debug)]
+pub struct CacheEntry {
+    /// The receiver class the entry is valid for.
+    pub class: Value,
+    /// The method found (a CompiledMethod), or nil.
+    pub method: Value,
+    /// The VM's cache epoch when the entry was filled; older entries are stale.
+    pub epoch: u32,
+}
+
+impl Default for CacheEntry {
+    fn default() -> Self {
+        CacheEntry { class: Value::NIL, method: Value::NIL, epoch: u32::MAX }
+    }
+}
+
+/// The executable form of a method or of one block inside it.
+#[derive(Debug)]
+pub struct CompiledCode {
+    /// The instructions.
+    pub instrs: Box<[Instr]>,
+    /// Literal constants, selectors and global bindings referenced by the instructions.
+    pub literals: Box<[Value]>,
+    /// The blocks this code creates with [`Instr::MakeClosure`].
+    pub blocks: Box<[Rc<CompiledCode>]>,
+    /// Number of arguments.
+    pub num_args: u8,
+    /// Number of copied values (blocks): registers after the arguments.
+    pub num_copied: u8,
+    /// Number of temporaries: registers after arguments and copied values, nil on entry.
+    pub num_temps: u8,
+    /// Registers the activation needs, scratch included.
+    pub frame_size: u16,
+    /// The primitive to try before running the instructions (0 = none).
+    pub primitive: u16,
+    /// The selector (of the home method, for blocks).
+    pub selector: Value,
+    /// The class the method is installed in (nil until installed).
+    pub method_class: Cell<Value>,
+    /// The method's protocol (a Symbol such as `#accessing`), or nil.
+    pub protocol: Cell<Value>,
+    /// The home method's whole source text.
+    pub source: Rc<str>,
+    /// Step points, sorted by `pc`.
+    pub step_points: Box<[StepPoint]>,
+    /// Names of the arguments, copied values and temporaries visible in this activation.
+    pub var_names: Box<[(String, VarLoc)]>,
+    /// The pragmas as an Array of Arrays `#(selector arg...)`, or nil.
+    pub pragmas: Value,
+    /// One inline cache per send site.
+    pub caches: Box<[Cell<CacheEntry>]>,
+    /// Whether this is a block.
+    pub is_block: bool,
+    /// The source range of a block (the whole source for a method).
+    pub span: Span,
+}
+
+impl CompiledCode {
+    /// The step point in effect at instruction `pc`: the last one at or before it.
+    pub fn step_point_at(&self, pc: usize) -> Option<StepPoint> {
+        let idx = self.step_points.partition_point(|sp| sp.pc as usize <= pc);
+        idx.checked_sub(1).and_then(|i| self.step_points.get(i)).copied()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn instructions_are_eight_bytes() {
+        assert_eq!(std::mem::size_of::<Instr>(), 8);
+    }
+
+    #[test]
+    fn binop_selectors_round_trip() {
+        for op in BinOp::ALL {
+            assert_eq!(BinOp::for_selector(op.selector()), Some(op));
+        }
+        assert_eq!(BinOp::for_selector("foo"), None);
+    }
+}

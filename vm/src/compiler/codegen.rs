@@ -1,0 +1,885 @@
+//! Code generation: walks the syntax tree and emits register code, literals and step points.
+//!
+//! Register discipline: `expr_to(e, t)` evaluates `e` into register `t`, where `t` is the
+//! highest allocated register (everything above it is free scratch). Variables of the function
+//! have fixed registers below the scratch area.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use super::ast::{Block, Expr, Ident, Literal, Message, MethodNode, Span, Stmt};
+use super::literals::literal_value;
+use super::scope::{Analysis, ScopeId, VarId};
+use super::{error_at, inline};
+use crate::bytecode::{BinOp, CacheEntry, CompiledCode, Instr, Reg, StepPoint, VarLoc};
+use crate::error::CompileError;
+use crate::value::Value;
+use crate::vm::{Vm, class_slots};
+
+pub(super) type CResult<T> = Result<T, CompileError>;
+
+/// Most registers one activation may use.
+const MAX_REGS: usize = 250;
+
+/// The function (method or real block) being generated.
+pub(super) struct Fun {
+    pub scope: ScopeId,
+    pub cur: ScopeId,
+    pub instrs: Vec<Instr>,
+    pub literals: Vec<Value>,
+    pub steps: Vec<StepPoint>,
+    pub caches: u16,
+    pub next: usize,
+    pub max: usize,
+    pub regs: HashMap<VarId, Reg>,
+    pub vector: Option<Reg>,
+    pub outer_vectors: HashMap<ScopeId, Reg>,
+    pub num_args: u8,
+    pub num_copied: u8,
+    pub num_temps: u8,
+    pub var_names: Vec<(String, VarLoc)>,
+    pub span: Span,
+}
+
+/// Where a name refers to.
+pub(super) enum Place {
+    SelfRef,
+    Super,
+    Context,
+    Reg(Reg),
+    Vector(Reg, u8),
+    Ivar(u16),
+    Binding(Value),
+}
+
+pub(super) struct Gen<'a> {
+    pub vm: &'a mut Vm,
+    pub an: &'a Analysis,
+    pub source: &'a str,
+    pub class: Value,
+    pub ivars: Vec<String>,
+    pub selector: Value,
+    pub doit: bool,
+    pub vector_slot: HashMap<VarId, u8>,
+    pub vector_size: HashMap<ScopeId, usize>,
+    pub fun: Fun,
+    /// Every block of the method, nested ones included; closures refer to them by index.
+    pub blocks: Vec<Rc<CompiledCode>>,
+}
+
+/// Generates the code of a parsed method or doit.
+pub(super) fn generate(
+    vm: &mut Vm,
+    source: &str,
+    class: Value,
+    node: &MethodNode,
+    an: &Analysis,
+    doit: bool,
+) -> CResult<Rc<CompiledCode>> {
+    let ivars = all_ivar_names(vm, class);
+    let mut vector_slot = HashMap::new();
+    let mut vector_size: HashMap<ScopeId, usize> = HashMap::new();
+    for (id, var) in an.vars.iter().enumerate() {
+        if var.in_vector() {
+            let real = an.real_scope(var.scope);
+            let n = vector_size.entry(real).or_insert(0);
+            if *n >= 255 {
+                return Err(error_at(source, 0, "too many captured variables"));
+            }
+            vector_slot.insert(id, *n as u8);
+            *n += 1;
+        }
+    }
+    let selector = vm.intern(&node.selector);
+    let whole = Span::new(0, source.len());
+    let mut g = Gen {
+        vm,
+        an,
+        source,
+        class,
+        ivars,
+        selector,
+        doit,
+        vector_slot,
+        vector_size,
+        fun: new_fun(0, whole),
+        blocks: Vec::new(),
+    };
+    let mut primitive = 0u16;
+    let mut pragma_values = Vec::new();
+    for p in &node.pragmas {
+        if p.selector.starts_with("primitive:") {
+            match p.args.first() {
+                Some(Literal::Integer(super::ast::IntLit::Small(n))) if (1..=u16::MAX as i64).contains(n) => primitive = *n as u16,
+                _ => return Err(g.err(p.span, "primitive number expected")),
+            }
+        }
+        let mut items = vec![g.vm.intern(&p.selector)];
+        for a in &p.args {
+            items.push(literal_value(g.vm, a).map_err(|m| error_at(source, p.span.start as usize, m))?);
+        }
+        pragma_values.push(g.vm.new_array(items));
+    }
+    let pragmas = if pragma_values.is_empty() { Value::NIL } else { g.vm.new_array(pragma_values) };
+    g.setup_registers(&node.params, &[])?;
+    g.body(&node.body, true)?;
+    let fun = std::mem::replace(&mut g.fun, new_fun(0, whole));
+    let mut code = g.finish(fun, node.params.len(), primitive, pragmas, false);
+    code.blocks = std::mem::take(&mut g.blocks).into_boxed_slice();
+    Ok(Rc::new(code))
+}
+
+fn new_fun(scope: ScopeId, span: Span) -> Fun {
+    Fun {
+        scope,
+        cur: scope,
+        instrs: Vec::new(),
+        literals: Vec::new(),
+        steps: Vec::new(),
+        caches: 0,
+        next: 0,
+        max: 0,
+        regs: HashMap::new(),
+        vector: None,
+        outer_vectors: HashMap::new(),
+        num_args: 0,
+        num_copied: 0,
+        num_temps: 0,
+        var_names: Vec::new(),
+        span,
+    }
+}
+
+/// Every instance variable name of `class`, inherited ones first.
+pub(crate) fn all_ivar_names(vm: &Vm, class: Value) -> Vec<String> {
+    let mut chain = Vec::new();
+    let mut c = class;
+    while !c.is_nil() && chain.len() < 10_000 {
+        chain.push(c);
+        c = vm.superclass_of(c);
+    }
+    let mut names = Vec::new();
+    for c in chain.iter().rev() {
+        let arr = vm.heap.slot(*c, class_slots::INST_VARS).unwrap_or(Value::NIL);
+        for v in vm.array_items(arr).unwrap_or_default() {
+            names.push(vm.string_of(v).unwrap_or_default());
+        }
+    }
+    names
+}
+
+/// What a block's closure must carry: a copied variable, or the temp vector of a scope.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Copy {
+    Var(VarId),
+    Vector(ScopeId),
+}
+
+impl Gen<'_> {
+    pub fn err(&self, span: Span, message: impl Into<String>) -> CompileError {
+        error_at(self.source, span.start as usize, message)
+    }
+
+    /// Lays out registers: self, arguments, copied values, own temporaries, the temp vector.
+    fn setup_registers(&mut self, params: &[Ident], copies: &[Copy]) -> CResult<()> {
+        let scope = self.fun.scope;
+        let mut r = 1usize;
+        for p in params {
+            let Some(v) = self.an.resolve(scope, &p.name) else { continue };
+            self.fun.regs.insert(v, r as Reg);
+            self.fun.var_names.push((p.name.clone(), VarLoc::Reg(r as Reg)));
+            r += 1;
+        }
+        self.fun.num_args = params.len() as u8;
+        for c in copies {
+            match *c {
+                Copy::Var(v) => {
+                    self.fun.regs.insert(v, r as Reg);
+                    let name = self.an.vars.get(v).map(|x| x.name.clone()).unwrap_or_default();
+                    self.fun.var_names.push((name, VarLoc::Reg(r as Reg)));
+                }
+                Copy::Vector(s) => {
+                    self.fun.outer_vectors.insert(s, r as Reg);
+                }
+            }
+            r += 1;
+        }
+        self.fun.num_copied = copies.len() as u8;
+        let first_temp = r;
+        for v in self.an.vars_of_real_scope(scope) {
+            let Some(var) = self.an.vars.get(v) else { continue };
+            if self.fun.regs.contains_key(&v) || var.in_vector() {
+                continue;
+            }
+            self.fun.regs.insert(v, r as Reg);
+            r += 1;
+        }
+        if self.vector_size.get(&scope).copied().unwrap_or(0) > 0 {
+            self.fun.vector = Some(r as Reg);
+            r += 1;
+        }
+        if r > MAX_REGS {
+            return Err(self.err(self.fun.span, "too many temporaries"));
+        }
+        for v in self.an.vars_of_real_scope(scope) {
+            let Some(var) = self.an.vars.get(v) else { continue };
+            if var.is_arg && var.scope == scope {
+                continue;
+            }
+            let loc = match (self.fun.regs.get(&v), self.fun.vector, self.vector_slot.get(&v)) {
+                (Some(&reg), _, _) => VarLoc::Reg(reg),
+                (None, Some(vec), Some(&index)) => VarLoc::Vector { vec, index },
+                _ => continue,
+            };
+            self.fun.var_names.push((var.name.clone(), loc));
+        }
+        self.fun.num_temps = (r - first_temp) as u8;
+        self.fun.next = r;
+        self.fun.max = r;
+        if let (Some(vec), Some(&size)) = (self.fun.vector, self.vector_size.get(&scope)) {
+            self.emit(Instr::MakeVector { dst: vec, size: size as u8 });
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, fun: Fun, nargs: usize, primitive: u16, pragmas: Value, is_block: bool) -> CompiledCode {
+        let caches = (0..fun.caches).map(|_| std::cell::Cell::new(CacheEntry::default())).collect();
+        CompiledCode {
+            instrs: fun.instrs.into_boxed_slice(),
+            literals: fun.literals.into_boxed_slice(),
+            blocks: Box::new([]),
+            num_args: nargs as u8,
+            num_copied: fun.num_copied,
+            num_temps: fun.num_temps,
+            // Two spare registers: fallback sends of the last scratch register use them.
+            frame_size: (fun.max + 2) as u16,
+            primitive,
+            selector: self.selector,
+            method_class: std::cell::Cell::new(self.class),
+            protocol: std::cell::Cell::new(Value::NIL),
+            source: Rc::from(self.source),
+            step_points: fun.steps.into_boxed_slice(),
+            var_names: fun.var_names.into_boxed_slice(),
+            pragmas,
+            caches,
+            is_block,
+            span: fun.span,
+        }
+    }
+
+    // ------------------------------------------------------------------ emission helpers
+
+    pub fn emit(&mut self, i: Instr) -> usize {
+        self.fun.instrs.push(i);
+        self.fun.instrs.len() - 1
+    }
+
+    pub fn pc(&self) -> usize {
+        self.fun.instrs.len()
+    }
+
+    pub fn step(&mut self, span: Span) {
+        let pc = self.pc() as u32;
+        if let Some(last) = self.fun.steps.last_mut()
+            && last.pc == pc
+        {
+            last.span = span;
+            return;
+        }
+        self.fun.steps.push(StepPoint { pc, span });
+    }
+
+    pub fn alloc(&mut self, span: Span) -> CResult<Reg> {
+        let r = self.fun.next;
+        if r >= MAX_REGS {
+            return Err(self.err(span, "expression too complex (out of registers)"));
+        }
+        self.fun.next += 1;
+        self.fun.max = self.fun.max.max(self.fun.next);
+        Ok(r as Reg)
+    }
+
+    pub fn release_to(&mut self, r: usize) {
+        self.fun.next = r;
+    }
+
+    /// Makes sure `t + 1` exists for instructions whose fallback uses it.
+    pub fn reserve_pair(&mut self, t: Reg) {
+        self.fun.max = self.fun.max.max(t as usize + 2);
+    }
+
+    pub fn lit(&mut self, v: Value, span: Span) -> CResult<u16> {
+        if let Some(i) = self.fun.literals.iter().position(|&x| x == v && !self.is_fresh_literal(x)) {
+            return Ok(i as u16);
+        }
+        if self.fun.literals.len() >= u16::MAX as usize {
+            return Err(self.err(span, "too many literals"));
+        }
+        self.fun.literals.push(v);
+        Ok((self.fun.literals.len() - 1) as u16)
+    }
+
+    fn is_fresh_literal(&self, v: Value) -> bool {
+        // Symbols and bindings are shared; other literal objects each get their own slot.
+        v.is_object() && self.vm.class_of(v) != self.vm.known.symbol && self.vm.class_of(v) != self.vm.known.association
+    }
+
+    pub fn new_cache(&mut self, span: Span) -> CResult<u16> {
+        if self.fun.caches == u16::MAX {
+            return Err(self.err(span, "too many sends"));
+        }
+        self.fun.caches += 1;
+        Ok(self.fun.caches - 1)
+    }
+
+    /// Emits a jump to be patched; answers its index.
+    pub fn jump_placeholder(&mut self, i: Instr) -> usize {
+        self.emit(i)
+    }
+
+    /// Points the jump at `at` to `target`.
+    pub fn patch(&mut self, at: usize, target: usize) {
+        let offset = target as i32 - (at as i32 + 1);
+        if let Some(i) = self.fun.instrs.get_mut(at) {
+            match i {
+                Instr::Jump { offset: o }
+                | Instr::JumpIfTrue { offset: o, .. }
+                | Instr::JumpIfFalse { offset: o, .. }
+                | Instr::JumpIfNil { offset: o, .. }
+                | Instr::JumpIfNotNil { offset: o, .. } => *o = offset,
+                _ => {}
+            }
+        }
+    }
+
+    pub fn jump_back(&mut self, target: usize) {
+        let at = self.pc();
+        self.emit(Instr::Jump { offset: target as i32 - (at as i32 + 1) });
+    }
+
+    // ------------------------------------------------------------------ bodies
+
+    /// A method or doit body: statements, then the implicit return.
+    fn body(&mut self, body: &[Stmt], method: bool) -> CResult<()> {
+        let base = self.fun.next;
+        let n = body.len();
+        for (i, s) in body.iter().enumerate() {
+            let last = i + 1 == n;
+            match s {
+                Stmt::Return(e, span) => {
+                    self.step(*span);
+                    let r = self.operand(e, false)?;
+                    self.emit(if method { Instr::Return { r } } else { Instr::NonLocalReturn { r } });
+                }
+                Stmt::Expr(e) if last && self.doit && method => {
+                    self.step(e.span());
+                    let r = self.operand(e, false)?;
+                    self.emit(Instr::Return { r });
+                }
+                Stmt::Expr(e) => self.effect(e)?,
+            }
+            self.release_to(base);
+        }
+        if !matches!(body.last(), Some(Stmt::Return(..))) && !(self.doit && method && n > 0) {
+            if self.doit && method {
+                let t = self.alloc(self.fun.span)?;
+                self.emit(Instr::LoadNil { dst: t });
+                self.emit(Instr::Return { r: t });
+            } else {
+                self.emit(Instr::Return { r: 0 });
+            }
+        }
+        Ok(())
+    }
+
+    /// Statements whose last value goes to `t` (nil when empty), inside the current function.
+    pub fn stmts_to(&mut self, body: &[Stmt], t: Reg) -> CResult<()> {
+        if body.is_empty() {
+            self.emit(Instr::LoadNil { dst: t });
+            return Ok(());
+        }
+        let n = body.len();
+        for (i, s) in body.iter().enumerate() {
+            let mark = self.fun.next;
+            match s {
+                Stmt::Return(e, span) => {
+                    self.step(*span);
+                    let r = self.operand(e, false)?;
+                    let in_method = self.fun.scope == 0;
+                    self.emit(if in_method { Instr::Return { r } } else { Instr::NonLocalReturn { r } });
+                }
+                Stmt::Expr(e) if i + 1 == n => {
+                    self.step(e.span());
+                    self.expr_to(e, t)?;
+                }
+                Stmt::Expr(e) => self.effect(e)?,
+            }
+            self.release_to(mark);
+        }
+        Ok(())
+    }
+
+    /// An expression evaluated for its effect only.
+    pub fn effect(&mut self, e: &Expr) -> CResult<()> {
+        self.step(e.span());
+        match e {
+            Expr::Assign { target, value, .. } if is_simple(value) => {
+                let place = self.place(target, true)?;
+                let mark = self.fun.next;
+                match place {
+                    Place::Reg(r) => self.expr_to(value, r)?,
+                    _ => {
+                        let r = self.operand(value, false)?;
+                        self.store(&place, r);
+                    }
+                }
+                self.release_to(mark);
+                Ok(())
+            }
+            Expr::Literal(..) | Expr::Variable(..) => Ok(()),
+            _ => {
+                let mark = self.fun.next;
+                let t = self.alloc(e.span())?;
+                self.expr_to(e, t)?;
+                self.release_to(mark);
+                Ok(())
+            }
+        }
+    }
+
+    /// Evaluates `e` into a register: the variable's own register when it is a plain local,
+    /// else a fresh scratch register. `unsafe_alias` forbids the former (a later operand may
+    /// assign the variable).
+    pub fn operand(&mut self, e: &Expr, unsafe_alias: bool) -> CResult<Reg> {
+        if let Expr::Variable(id) = e
+            && !unsafe_alias
+        {
+            match self.place(id, false)? {
+                Place::SelfRef => return Ok(0),
+                Place::Reg(r) => return Ok(r),
+                _ => {}
+            }
+        }
+        let t = self.alloc(e.span())?;
+        self.expr_to(e, t)?;
+        Ok(t)
+    }
+
+    // ------------------------------------------------------------------ expressions
+
+    pub fn expr_to(&mut self, e: &Expr, t: Reg) -> CResult<()> {
+        match e {
+            Expr::Literal(lit, span) => self.literal_to(lit, *span, t),
+            Expr::Variable(id) => {
+                let place = self.place(id, false)?;
+                self.load(&place, t, id.span)
+            }
+            Expr::Assign { target, value, .. } => {
+                let place = self.place(target, true)?;
+                self.expr_to(value, t)?;
+                self.store(&place, t);
+                Ok(())
+            }
+            Expr::Send(send) => {
+                if let Some(arg_blocks) = super::scope::inlined_blocks(&send.message.selector, &send.receiver, &send.message.args) {
+                    return inline::inline_send(self, &send.receiver, &send.message, &arg_blocks, t, send.span);
+                }
+                self.send_to(&send.receiver, &send.message, t, send.span)
+            }
+            Expr::Cascade { receiver, messages, span } => self.cascade_to(receiver, messages, t, *span),
+            Expr::Block(b) => self.closure_to(b, t),
+            Expr::Brace(items, span) => {
+                if items.len() > 200 {
+                    return Err(self.err(*span, "brace array too long (at most 200 elements)"));
+                }
+                let mark = self.fun.next;
+                let first = if items.is_empty() { t } else { t };
+                for (i, item) in items.iter().enumerate() {
+                    let r = if i == 0 { t } else { self.alloc(item.span())? };
+                    self.expr_to(item, r)?;
+                }
+                self.emit(Instr::MakeArray { dst: t, first, count: items.len() as u8 });
+                self.release_to(mark);
+                Ok(())
+            }
+        }
+    }
+
+    fn literal_to(&mut self, lit: &Literal, span: Span, t: Reg) -> CResult<()> {
+        match lit {
+            Literal::Nil => self.emit(Instr::LoadNil { dst: t }),
+            Literal::True => self.emit(Instr::LoadTrue { dst: t }),
+            Literal::False => self.emit(Instr::LoadFalse { dst: t }),
+            Literal::Integer(super::ast::IntLit::Small(n)) if i32::try_from(*n).is_ok() => {
+                self.emit(Instr::LoadInt { dst: t, value: *n as i32 })
+            }
+            _ => {
+                let v = literal_value(self.vm, lit).map_err(|m| self.err(span, m))?;
+                let i = self.lit(v, span)?;
+                self.emit(Instr::LoadLit { dst: t, lit: i })
+            }
+        };
+        Ok(())
+    }
+
+    /// A send whose receiver and arguments are evaluated into `t, t+1, ...`.
+    pub fn send_to(&mut self, receiver: &Expr, msg: &Message, t: Reg, span: Span) -> CResult<()> {
+        let is_super = matches!(receiver, Expr::Variable(id) if id.name == "super");
+        if !is_super
+            && msg.args.len() == 1
+            && let Some(op) = BinOp::for_selector(&msg.selector)
+        {
+            return self.binop_to(op, receiver, &msg.args[0], t, span);
+        }
+        if !is_super && msg.args.is_empty() {
+            match msg.selector.as_str() {
+                "class" | "isNil" | "notNil" => {
+                    let mark = self.fun.next;
+                    let x = self.operand(receiver, false)?;
+                    self.step(span);
+                    self.emit(match msg.selector.as_str() {
+                        "class" => Instr::Class { dst: t, x },
+                        s => Instr::IsNil { dst: t, x, negate: s == "notNil" },
+                    });
+                    self.release_to(mark);
+                    return Ok(());
+                }
+                _ => {}
+            }
+        }
+        if !is_super && msg.args.len() == 1 && (msg.selector == "==" || msg.selector == "~~") {
+            let mark = self.fun.next;
+            let x = self.operand(receiver, contains_assign(&msg.args[0]))?;
+            let y = self.operand(&msg.args[0], false)?;
+            self.emit(if msg.selector == "==" { Instr::IdEq { dst: t, x, y } } else { Instr::IdNe { dst: t, x, y } });
+            self.release_to(mark);
+            return Ok(());
+        }
+        let mark = self.fun.next;
+        if is_super {
+            self.emit(Instr::Move { dst: t, src: 0 });
+        } else {
+            self.expr_to(receiver, t)?;
+        }
+        self.args_after(t, &msg.args)?;
+        self.emit_send(t, msg, is_super, span)?;
+        self.release_to(mark);
+        Ok(())
+    }
+
+    fn args_after(&mut self, t: Reg, args: &[Expr]) -> CResult<()> {
+        if args.len() > 15 {
+            return Err(self.err(args[15].span(), "too many arguments (at most 15)"));
+        }
+        for arg in args {
+            let r = self.alloc(arg.span())?;
+            debug_assert!(r as usize > t as usize);
+            self.expr_to(arg, r)?;
+        }
+        Ok(())
+    }
+
+    fn emit_send(&mut self, a: Reg, msg: &Message, is_super: bool, span: Span) -> CResult<()> {
+        let sel = self.vm.intern(&msg.selector);
+        let lit = self.lit(sel, msg.selector_span)?;
+        let cache = self.new_cache(span)?;
+        let nargs = msg.args.len() as u8;
+        self.step(span);
+        self.emit(if is_super {
+            Instr::SuperSend { a, nargs, lit, cache }
+        } else {
+            Instr::Send { a, nargs, lit, cache }
+        });
+        self.reserve_pair(a);
+        Ok(())
+    }
+
+    fn binop_to(&mut self, op: BinOp, receiver: &Expr, arg: &Expr, t: Reg, span: Span) -> CResult<()> {
+        let mark = self.fun.next;
+        if matches!(op, BinOp::Add | BinOp::Sub)
+            && let Expr::Literal(Literal::Integer(super::ast::IntLit::Small(n)), _) = arg
+            && let Ok(imm) = i16::try_from(if op == BinOp::Add { *n } else { -*n })
+        {
+            let x = self.operand(receiver, false)?;
+            self.step(span);
+            self.emit(Instr::AddImm { dst: t, x, imm });
+            self.release_to(mark);
+            return Ok(());
+        }
+        let x = self.operand(receiver, contains_assign(arg))?;
+        let y = self.operand(arg, false)?;
+        self.step(span);
+        self.emit(Instr::Bin { op, dst: t, x, y });
+        self.release_to(mark);
+        Ok(())
+    }
+
+    fn cascade_to(&mut self, receiver: &Expr, messages: &[Message], t: Reg, span: Span) -> CResult<()> {
+        let is_super = matches!(receiver, Expr::Variable(id) if id.name == "super");
+        let mark = self.fun.next;
+        if is_super {
+            self.emit(Instr::Move { dst: t, src: 0 });
+        } else {
+            self.expr_to(receiver, t)?;
+        }
+        let a = self.alloc(span)?;
+        for m in messages {
+            self.emit(Instr::Move { dst: a, src: t });
+            self.args_after(a, &m.args)?;
+            self.emit_send(a, m, is_super, m.span)?;
+            self.release_to(a as usize + 1);
+        }
+        self.emit(Instr::Move { dst: t, src: a });
+        self.release_to(mark);
+        Ok(())
+    }
+
+    // ------------------------------------------------------------------ blocks
+
+    fn closure_to(&mut self, b: &Block, t: Reg) -> CResult<()> {
+        let Some(&scope) = self.an.block_scopes.get(&b.span.start) else {
+            return Err(self.err(b.span, "internal error: block scope not analysed"));
+        };
+        let mut copies: Vec<Copy> = Vec::new();
+        for &v in self.an.scopes.get(scope).map(|s| &s.free).into_iter().flatten() {
+            let Some(var) = self.an.vars.get(v) else { continue };
+            let c = if var.in_vector() { Copy::Vector(self.an.real_scope(var.scope)) } else { Copy::Var(v) };
+            if !copies.contains(&c) {
+                copies.push(c);
+            }
+        }
+        if copies.len() > 200 {
+            return Err(self.err(b.span, "block captures too many variables"));
+        }
+        // Generate the block's own code.
+        let outer = std::mem::replace(&mut self.fun, new_fun(scope, b.span));
+        let result = self.block_body(b, &copies);
+        let inner = std::mem::replace(&mut self.fun, outer);
+        let nargs = b.params.len();
+        result?;
+        let code = self.finish(inner, nargs, 0, Value::NIL, true);
+        if self.blocks.len() >= u16::MAX as usize {
+            return Err(self.err(b.span, "too many blocks"));
+        }
+        self.blocks.push(Rc::new(code));
+        let index = (self.blocks.len() - 1) as u16;
+        // Gather the copied values into t, t+1, ...
+        let mark = self.fun.next;
+        for (i, c) in copies.iter().enumerate() {
+            let dst = if i == 0 { t } else { self.alloc(b.span)? };
+            let src = match *c {
+                Copy::Var(v) => self.fun.regs.get(&v).copied(),
+                Copy::Vector(s) if s == self.fun.scope => self.fun.vector,
+                Copy::Vector(s) => self.fun.outer_vectors.get(&s).copied(),
+            };
+            let Some(src) = src else {
+                return Err(self.err(b.span, "internal error: captured variable not in scope"));
+            };
+            self.emit(Instr::Move { dst, src });
+        }
+        self.emit(Instr::MakeClosure { dst: t, block: index, first: t, count: copies.len() as u8 });
+        self.release_to(mark);
+        Ok(())
+    }
+
+    fn block_body(&mut self, b: &Block, copies: &[Copy]) -> CResult<()> {
+        self.setup_registers(&b.params, copies)?;
+        let t = self.alloc(b.span)?;
+        self.stmts_to(&b.body, t)?;
+        if !matches!(b.body.last(), Some(Stmt::Return(..))) {
+            self.emit(Instr::BlockReturn { r: t });
+        }
+        Ok(())
+    }
+
+    /// Enters an inlined block's scope: binds nothing, nils its temporaries.
+    pub fn enter_inlined(&mut self, b: &Block) -> CResult<ScopeId> {
+        let Some(&scope) = self.an.block_scopes.get(&b.span.start) else {
+            return Err(self.err(b.span, "internal error: block scope not analysed"));
+        };
+        let saved = self.fun.cur;
+        self.fun.cur = scope;
+        for t in &b.temps {
+            let place = self.place(t, true)?;
+            match place {
+                Place::Reg(r) => {
+                    self.emit(Instr::LoadNil { dst: r });
+                }
+                Place::Vector(vec, index) => {
+                    let mark = self.fun.next;
+                    let r = self.alloc(t.span)?;
+                    self.emit(Instr::LoadNil { dst: r });
+                    self.emit(Instr::SetVector { vec, index, src: r });
+                    self.release_to(mark);
+                }
+                _ => {}
+            }
+        }
+        Ok(saved)
+    }
+
+    pub fn leave_inlined(&mut self, saved: ScopeId) {
+        self.fun.cur = saved;
+    }
+
+    // ------------------------------------------------------------------ variables
+
+    /// Resolves a name. `for_store` reports assignments to read-only names as errors.
+    pub fn place(&mut self, id: &Ident, for_store: bool) -> CResult<Place> {
+        let name = id.name.as_str();
+        let reserved = match name {
+            "self" => Some(Place::SelfRef),
+            "super" => Some(Place::Super),
+            "thisContext" => Some(Place::Context),
+            _ => None,
+        };
+        if let Some(p) = reserved {
+            if for_store {
+                return Err(self.err(id.span, format!("cannot store into {name}")));
+            }
+            if matches!(p, Place::Super) {
+                return Err(self.err(id.span, "super must be the receiver of a message"));
+            }
+            return Ok(p);
+        }
+        if let Some(v) = self.an.resolve(self.fun.cur, name) {
+            let Some(var) = self.an.vars.get(v) else {
+                return Err(self.err(id.span, "internal error: unknown variable"));
+            };
+            if for_store && var.is_arg {
+                return Err(self.err(id.span, format!("cannot store into argument {name}")));
+            }
+            if var.in_vector() {
+                let home = self.an.real_scope(var.scope);
+                let vec = if home == self.fun.scope { self.fun.vector } else { self.fun.outer_vectors.get(&home).copied() };
+                let (Some(vec), Some(&index)) = (vec, self.vector_slot.get(&v)) else {
+                    return Err(self.err(id.span, "internal error: temp vector missing"));
+                };
+                return Ok(Place::Vector(vec, index));
+            }
+            return match self.fun.regs.get(&v) {
+                Some(&r) => Ok(Place::Reg(r)),
+                None => Err(self.err(id.span, "internal error: variable has no register")),
+            };
+        }
+        if let Some(i) = self.ivars.iter().rposition(|n| n == name) {
+            return Ok(Place::Ivar(i as u16));
+        }
+        let binding = self.binding(name, id.span)?;
+        Ok(Place::Binding(binding))
+    }
+
+    /// The Association for a class variable or global, or a new Undeclared one.
+    fn binding(&mut self, name: &str, span: Span) -> CResult<Value> {
+        let sym = self.vm.intern(name);
+        // Class variables, up the (instance side) superclass chain.
+        let mut c = self.class;
+        if self.vm.is_metaclass(c) {
+            c = self.vm.heap.slot(c, class_slots::THIS_CLASS).unwrap_or(Value::NIL);
+        }
+        let mut guard = 0;
+        while !c.is_nil() && guard < 10_000 {
+            let pool = self.vm.heap.slot(c, class_slots::CLASS_POOL).unwrap_or(Value::NIL);
+            if let Some(assoc) = self.vm.dict(pool).and_then(|d| d.get(sym)) {
+                return Ok(assoc);
+            }
+            c = self.vm.superclass_of(c);
+            guard += 1;
+        }
+        if let Some(assoc) = self.vm.dict(self.vm.known.smalltalk).and_then(|d| d.get(sym)) {
+            return Ok(assoc);
+        }
+        let undeclared = self.vm.known.undeclared;
+        if let Some(assoc) = self.vm.dict(undeclared).and_then(|d| d.get(sym)) {
+            self.warn(span, name);
+            return Ok(assoc);
+        }
+        let assoc = self.vm.new_association(sym, Value::NIL);
+        if let Some(d) = self.vm.dict_mut(undeclared) {
+            d.insert(sym, assoc);
+        }
+        self.warn(span, name);
+        Ok(assoc)
+    }
+
+    fn warn(&mut self, span: Span, name: &str) {
+        let (line, col) = super::parser::line_col(self.source, span.start as usize);
+        self.vm.warnings.push(format!("{line}:{col}: undeclared variable {name}"));
+    }
+
+    pub fn load(&mut self, place: &Place, t: Reg, span: Span) -> CResult<()> {
+        match *place {
+            Place::SelfRef => {
+                self.emit(Instr::Move { dst: t, src: 0 });
+            }
+            Place::Super => return Err(self.err(span, "super must be the receiver of a message")),
+            Place::Context => {
+                self.emit(Instr::LoadContext { dst: t });
+            }
+            Place::Reg(r) => {
+                if r != t {
+                    self.emit(Instr::Move { dst: t, src: r });
+                }
+            }
+            Place::Vector(vec, index) => {
+                self.emit(Instr::GetVector { dst: t, vec, index });
+            }
+            Place::Ivar(index) => {
+                self.emit(Instr::GetIvar { dst: t, index });
+            }
+            Place::Binding(assoc) => {
+                let lit = self.lit(assoc, span)?;
+                self.emit(Instr::GetGlobal { dst: t, lit });
+            }
+        }
+        Ok(())
+    }
+
+    pub fn store(&mut self, place: &Place, src: Reg) {
+        match *place {
+            Place::Reg(r) => {
+                if r != src {
+                    self.emit(Instr::Move { dst: r, src });
+                }
+            }
+            Place::Vector(vec, index) => {
+                self.emit(Instr::SetVector { vec, index, src });
+            }
+            Place::Ivar(index) => {
+                self.emit(Instr::SetIvar { index, src });
+            }
+            Place::Binding(assoc) => {
+                if let Ok(lit) = self.lit(assoc, Span::default()) {
+                    self.emit(Instr::SetGlobal { lit, src });
+                }
+            }
+            Place::SelfRef | Place::Super | Place::Context => {}
+        }
+    }
+}
+
+/// Whether an expression is a literal or a variable (cheap, no side effects).
+pub(super) fn is_simple(e: &Expr) -> bool {
+    matches!(e, Expr::Literal(..) | Expr::Variable(..))
+}
+
+/// Whether evaluating `e` may assign a variable of the current function.
+pub(super) fn contains_assign(e: &Expr) -> bool {
+    match e {
+        Expr::Literal(..) | Expr::Variable(..) | Expr::Block(..) => false,
+        Expr::Assign { .. } => true,
+        Expr::Send(s) => {
+            contains_assign(&s.receiver)
+                || s.message.args.iter().any(|a| match a {
+                    Expr::Block(b) => b.body.iter().any(|st| match st {
+                        Stmt::Expr(x) | Stmt::Return(x, _) => contains_assign(x),
+                    }),
+                    other => contains_assign(other),
+                })
+        }
+        Expr::Cascade { receiver, messages, .. } => {
+            contains_assign(receiver) || messages.iter().any(|m| m.args.iter().any(contains_assign))
+        }
+        Expr::Brace(items, _) => items.iter().any(contains_assign),
+    }
+}

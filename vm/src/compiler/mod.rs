@@ -1,0 +1,49 @@
+//! The compiler: source text to [`CompiledCode`].
+//!
+//! `parser` builds the syntax tree (`ast`), `scope` decides where every variable lives and
+//! which blocks are inlined, and `codegen` (with `inline` for the inlined control structures and
+//! `literals` for constants) emits register code with step points.
+
+pub mod ast;
+mod codegen;
+mod inline;
+pub mod lexer;
+mod literals;
+pub mod parser;
+mod scope;
+
+use std::rc::Rc;
+
+pub(crate) use codegen::all_ivar_names;
+
+use crate::bytecode::CompiledCode;
+use crate::error::CompileError;
+use crate::value::Value;
+use crate::vm::Vm;
+
+/// What is being compiled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// A method of a class.
+    Method,
+    /// A doit: statements with optional temporaries, run with `nil` (or an object) as receiver.
+    Doit,
+}
+
+/// Builds a positioned error from a byte offset.
+pub(crate) fn error_at(source: &str, offset: usize, message: impl Into<String>) -> CompileError {
+    let (line, column) = parser::line_col(source, offset);
+    CompileError { message: message.into(), offset, line, column }
+}
+
+/// Compiles `source` for `class` (whose instance variables, class variables and `super` it
+/// sees). Undeclared variables are warnings (see [`Vm::take_warnings`]) bound in `Undeclared`.
+pub fn compile(vm: &mut Vm, source: &str, class: Value, mode: Mode) -> Result<Rc<CompiledCode>, CompileError> {
+    let node = match mode {
+        Mode::Method => parser::parse_method(source),
+        Mode::Doit => parser::parse_doit(source),
+    }
+    .map_err(|e| error_at(source, e.offset, e.message))?;
+    let analysis = scope::analyse(&node);
+    codegen::generate(vm, source, class, &node, &analysis, mode == Mode::Doit)
+}

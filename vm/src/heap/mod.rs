@@ -1,0 +1,228 @@
+//! Object memory: the local object table, allocation, the write barrier, the fault hook for
+//! objects that are not loaded, and the mark-sweep collector for transient objects.
+//!
+//! **Invariant:** every `Value` reference held by a live object, a process or a VM root names a
+//! table entry that is not `Body::Free`. The collector only runs at safepoints of the
+//! interpreter (never inside a primitive), so Rust code may hold `Value`s in locals freely.
+
+mod gc;
+pub mod object;
+
+pub use gc::GcStats;
+pub use object::{Body, Dict, Kind, Object, ProcessBody, SemaphoreBody};
+
+use object::{DIRTY, NOT_LOADED, PERSISTENT};
+
+use crate::value::Value;
+
+/// Brings the body of a persistent object into memory (installed by the store layer).
+pub trait Faulter {
+    /// Fills entry `index` of `heap` (and, ideally, what it references), clearing
+    /// [`object::NOT_LOADED`]. An error leaves the entry a stub.
+    fn fault(&mut self, heap: &mut Heap, index: usize) -> Result<(), String>;
+}
+
+/// The local object table.
+pub struct Heap {
+    objects: Vec<Object>,
+    free: Vec<u32>,
+    hash_seed: u32,
+    allocated_since_gc: usize,
+    gc_threshold: usize,
+    write_set: Vec<Value>,
+    faulter: Option<Box<dyn Faulter>>,
+    stats: GcStats,
+}
+
+/// Bytes allocated between collections at least, whatever the live size.
+const MIN_GC_THRESHOLD: usize = 32 << 20;
+
+impl Default for Heap {
+    fn default() -> Self {
+        Heap::new()
+    }
+}
+
+impl Heap {
+    /// An empty heap.
+    pub fn new() -> Heap {
+        Heap {
+            objects: Vec::with_capacity(1 << 16),
+            free: Vec::new(),
+            hash_seed: 0x2545_F491,
+            allocated_since_gc: 0,
+            gc_threshold: MIN_GC_THRESHOLD,
+            write_set: Vec::new(),
+            faulter: None,
+            stats: GcStats::default(),
+        }
+    }
+
+    /// Installs the hook that faults in persistent objects.
+    pub fn set_faulter(&mut self, faulter: Box<dyn Faulter>) {
+        self.faulter = Some(faulter);
+    }
+
+    fn next_hash(&mut self) -> u32 {
+        // xorshift32: cheap, well spread, never zero.
+        let mut x = self.hash_seed;
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        self.hash_seed = x;
+        x & 0x3FFF_FFFF
+    }
+
+    /// Allocates an object; `named` is the number of named slots at the front of a slots body.
+    pub fn alloc(&mut self, class: Value, named: usize, body: Body) -> Value {
+        let hash = self.next_hash();
+        let object = Object { class, hash, flags: 0, named: named as u16, body };
+        self.allocated_since_gc += object.footprint();
+        match self.free.pop() {
+            Some(index) => {
+                let index = index as usize;
+                if let Some(slot) = self.objects.get_mut(index) {
+                    *slot = object;
+                }
+                Value::object(index)
+            }
+            None => {
+                self.objects.push(object);
+                Value::object(self.objects.len() - 1)
+            }
+        }
+    }
+
+    /// Asks for a collection at the next safepoint.
+    pub fn request_gc(&mut self) {
+        self.allocated_since_gc = self.gc_threshold;
+    }
+
+    /// Whether enough has been allocated since the last collection to collect again.
+    #[inline]
+    pub fn wants_gc(&self) -> bool {
+        self.allocated_since_gc >= self.gc_threshold
+    }
+
+    /// The entry of an object reference (`None` for immediates and free entries).
+    #[inline(always)]
+    pub fn get(&self, v: Value) -> Option<&Object> {
+        if !v.is_object() {
+            return None;
+        }
+        self.objects.get(v.index()).filter(|o| !matches!(o.body, Body::Free))
+    }
+
+    /// The entry of an object reference, mutably. Callers that store references must use
+    /// [`Heap::note_store`] (or the slot helpers, which do) for the write barrier.
+    #[inline(always)]
+    pub fn get_mut(&mut self, v: Value) -> Option<&mut Object> {
+        if !v.is_object() {
+            return None;
+        }
+        self.objects.get_mut(v.index()).filter(|o| !matches!(o.body, Body::Free))
+    }
+
+    /// Makes sure the object's body is in memory, faulting it in through the store.
+    pub fn ensure_loaded(&mut self, v: Value) -> Result<(), String> {
+        let Some(obj) = self.get(v) else { return Ok(()) };
+        if obj.flags & NOT_LOADED == 0 {
+            return Ok(());
+        }
+        let Some(mut faulter) = self.faulter.take() else {
+            return Err(format!("object {} is not loaded and no store is attached", v.index()));
+        };
+        let result = faulter.fault(self, v.index());
+        self.faulter = Some(faulter);
+        result?;
+        match self.get(v) {
+            Some(o) if o.flags & NOT_LOADED == 0 => Ok(()),
+            _ => Err(format!("the store did not load object {}", v.index())),
+        }
+    }
+
+    /// The write barrier: records `v` in the write set the first time a persistent object
+    /// changes in a transaction.
+    #[inline(always)]
+    pub fn note_store(&mut self, v: Value) {
+        if let Some(obj) = self.objects.get_mut(v.index())
+            && obj.flags & (PERSISTENT | DIRTY) == PERSISTENT
+        {
+            obj.flags |= DIRTY;
+            self.write_set.push(v);
+        }
+    }
+
+    /// Marks an object persistent (done by the store when it commits or faults an object in).
+    pub fn set_persistent(&mut self, v: Value) {
+        if let Some(obj) = self.get_mut(v) {
+            obj.flags |= PERSISTENT;
+        }
+    }
+
+    /// Turns an entry into a stub that faults in on next touch (the store's invalidation).
+    pub fn make_stub(&mut self, v: Value) {
+        if let Some(obj) = self.get_mut(v) {
+            obj.flags = (obj.flags | NOT_LOADED | PERSISTENT) & !DIRTY;
+            obj.body = Body::NotLoaded;
+        }
+    }
+
+    /// Takes the write set: the persistent objects changed since it was last taken.
+    pub fn take_write_set(&mut self) -> Vec<Value> {
+        for v in &self.write_set {
+            if let Some(obj) = self.objects.get_mut(v.index()) {
+                obj.flags &= !DIRTY;
+            }
+        }
+        std::mem::take(&mut self.write_set)
+    }
+
+    /// Reads slot `i` (0-based, named slots first) of a pointer object.
+    #[inline]
+    pub fn slot(&self, obj: Value, i: usize) -> Option<Value> {
+        self.get(obj)?.slots()?.get(i).copied()
+    }
+
+    /// Writes slot `i` of a pointer object, through the write barrier. Answers false if
+    /// the object has no such slot.
+    #[inline]
+    pub fn set_slot(&mut self, obj: Value, i: usize, value: Value) -> bool {
+        let Some(slot) = self.get_mut(obj).and_then(|o| o.slots_mut()).and_then(|s| s.get_mut(i)) else {
+            return false;
+        };
+        *slot = value;
+        self.note_store(obj);
+        true
+    }
+
+    /// The bytes of a byte object.
+    pub fn bytes(&self, obj: Value) -> Option<&[u8]> {
+        self.get(obj)?.bytes()
+    }
+
+    /// The class of an object reference (immediates are the VM's business).
+    #[inline(always)]
+    pub fn class_of_object(&self, v: Value) -> Option<Value> {
+        self.get(v).map(|o| o.class)
+    }
+
+    /// Number of table entries in use.
+    pub fn live_count(&self) -> usize {
+        self.objects.len() - self.free.len()
+    }
+
+    /// Collector statistics.
+    pub fn stats(&self) -> GcStats {
+        self.stats
+    }
+
+    /// Every object reference in the table (for `allInstances`, class migration).
+    pub fn all_objects(&self) -> impl Iterator<Item = (Value, &Object)> {
+        self.objects
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| !matches!(o.body, Body::Free))
+            .map(|(i, o)| (Value::object(i), o))
+    }
+}

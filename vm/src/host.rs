@@ -1,0 +1,224 @@
+//! The host's view of a VM: evaluate source, send messages, run a process for a time slice
+//! and regain control, interrupt it, and read results and error reports.
+
+use std::rc::Rc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use crate::bytecode::{CacheEntry, CompiledCode, Instr};
+use crate::compiler::{self, Mode, ast::Span};
+use crate::error::{ErrorReport, EvalError};
+use crate::heap::Body;
+use crate::interpreter::Stop;
+use crate::process::{Frame, ProcessState, Status};
+use crate::scheduler::USER_PRIORITY;
+use crate::value::Value;
+use crate::vm::Vm;
+
+/// The state of an evaluation after a time slice.
+#[derive(Debug)]
+pub enum Poll {
+    /// The process finished (or stopped for good).
+    Done(Result<Value, EvalError>),
+    /// It is still running; poll again.
+    Running,
+}
+
+impl Vm {
+    /// Compiles `source` as a doit and runs it to completion; other processes run meanwhile.
+    pub fn evaluate(&mut self, source: &str) -> Result<Value, EvalError> {
+        let process = self.spawn_doit(source, Value::NIL)?;
+        self.finish(process)
+    }
+
+    /// Compiles a doit with `receiver` as `self` and makes a ready process for it.
+    pub fn spawn_doit(&mut self, source: &str, receiver: Value) -> Result<Value, EvalError> {
+        let class = self.class_of(receiver);
+        let code = compiler::compile(self, source, class, Mode::Doit).map_err(EvalError::Compile)?;
+        let method = self.new_method(code.clone());
+        let mut state = ProcessState::new();
+        state.stack.resize(code.frame_size as usize, Value::NIL);
+        state.stack[0] = receiver;
+        let id = self.new_frame_id();
+        state.frames.push(Frame { code, method, closure: Value::NIL, pc: 0, base: 0, ret: 0, id, home: id, context: Value::NIL });
+        let process = self.new_process_object(state, USER_PRIORITY);
+        self.make_ready(process);
+        Ok(process)
+    }
+
+    /// Makes a ready process that sends `selector` to `receiver` with `args`.
+    pub fn spawn_send(&mut self, receiver: Value, selector: &str, args: &[Value]) -> Value {
+        let sel = self.intern(selector);
+        let nargs = args.len().min(15) as u8;
+        let code = Rc::new(CompiledCode {
+            instrs: Box::new([Instr::Send { a: 0, nargs, lit: 0, cache: 0 }, Instr::Return { r: 0 }]),
+            literals: Box::new([sel]),
+            blocks: Box::new([]),
+            num_args: 0,
+            num_copied: 0,
+            num_temps: 0,
+            frame_size: u16::from(nargs) + 3,
+            primitive: 0,
+            selector: self.known.sel_do_it,
+            method_class: std::cell::Cell::new(Value::NIL),
+            protocol: std::cell::Cell::new(Value::NIL),
+            source: Rc::from(format!("DoIt\n\t^ receiver {selector} ...").as_str()),
+            step_points: Box::new([]),
+            var_names: Box::new([]),
+            pragmas: Value::NIL,
+            caches: Box::new([std::cell::Cell::new(CacheEntry::default())]),
+            is_block: false,
+            span: Span::default(),
+        });
+        let method = self.new_method(code.clone());
+        let mut state = ProcessState::new();
+        state.stack.resize(code.frame_size as usize, Value::NIL);
+        state.stack[0] = receiver;
+        for (i, &a) in args.iter().take(15).enumerate() {
+            state.stack[1 + i] = a;
+        }
+        let id = self.new_frame_id();
+        state.frames.push(Frame { code, method, closure: Value::NIL, pc: 0, base: 0, ret: 0, id, home: id, context: Value::NIL });
+        let process = self.new_process_object(state, USER_PRIORITY);
+        self.make_ready(process);
+        process
+    }
+
+    /// Sends a message and runs it to completion.
+    pub fn send(&mut self, receiver: Value, selector: &str, args: &[Value]) -> Result<Value, EvalError> {
+        let process = self.spawn_send(receiver, selector, args);
+        self.finish(process)
+    }
+
+    /// The `printString` of a value.
+    pub fn print_string(&mut self, v: Value) -> Result<String, EvalError> {
+        let s = self.send(v, "printString", &[])?;
+        Ok(self.string_of(s).unwrap_or_default())
+    }
+
+    /// Runs until `process` finishes.
+    pub fn finish(&mut self, process: Value) -> Result<Value, EvalError> {
+        loop {
+            if let Poll::Done(result) = self.poll(process, Duration::from_millis(50)) {
+                return result;
+            }
+        }
+    }
+
+    /// Runs ready processes for at most `slice` (a few milliseconds more at worst) and answers
+    /// whether `process` is done.
+    pub fn poll(&mut self, process: Value, slice: Duration) -> Poll {
+        let deadline = Instant::now() + slice;
+        self.watch = Some(process);
+        self.watch_stopped = false;
+        let outcome = loop {
+            if let Some(done) = self.outcome_of(process) {
+                break Poll::Done(done);
+            }
+            match self.run(Some(deadline)) {
+                Stop::Watched => continue,
+                Stop::Timeslice => break Poll::Running,
+                Stop::Interrupted => {
+                    self.interrupt.store(false, Ordering::Relaxed);
+                    let report = self.interrupt_process(process);
+                    break Poll::Done(Err(EvalError::Interrupted(report)));
+                }
+                Stop::Idle => match self.next_timer() {
+                    Some(at) => {
+                        let now = Instant::now();
+                        if now >= deadline {
+                            break Poll::Running;
+                        }
+                        if at > now {
+                            std::thread::sleep((at - now).min(deadline - now));
+                        }
+                        self.fire_timers(Instant::now());
+                    }
+                    None => {
+                        if let Some(done) = self.outcome_of(process) {
+                            break Poll::Done(done);
+                        }
+                        let report = self.report_of(process, "the process is waiting and nothing can wake it");
+                        break Poll::Done(Err(EvalError::Deadlock(report)));
+                    }
+                },
+            }
+        };
+        self.watch = None;
+        self.watch_stopped = false;
+        outcome
+    }
+
+    /// The result of a process that stopped, or `None` while it can still run.
+    fn outcome_of(&mut self, process: Value) -> Option<Result<Value, EvalError>> {
+        if process == self.scheduler.active {
+            return None;
+        }
+        let Some(Body::Process(p)) = self.heap.get(process).map(|o| &o.body) else {
+            return Some(Ok(Value::NIL));
+        };
+        let state = p.state.as_ref()?;
+        match state.status {
+            Status::Terminated => Some(Ok(state.result)),
+            Status::Suspended => Some(Err(match &state.error {
+                Some(report) => EvalError::Unhandled(report.clone()),
+                None => EvalError::Deadlock(ErrorReport {
+                    class_name: "Suspended".into(),
+                    description: "the process was suspended".into(),
+                    stack: Vec::new(),
+                }),
+            })),
+            Status::Ready | Status::Waiting | Status::Running => None,
+        }
+    }
+
+    fn report_of(&mut self, process: Value, description: &str) -> ErrorReport {
+        let frames: Vec<Frame> = match self.heap.get(process).map(|o| &o.body) {
+            Some(Body::Process(p)) => p.state.as_ref().map(|s| s.frames.iter().rev().cloned().collect()).unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        let stack = frames
+            .iter()
+            .map(|f| {
+                let start = f.code.step_point_at((f.pc as usize).saturating_sub(1)).map_or(0, |s| s.span.start as usize);
+                let (line, column) = compiler::parser::line_col(&f.code.source, start);
+                let label = format!("{}>>{}", self.class_name(f.code.method_class.get()), self.string_of(f.code.selector).unwrap_or_default());
+                crate::error::FrameInfo { label, line, column }
+            })
+            .collect();
+        ErrorReport { class_name: "Deadlock".into(), description: description.into(), stack }
+    }
+
+    /// Stops `process` where it is and suspends it, answering a report of its stack.
+    pub fn interrupt_process(&mut self, process: Value) -> ErrorReport {
+        if process == self.scheduler.active {
+            self.suspend_active_with_error("Interrupt", "interrupted".into());
+            if let Some(Body::Process(p)) = self.heap.get(process).map(|o| &o.body)
+                && let Some(report) = p.state.as_ref().and_then(|s| s.error.clone())
+            {
+                return report;
+            }
+        }
+        self.unlink(process);
+        self.set_status(process, Status::Suspended);
+        let report = self.report_of(process, "interrupted");
+        ErrorReport { class_name: "Interrupt".into(), ..report }
+    }
+
+    /// Keeps `v` alive across collections until [`Vm::release`].
+    pub fn retain(&mut self, v: Value) {
+        self.handles.push(v);
+    }
+
+    /// Releases one [`Vm::retain`] of `v`.
+    pub fn release(&mut self, v: Value) {
+        if let Some(i) = self.handles.iter().rposition(|&h| h == v) {
+            self.handles.swap_remove(i);
+        }
+    }
+
+    /// Runs the collector now (between evaluations, a safepoint).
+    pub fn collect_now(&mut self) -> usize {
+        self.collect_garbage()
+    }
+}

@@ -1,0 +1,641 @@
+//! The interpreter: one dispatch loop over register instructions, sends with inline caches,
+//! activation and return, non-local return, and the periodic interrupt check where the
+//! collector, timers, preemption and the host get their turn.
+
+use std::rc::Rc;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use crate::bytecode::{BinOp, CacheEntry, CompiledCode, Instr};
+use crate::heap::Body;
+use crate::primitives::{self, Prim};
+use crate::process::{Frame, Status};
+use crate::value::Value;
+use crate::vm::Vm;
+
+/// Why [`Vm::run`] returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// No process is ready to run.
+    Idle,
+    /// The deadline passed.
+    Timeslice,
+    /// The host set the interrupt flag.
+    Interrupted,
+    /// The watched process finished or was suspended.
+    Watched,
+}
+
+/// What the interpreter does after a send.
+pub(crate) enum Flow {
+    /// A primitive answered; the same frame continues.
+    Done,
+    /// Frames or processes changed; reload from the top frame.
+    Reload,
+}
+
+/// Slot indices of BlockClosure objects (copied values follow as indexed slots).
+pub mod closure_slots {
+    /// The activation id of the frame that created the closure (SmallInteger).
+    pub const OUTER: usize = 0;
+    /// The home CompiledMethod.
+    pub const METHOD: usize = 1;
+    /// Index of the block in the method's blocks.
+    pub const INDEX: usize = 2;
+    /// The receiver (`self` inside the block).
+    pub const RECEIVER: usize = 3;
+    /// The activation id of the home method activation (SmallInteger).
+    pub const HOME: usize = 4;
+    /// Named slots of a BlockClosure.
+    pub const SIZE: usize = 5;
+}
+
+/// Slot indices of Context objects.
+pub mod context_slots {
+    /// The Process the frame belongs to.
+    pub const PROCESS: usize = 0;
+    /// The frame's activation id (SmallInteger).
+    pub const FRAME_ID: usize = 1;
+}
+
+/// Sends and backward jumps between interrupt checks.
+const CHECK_INTERVAL: i32 = 1000;
+
+impl Vm {
+    /// Runs ready processes until none is ready, the deadline passes, the host interrupts,
+    /// or the watched process stops.
+    pub fn run(&mut self, deadline: Option<Instant>) -> Stop {
+        let mut countdown = CHECK_INTERVAL;
+        'outer: loop {
+            if self.watch_stopped {
+                self.watch_stopped = false;
+                return Stop::Watched;
+            }
+            if self.scheduler.active.is_nil() {
+                match self.take_next_ready() {
+                    Some(p) => self.activate_process(p),
+                    None => return Stop::Idle,
+                }
+            }
+            let Some(frame) = self.scheduler.state.frames.last() else {
+                self.finish_active(Value::NIL);
+                continue;
+            };
+            let code: Rc<CompiledCode> = frame.code.clone();
+            let base = frame.base as usize;
+            let mut pc = frame.pc as usize;
+            macro_rules! reg {
+                ($r:expr) => {
+                    self.scheduler.state.stack[base + $r as usize]
+                };
+            }
+            macro_rules! save_pc {
+                () => {
+                    if let Some(f) = self.scheduler.state.frames.last_mut() {
+                        f.pc = pc as u32;
+                    }
+                };
+            }
+            macro_rules! flow {
+                ($e:expr) => {
+                    match $e {
+                        Flow::Done => {}
+                        Flow::Reload => continue 'outer,
+                    }
+                };
+            }
+            macro_rules! check {
+                ($resume:expr) => {
+                    countdown -= 1;
+                    if countdown <= 0 {
+                        countdown = CHECK_INTERVAL;
+                        let resume = $resume;
+                        if let Some(f) = self.scheduler.state.frames.last_mut() {
+                            f.pc = resume as u32;
+                        }
+                        if let Some(stop) = self.check_interrupts(deadline) {
+                            return stop;
+                        }
+                        continue 'outer;
+                    }
+                };
+            }
+            loop {
+                let Some(&instr) = code.instrs.get(pc) else {
+                    save_pc!();
+                    self.fatal_error("the method ran past its last instruction");
+                    continue 'outer;
+                };
+                pc += 1;
+                match instr {
+                    Instr::Move { dst, src } => reg!(dst) = reg!(src),
+                    Instr::LoadLit { dst, lit } => reg!(dst) = code.literals.get(lit as usize).copied().unwrap_or(Value::NIL),
+                    Instr::LoadInt { dst, value } => reg!(dst) = Value::small(i64::from(value)),
+                    Instr::LoadNil { dst } => reg!(dst) = Value::NIL,
+                    Instr::LoadTrue { dst } => reg!(dst) = Value::TRUE,
+                    Instr::LoadFalse { dst } => reg!(dst) = Value::FALSE,
+                    Instr::LoadContext { dst } => {
+                        let top = self.scheduler.state.frames.len() - 1;
+                        reg!(dst) = self.context_for_frame(top);
+                    }
+                    Instr::GetIvar { dst, index } => {
+                        let recv = reg!(0);
+                        if self.heap.ensure_loaded(recv).is_err() {
+                            save_pc!();
+                            self.fatal_error("the receiver could not be loaded");
+                            continue 'outer;
+                        }
+                        reg!(dst) = self.heap.slot(recv, index as usize).unwrap_or(Value::NIL);
+                    }
+                    Instr::SetIvar { index, src } => {
+                        let recv = reg!(0);
+                        let v = reg!(src);
+                        if self.heap.ensure_loaded(recv).is_err() || !self.heap.set_slot(recv, index as usize, v) {
+                            save_pc!();
+                            self.fatal_error("could not store into an instance variable of the receiver");
+                            continue 'outer;
+                        }
+                    }
+                    Instr::GetGlobal { dst, lit } => {
+                        let assoc = code.literals.get(lit as usize).copied().unwrap_or(Value::NIL);
+                        reg!(dst) = self.heap.slot(assoc, 1).unwrap_or(Value::NIL);
+                    }
+                    Instr::SetGlobal { lit, src } => {
+                        let assoc = code.literals.get(lit as usize).copied().unwrap_or(Value::NIL);
+                        let v = reg!(src);
+                        self.heap.set_slot(assoc, 1, v);
+                    }
+                    Instr::MakeVector { dst, size } => {
+                        let array = self.known.array;
+                        reg!(dst) = self.heap.alloc(array, 0, Body::Slots(vec![Value::NIL; size as usize]));
+                    }
+                    Instr::GetVector { dst, vec, index } => {
+                        let v = reg!(vec);
+                        reg!(dst) = self.heap.slot(v, index as usize).unwrap_or(Value::NIL);
+                    }
+                    Instr::SetVector { vec, index, src } => {
+                        let v = reg!(vec);
+                        let x = reg!(src);
+                        self.heap.set_slot(v, index as usize, x);
+                    }
+                    Instr::MakeClosure { dst, block, first, count } => {
+                        let start = base + first as usize;
+                        let copied = self.scheduler.state.stack.get(start..start + count as usize).map(<[Value]>::to_vec).unwrap_or_default();
+                        reg!(dst) = self.make_closure(block, copied, reg!(0));
+                    }
+                    Instr::MakeArray { dst, first, count } => {
+                        let start = base + first as usize;
+                        let items = self.scheduler.state.stack.get(start..start + count as usize).map(<[Value]>::to_vec).unwrap_or_default();
+                        reg!(dst) = self.new_array(items);
+                    }
+                    Instr::Send { a, nargs, lit, cache } => {
+                        check!(pc - 1);
+                        let at = base + a as usize;
+                        let recv = reg!(a);
+                        let class = self.class_of(recv);
+                        let Some(slot) = code.caches.get(cache as usize) else {
+                            save_pc!();
+                            self.fatal_error("bad inline cache index");
+                            continue 'outer;
+                        };
+                        let entry = slot.get();
+                        let method = if entry.class == class && entry.epoch == self.cache_epoch {
+                            entry.method
+                        } else {
+                            let selector = code.literals.get(lit as usize).copied().unwrap_or(Value::NIL);
+                            match self.lookup(class, selector) {
+                                Some(m) => {
+                                    slot.set(CacheEntry { class, method: m, epoch: self.cache_epoch });
+                                    m
+                                }
+                                None => {
+                                    save_pc!();
+                                    self.send_dnu(at, nargs as usize, selector, at);
+                                    continue 'outer;
+                                }
+                            }
+                        };
+                        save_pc!();
+                        flow!(self.invoke(method, at, nargs as usize, at));
+                    }
+                    Instr::SuperSend { a, nargs, lit, cache: _ } => {
+                        check!(pc - 1);
+                        let at = base + a as usize;
+                        let selector = code.literals.get(lit as usize).copied().unwrap_or(Value::NIL);
+                        let start = self.superclass_of(code.method_class.get());
+                        save_pc!();
+                        match self.lookup(start, selector) {
+                            Some(m) => flow!(self.invoke(m, at, nargs as usize, at)),
+                            None => {
+                                self.send_dnu(at, nargs as usize, selector, at);
+                                continue 'outer;
+                            }
+                        }
+                    }
+                    Instr::Bin { op, dst, x, y } => {
+                        let xv = reg!(x);
+                        let yv = reg!(y);
+                        if let Some(v) = self.bin_fast(op, xv, yv) {
+                            reg!(dst) = v;
+                        } else {
+                            save_pc!();
+                            let sel = self.known.bin_selectors.get(op as usize).copied().unwrap_or(Value::NIL);
+                            flow!(self.send_from_top(sel, xv, &[yv], base + dst as usize));
+                        }
+                    }
+                    Instr::AddImm { dst, x, imm } => {
+                        let xv = reg!(x);
+                        match xv.as_int().and_then(|n| Value::int(n + i64::from(imm))) {
+                            Some(v) => reg!(dst) = v,
+                            None => {
+                                save_pc!();
+                                let sel = self.known.bin_selectors.get(BinOp::Add as usize).copied().unwrap_or(Value::NIL);
+                                flow!(self.send_from_top(sel, xv, &[Value::small(i64::from(imm))], base + dst as usize));
+                            }
+                        }
+                    }
+                    Instr::IdEq { dst, x, y } => reg!(dst) = Value::boolean(reg!(x) == reg!(y)),
+                    Instr::IdNe { dst, x, y } => reg!(dst) = Value::boolean(reg!(x) != reg!(y)),
+                    Instr::IsNil { dst, x, negate } => reg!(dst) = Value::boolean(reg!(x).is_nil() != negate),
+                    Instr::Class { dst, x } => {
+                        let v = reg!(x);
+                        reg!(dst) = self.class_of(v);
+                    }
+                    Instr::Jump { offset } => {
+                        pc = (pc as i64 + i64::from(offset)) as usize;
+                        if offset < 0 {
+                            check!(pc);
+                        }
+                    }
+                    Instr::JumpIfTrue { r, offset } | Instr::JumpIfFalse { r, offset } => {
+                        let v = reg!(r);
+                        let want = matches!(instr, Instr::JumpIfTrue { .. });
+                        if v == Value::boolean(want) {
+                            pc = (pc as i64 + i64::from(offset)) as usize;
+                            if offset < 0 {
+                                check!(pc);
+                            }
+                        } else if v != Value::boolean(!want) {
+                            save_pc!();
+                            let sel = self.known.sel_must_be_boolean;
+                            let top = self.frame_top();
+                            flow!(self.send_from_top(sel, v, &[], top));
+                        }
+                    }
+                    Instr::JumpIfNil { r, offset } => {
+                        if reg!(r).is_nil() {
+                            pc = (pc as i64 + i64::from(offset)) as usize;
+                        }
+                    }
+                    Instr::JumpIfNotNil { r, offset } => {
+                        if !reg!(r).is_nil() {
+                            pc = (pc as i64 + i64::from(offset)) as usize;
+                        }
+                    }
+                    Instr::Return { r } | Instr::BlockReturn { r } => {
+                        let v = reg!(r);
+                        self.return_from_top(v);
+                        continue 'outer;
+                    }
+                    Instr::NonLocalReturn { r } => {
+                        let v = reg!(r);
+                        save_pc!();
+                        self.non_local_return(v);
+                        continue 'outer;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The SmallInteger and Float fast paths of the special binary selectors, and `at:` on
+    /// Arrays and Strings. `None` means: send the message.
+    #[inline(always)]
+    fn bin_fast(&mut self, op: BinOp, x: Value, y: Value) -> Option<Value> {
+        if let (Some(a), Some(b)) = (x.as_int(), y.as_int()) {
+            return match op {
+                BinOp::Add => Some(Value::int(a + b).unwrap_or_else(|| self.new_integer_i128(i128::from(a) + i128::from(b)))),
+                BinOp::Sub => Some(Value::int(a - b).unwrap_or_else(|| self.new_integer_i128(i128::from(a) - i128::from(b)))),
+                BinOp::Mul => Some(self.new_integer_i128(i128::from(a) * i128::from(b))),
+                BinOp::Lt => Some(Value::boolean(a < b)),
+                BinOp::Gt => Some(Value::boolean(a > b)),
+                BinOp::Le => Some(Value::boolean(a <= b)),
+                BinOp::Ge => Some(Value::boolean(a >= b)),
+                BinOp::Eq => Some(Value::boolean(a == b)),
+                BinOp::Ne => Some(Value::boolean(a != b)),
+                BinOp::Div if b != 0 => Value::int(a.div_euclid(b) - i64::from(b < 0 && a.rem_euclid(b) != 0)),
+                BinOp::Mod if b != 0 => {
+                    let m = a.rem_euclid(b);
+                    Some(Value::small(if b < 0 && m != 0 { m + b } else { m }))
+                }
+                BinOp::BitAnd => Some(Value::small(a & b)),
+                BinOp::BitOr => Some(Value::small(a | b)),
+                BinOp::BitXor => Some(Value::small(a ^ b)),
+                BinOp::BitShift if (0..64).contains(&b) => {
+                    let r = i128::from(a) << b;
+                    if (r >> b) == i128::from(a) { Some(self.new_integer_i128(r)) } else { None }
+                }
+                BinOp::BitShift if (-64..0).contains(&b) => Some(Value::small(a >> (-b))),
+                _ => None,
+            };
+        }
+        match op {
+            BinOp::At => {
+                let i = y.as_int()?;
+                let obj = self.heap.get(x)?;
+                if obj.class == self.known.array {
+                    let slots = obj.slots()?;
+                    return usize::try_from(i - 1).ok().and_then(|i| slots.get(i)).copied();
+                }
+                if obj.class == self.known.string {
+                    let bytes = obj.bytes()?;
+                    return usize::try_from(i - 1).ok().and_then(|i| bytes.get(i)).map(|&b| Value::char(u32::from(b)));
+                }
+                None
+            }
+            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge | BinOp::Eq | BinOp::Ne => {
+                let a = self.float_of(x)?;
+                let b = match y.as_int() {
+                    Some(n) => n as f64,
+                    None => self.float_of(y)?,
+                };
+                Some(match op {
+                    BinOp::Add => self.new_float(a + b),
+                    BinOp::Sub => self.new_float(a - b),
+                    BinOp::Mul => self.new_float(a * b),
+                    BinOp::Lt => Value::boolean(a < b),
+                    BinOp::Gt => Value::boolean(a > b),
+                    BinOp::Le => Value::boolean(a <= b),
+                    BinOp::Ge => Value::boolean(a >= b),
+                    BinOp::Eq => Value::boolean(a == b),
+                    _ => Value::boolean(a != b),
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// The stack index just above the top frame's registers.
+    pub(crate) fn frame_top(&self) -> usize {
+        self.scheduler.state.frames.last().map_or(0, Frame::top)
+    }
+
+    /// Sends `selector` to `recv` with `args` placed above the top frame; the answer goes to
+    /// stack index `ret`.
+    pub(crate) fn send_from_top(&mut self, selector: Value, recv: Value, args: &[Value], ret: usize) -> Flow {
+        let at = self.frame_top();
+        let need = at + 1 + args.len();
+        let stack = &mut self.scheduler.state.stack;
+        if stack.len() < need {
+            stack.resize(need, Value::NIL);
+        }
+        stack[at] = recv;
+        stack[at + 1..need].copy_from_slice(args);
+        let class = self.class_of(recv);
+        match self.lookup(class, selector) {
+            Some(m) => self.invoke(m, at, args.len(), ret),
+            None => {
+                self.send_dnu(at, args.len(), selector, ret);
+                Flow::Reload
+            }
+        }
+    }
+
+    /// Runs `method` for the receiver at stack index `at` with `nargs` arguments after it:
+    /// its primitive if it has one and it succeeds, else a new activation.
+    pub(crate) fn invoke(&mut self, method: Value, at: usize, nargs: usize, ret: usize) -> Flow {
+        let Some(code) = self.code_of(method) else {
+            self.fatal_error("a method dictionary holds something that is not a method");
+            return Flow::Reload;
+        };
+        if code.primitive != 0 {
+            match primitives::call(self, code.primitive, at, nargs, ret) {
+                Ok(v) => {
+                    if let Some(slot) = self.scheduler.state.stack.get_mut(ret) {
+                        *slot = v;
+                    }
+                    return Flow::Done;
+                }
+                Err(Prim::Switched) => return Flow::Reload,
+                Err(Prim::Fail) => {}
+            }
+        }
+        if usize::from(code.num_args) != nargs {
+            self.fatal_error("wrong number of arguments for method");
+            return Flow::Reload;
+        }
+        self.activate(method, code, at, ret, Value::NIL, None);
+        Flow::Reload
+    }
+
+    /// Pushes a frame for `code` whose registers start at stack index `at`.
+    pub(crate) fn activate(&mut self, method: Value, code: Rc<CompiledCode>, at: usize, ret: usize, closure: Value, home: Option<u64>) {
+        let depth = self.scheduler.state.frames.len();
+        if depth >= self.depth_limit() && !self.stack_overflow(depth) {
+            return;
+        }
+        let top = at + code.frame_size as usize;
+        let stack = &mut self.scheduler.state.stack;
+        if stack.len() < top {
+            stack.resize(top, Value::NIL);
+        }
+        let first_temp = at + 1 + code.num_args as usize + code.num_copied as usize;
+        let last_temp = (first_temp + code.num_temps as usize).min(top);
+        if let Some(temps) = stack.get_mut(first_temp..last_temp) {
+            temps.fill(Value::NIL);
+        }
+        let id = self.new_frame_id();
+        self.scheduler.state.frames.push(Frame {
+            code,
+            method,
+            closure,
+            pc: 0,
+            base: at as u32,
+            ret: ret as u32,
+            id,
+            home: home.unwrap_or(id),
+            context: Value::NIL,
+        });
+    }
+
+    /// Pops the top frame, handing `v` to its caller (or finishing the process).
+    pub(crate) fn return_from_top(&mut self, v: Value) {
+        let Some(frame) = self.scheduler.state.frames.pop() else {
+            self.finish_active(v);
+            return;
+        };
+        if self.scheduler.state.frames.is_empty() {
+            self.finish_active(v);
+            return;
+        }
+        if let Some(slot) = self.scheduler.state.stack.get_mut(frame.ret as usize) {
+            *slot = v;
+        }
+    }
+
+    /// `^ v` from a block: return from its home method activation, through unwind blocks.
+    fn non_local_return(&mut self, v: Value) {
+        let Some(top) = self.scheduler.state.frames.last() else { return };
+        let (home, closure) = (top.home, top.closure);
+        let Some(hi) = self.scheduler.state.frame_index(home) else {
+            let sel = self.known.sel_cannot_return;
+            let ret = self.frame_top();
+            let _ = self.send_from_top(sel, closure, &[v], ret);
+            return;
+        };
+        let frames = &self.scheduler.state.frames;
+        let unwind = (hi + 1..frames.len()).find(|&i| frames.get(i).is_some_and(|f| f.code.primitive == primitives::UNWIND_MARKER));
+        if let Some(first_unwind) = unwind {
+            let top_index = frames.len() - 1;
+            let this_context = self.context_for_frame(top_index);
+            let unwind_context = self.context_for_frame(first_unwind);
+            let sel = self.known.sel_about_to_return;
+            let ret = self.frame_top();
+            let _ = self.send_from_top(sel, this_context, &[v, unwind_context], ret);
+            return;
+        }
+        let ret = self.scheduler.state.frames.get(hi).map_or(0, |f| f.ret as usize);
+        self.scheduler.state.frames.truncate(hi);
+        if self.scheduler.state.frames.is_empty() {
+            self.finish_active(v);
+        } else if let Some(slot) = self.scheduler.state.stack.get_mut(ret) {
+            *slot = v;
+        }
+    }
+
+    /// Sends `doesNotUnderstand:` for a failed lookup of `selector` (receiver at `at`).
+    pub(crate) fn send_dnu(&mut self, at: usize, nargs: usize, selector: Value, ret: usize) {
+        let stack = &self.scheduler.state.stack;
+        let args = stack.get(at + 1..at + 1 + nargs).map(<[Value]>::to_vec).unwrap_or_default();
+        let recv = stack.get(at).copied().unwrap_or(Value::NIL);
+        let args = self.new_array(args);
+        let message_class = self.known.message;
+        let named = self.format_of(message_class).map_or(2, |(_, n)| n.max(2));
+        let mut slots = vec![Value::NIL; named];
+        slots[0] = selector;
+        slots[1] = args;
+        let message = self.heap.alloc(message_class, named, Body::Slots(slots));
+        let class = self.class_of(recv);
+        let dnu = self.known.sel_does_not_understand;
+        match self.lookup(class, dnu) {
+            Some(m) => {
+                if let Some(s) = self.scheduler.state.stack.get_mut(at + 1) {
+                    *s = message;
+                }
+                let _ = self.invoke(m, at, 1, ret);
+            }
+            None => {
+                let name = self.string_of(selector).unwrap_or_default();
+                self.fatal_error(&format!("{} does not understand #{name}", self.class_name(class)));
+            }
+        }
+    }
+
+    /// The depth at which the next activation signals a recursion error.
+    fn depth_limit(&self) -> usize {
+        if self.scheduler.state.overflow_signalled { self.config.max_depth + 10_000 } else { self.config.max_depth }
+    }
+
+    /// Handles a too-deep activation; answers whether to go on with it.
+    fn stack_overflow(&mut self, depth: usize) -> bool {
+        if self.scheduler.state.overflow_signalled || depth >= self.config.max_depth + 10_000 {
+            self.fatal_error("stack overflow: the recursion error handler recursed too deep");
+            return false;
+        }
+        self.scheduler.state.overflow_signalled = true;
+        let sel = self.known.sel_stack_overflow;
+        let process = self.scheduler.active;
+        let ret = self.frame_top();
+        let _ = self.send_from_top(sel, process, &[], ret);
+        false
+    }
+
+    /// The periodic check: collector, timers, preemption, host interrupt, deadline.
+    fn check_interrupts(&mut self, deadline: Option<Instant>) -> Option<Stop> {
+        if self.heap.wants_gc() {
+            self.collect_garbage();
+        }
+        if self.scheduler.state.overflow_signalled && self.scheduler.state.frames.len() < self.config.max_depth / 2 {
+            self.scheduler.state.overflow_signalled = false;
+        }
+        if self.next_timer().is_some() {
+            let now = Instant::now();
+            if self.fire_timers(now) {
+                self.preempt();
+            }
+        }
+        if self.interrupt.load(Ordering::Relaxed) {
+            return Some(Stop::Interrupted);
+        }
+        if let Some(d) = deadline
+            && Instant::now() >= d
+        {
+            return Some(Stop::Timeslice);
+        }
+        None
+    }
+
+    /// The running process finished with `v`.
+    pub(crate) fn finish_active(&mut self, v: Value) {
+        let active = self.scheduler.active;
+        self.scheduler.state.result = v;
+        self.scheduler.state.status = Status::Terminated;
+        self.scheduler.state.frames.clear();
+        if Some(active) == self.watch {
+            self.watch_stopped = true;
+        }
+        self.switch_to_next();
+    }
+
+    /// Stops the running process with an error no Smalltalk code can handle (a broken
+    /// kernel or VM invariant); the process is suspended with a report, the VM goes on.
+    pub(crate) fn fatal_error(&mut self, message: &str) {
+        self.suspend_active_with_error("VMError", message.to_string());
+    }
+
+    /// Suspends the running process with an error report built from its stack.
+    pub(crate) fn suspend_active_with_error(&mut self, class_name: &str, description: String) {
+        let stack = self.stack_report(None);
+        self.scheduler.state.error = Some(crate::error::ErrorReport { class_name: class_name.to_string(), description, stack });
+        self.scheduler.state.status = Status::Suspended;
+        if Some(self.scheduler.active) == self.watch {
+            self.watch_stopped = true;
+        }
+        self.switch_to_next();
+    }
+
+    /// Builds a BlockClosure for block `index` of the running method.
+    fn make_closure(&mut self, index: u16, copied: Vec<Value>, receiver: Value) -> Value {
+        let (outer, method, home) = match self.scheduler.state.frames.last() {
+            Some(f) => (f.id, f.method, f.home),
+            None => (0, Value::NIL, 0),
+        };
+        let mut slots = Vec::with_capacity(closure_slots::SIZE + copied.len());
+        slots.extend_from_slice(&[
+            Value::small(outer as i64),
+            method,
+            Value::small(i64::from(index)),
+            receiver,
+            Value::small(home as i64),
+        ]);
+        slots.extend(copied);
+        let class = self.known.block_closure;
+        self.heap.alloc(class, closure_slots::SIZE, Body::Slots(slots))
+    }
+
+    /// The Context object for frame `index` of the running process, made on first use.
+    pub(crate) fn context_for_frame(&mut self, index: usize) -> Value {
+        let Some(frame) = self.scheduler.state.frames.get(index) else { return Value::NIL };
+        if !frame.context.is_nil() {
+            return frame.context;
+        }
+        let id = frame.id;
+        let class = self.known.context;
+        let process = self.scheduler.active;
+        let ctx = self.heap.alloc(class, 2, Body::Slots(vec![process, Value::small(id as i64)]));
+        if let Some(f) = self.scheduler.state.frames.get_mut(index) {
+            f.context = ctx;
+        }
+        ctx
+    }
+}

@@ -1,0 +1,44 @@
+//! Onyx's Smalltalk: object memory, compiler, interpreter, processes and exceptions.
+//!
+//! # Overview
+//! - [`Value`] is a tagged word: SmallInteger (61 bits), Character, nil/true/false, or a
+//!   reference through the local object table of the [`heap::Heap`].
+//! - [`compiler`] parses Pharo/GemStone syntax and emits register code ([`bytecode`]) with a
+//!   step-point map for the debugger.
+//! - The interpreter runs green-thread processes with explicit frame stacks, so any process
+//!   can be stopped between two instructions; the host regains control at least every few
+//!   milliseconds ([`Vm::poll`]).
+//! - [`source`] reads Tonel packages and chunk files; [`Vm::boot`] loads the kernel.
+//!
+//! ```
+//! use onyx_vm::{KernelSource, Vm};
+//! let mut vm = Vm::boot(&KernelSource::embedded()).expect("kernel loads");
+//! let v = vm.evaluate("3 + 4").expect("evaluates");
+//! assert_eq!(vm.print_string(v).expect("prints"), "7");
+//! ```
+//!
+//! **Architecture invariant:** this crate knows nothing about RPC, UI or the store's files; the
+//! store attaches through [`heap::Faulter`] and the write set ([`heap::Heap::take_write_set`]).
+
+#![deny(missing_docs)]
+
+mod bootstrap;
+pub mod bytecode;
+pub mod compiler;
+pub mod error;
+pub mod heap;
+mod host;
+mod interpreter;
+mod primitives;
+pub mod process;
+mod scheduler;
+pub mod source;
+pub mod value;
+mod vm;
+
+pub use error::{BootError, CompileError, ErrorReport, EvalError, FrameInfo};
+pub use host::Poll;
+pub use interpreter::Stop;
+pub use source::{KernelSource, LoadReport};
+pub use value::Value;
+pub use vm::{Known, Vm, VmConfig, class_slots, latin1};

@@ -1,0 +1,124 @@
+//! Block and perform primitives (80-99): evaluating closures, `perform:` and friends.
+
+use super::{Args, Prim, PrimResult};
+use crate::interpreter::{Flow, closure_slots as cl};
+use crate::value::Value;
+use crate::vm::Vm;
+
+pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
+    match index {
+        80 => activate_closure(vm, a.at, a.nargs, a.ret),
+        81 => {
+            let items = vm.array_items(a.arg(vm, 0)).ok_or(Prim::Fail)?;
+            if items.len() > 15 {
+                return Err(Prim::Fail);
+            }
+            put_args(vm, a.at, &items);
+            activate_closure(vm, a.at, items.len(), a.ret)
+        }
+        82 => {
+            let code = closure_code(vm, a.recv(vm)).ok_or(Prim::Fail)?;
+            Ok(Value::small(i64::from(code.num_args)))
+        }
+        83 => {
+            // perform: sel with: ... — shift the arguments over the selector.
+            let sel = a.arg(vm, 0);
+            let args: Vec<Value> = (1..a.nargs).map(|i| a.arg(vm, i)).collect();
+            perform(vm, a, sel, &args)
+        }
+        84 => {
+            let sel = a.arg(vm, 0);
+            let args = vm.array_items(a.arg(vm, 1)).ok_or(Prim::Fail)?;
+            perform(vm, a, sel, &args)
+        }
+        85 => {
+            // outerContext
+            let r = a.recv(vm);
+            let id = vm.heap.slot(r, cl::OUTER).and_then(Value::as_int).ok_or(Prim::Fail)?;
+            let process = vm.scheduler.active;
+            Ok(crate::primitives::context::context_for_id(vm, process, id as u64))
+        }
+        _ => Err(Prim::Fail),
+    }
+}
+
+fn put_args(vm: &mut Vm, at: usize, args: &[Value]) {
+    let stack = &mut vm.scheduler.state.stack;
+    if stack.len() < at + 1 + args.len() {
+        stack.resize(at + 1 + args.len(), Value::NIL);
+    }
+    if let Some(dst) = stack.get_mut(at + 1..at + 1 + args.len()) {
+        dst.copy_from_slice(args);
+    }
+}
+
+/// The block code a closure runs.
+pub(crate) fn closure_code(vm: &Vm, closure: Value) -> Option<std::rc::Rc<crate::bytecode::CompiledCode>> {
+    if vm.class_of(closure) != vm.known.block_closure {
+        return None;
+    }
+    let method = vm.heap.slot(closure, cl::METHOD)?;
+    let index = vm.heap.slot(closure, cl::INDEX)?.as_int()?;
+    let code = vm.code_of(method)?;
+    code.blocks.get(usize::try_from(index).ok()?).cloned()
+}
+
+/// Evaluates the closure at stack index `at` with the `nargs` arguments after it.
+pub(crate) fn activate_closure(vm: &mut Vm, at: usize, nargs: usize, ret: usize) -> PrimResult {
+    let closure = vm.scheduler.state.stack.get(at).copied().ok_or(Prim::Fail)?;
+    let code = closure_code(vm, closure).ok_or(Prim::Fail)?;
+    if usize::from(code.num_args) != nargs {
+        return Err(Prim::Fail);
+    }
+    let obj = vm.heap.get(closure).ok_or(Prim::Fail)?;
+    let slots = obj.slots().ok_or(Prim::Fail)?;
+    let receiver = slots.get(cl::RECEIVER).copied().unwrap_or(Value::NIL);
+    let home = slots.get(cl::HOME).and_then(|v| v.as_int()).unwrap_or(0) as u64;
+    let method = slots.get(cl::METHOD).copied().unwrap_or(Value::NIL);
+    let copied: Vec<Value> = slots.get(cl::SIZE..).unwrap_or(&[]).to_vec();
+    if copied.len() != usize::from(code.num_copied) {
+        return Err(Prim::Fail);
+    }
+    let top = at + code.frame_size as usize;
+    let stack = &mut vm.scheduler.state.stack;
+    if stack.len() < top.max(at + 1 + nargs + copied.len()) {
+        stack.resize(top.max(at + 1 + nargs + copied.len()), Value::NIL);
+    }
+    stack[at] = receiver;
+    if let Some(dst) = stack.get_mut(at + 1 + nargs..at + 1 + nargs + copied.len()) {
+        dst.copy_from_slice(&copied);
+    }
+    vm.activate(method, code, at, ret, closure, Some(home));
+    Err(Prim::Switched)
+}
+
+/// Sends `sel` to the receiver at `at` with `args`.
+fn perform(vm: &mut Vm, a: Args, sel: Value, args: &[Value]) -> PrimResult {
+    let at = a.at;
+    let name = vm.string_of(sel).ok_or(Prim::Fail)?;
+    if vm.class_of(sel) != vm.known.symbol || selector_arity(&name) != args.len() {
+        return Err(Prim::Fail);
+    }
+    put_args(vm, at, args);
+    let recv = vm.scheduler.state.stack.get(at).copied().unwrap_or(Value::NIL);
+    let class = vm.class_of(recv);
+    match vm.lookup(class, sel) {
+        Some(m) => match vm.invoke(m, at, args.len(), a.ret) {
+            Flow::Done => Ok(vm.scheduler.state.stack.get(a.ret).copied().unwrap_or(Value::NIL)),
+            Flow::Reload => Err(Prim::Switched),
+        },
+        None => {
+            vm.send_dnu(at, args.len(), sel, a.ret);
+            Err(Prim::Switched)
+        }
+    }
+}
+
+/// The number of arguments a selector takes.
+pub(crate) fn selector_arity(name: &str) -> usize {
+    let first = name.chars().next();
+    if first.is_some_and(|c| !c.is_alphabetic() && c != '_') {
+        return 1;
+    }
+    name.chars().filter(|&c| c == ':').count()
+}

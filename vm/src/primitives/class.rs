@@ -1,0 +1,403 @@
+//! Class primitives (250-279): defining and redefining classes (instances migrate, methods
+//! recompile), compiling and removing methods, lookup, and CompiledMethod accessors.
+
+use super::{Args, Prim, PrimResult};
+use crate::compiler::{self, Mode};
+use crate::heap::{Body, Kind, object::format};
+use crate::value::Value;
+use crate::vm::{Vm, class_slots as cs};
+
+/// What a class definition asks for.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ClassSpec {
+    pub name: String,
+    pub superclass: Option<String>,
+    pub kind: Option<Kind>,
+    pub ivars: Vec<String>,
+    pub class_vars: Vec<String>,
+    pub class_ivars: Vec<String>,
+    pub category: String,
+}
+
+pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
+    let r = a.recv(vm);
+    match index {
+        250 => {
+            let strings = |vm: &Vm, v: Value| -> Result<Vec<String>, Prim> {
+                if v.is_nil() {
+                    return Ok(Vec::new());
+                }
+                let items = vm.array_items(v).ok_or(Prim::Fail)?;
+                items.iter().map(|&i| vm.string_of(i).ok_or(Prim::Fail)).collect()
+            };
+            let name = vm.string_of(a.arg(vm, 0)).ok_or(Prim::Fail)?;
+            let sup = a.arg(vm, 1);
+            let superclass = if sup.is_nil() {
+                None
+            } else if vm.is_behavior(sup) && !vm.is_metaclass(sup) {
+                Some(vm.class_name(sup))
+            } else {
+                return Err(Prim::Fail);
+            };
+            let kind = match vm.string_of(a.arg(vm, 5)).as_deref() {
+                Some("variable") => Some(Kind::Variable),
+                Some("bytes") => Some(Kind::Bytes),
+                Some("fixed") => Some(Kind::Fixed),
+                None => None,
+                _ => return Err(Prim::Fail),
+            };
+            let spec = ClassSpec {
+                name,
+                superclass,
+                kind,
+                ivars: strings(vm, a.arg(vm, 2))?,
+                class_vars: strings(vm, a.arg(vm, 3))?,
+                class_ivars: strings(vm, a.arg(vm, 4))?,
+                category: vm.string_of(a.arg(vm, 6)).unwrap_or_default(),
+            };
+            match define_class(vm, &spec) {
+                Ok(c) => Ok(c),
+                Err(message) => {
+                    vm.last_compile_error = Some(crate::error::CompileError { message, offset: 0, line: 0, column: 0 });
+                    Err(Prim::Fail)
+                }
+            }
+        }
+        251 => {
+            // compile: source classified: protocol  -> selector, or fail (see lastCompileError)
+            if !vm.is_behavior(r) {
+                return Err(Prim::Fail);
+            }
+            let source = vm.string_of(a.arg(vm, 0)).ok_or(Prim::Fail)?;
+            let protocol = a.arg(vm, 1);
+            let protocol = if protocol.is_nil() { vm.intern("as yet unclassified") } else { protocol };
+            match vm.compile_and_install(r, &source, protocol) {
+                Ok(method) => vm.code_of(method).map(|c| c.selector).ok_or(Prim::Fail),
+                Err(e) => {
+                    vm.last_compile_error = Some(e);
+                    Err(Prim::Fail)
+                }
+            }
+        }
+        252 => {
+            let dict = vm.heap.slot(r, cs::METHOD_DICT).ok_or(Prim::Fail)?;
+            let selector = a.arg(vm, 0);
+            let removed = vm.dict_mut(dict).ok_or(Prim::Fail)?.remove(selector);
+            vm.heap.note_store(dict);
+            vm.flush_caches();
+            Ok(removed.unwrap_or(Value::NIL))
+        }
+        253 => {
+            if !vm.is_behavior(r) {
+                return Err(Prim::Fail);
+            }
+            Ok(vm.lookup(r, a.arg(vm, 0)).unwrap_or(Value::NIL))
+        }
+        254 => {
+            let code = vm.code_of(r).ok_or(Prim::Fail)?;
+            let k = a.arg(vm, 0).as_int().ok_or(Prim::Fail)?;
+            Ok(match k {
+                0 => code.selector,
+                1 => code.method_class.get(),
+                2 => {
+                    let s = code.source.to_string();
+                    vm.new_string(&s)
+                }
+                3 => Value::small(i64::from(code.num_args)),
+                4 => code.protocol.get(),
+                5 => {
+                    let mut lits: Vec<Value> = code.literals.to_vec();
+                    for b in code.blocks.iter() {
+                        lits.extend(b.literals.iter().copied());
+                    }
+                    vm.new_array(lits)
+                }
+                6 => code.pragmas,
+                7 => Value::small(i64::from(code.primitive)),
+                _ => return Err(Prim::Fail),
+            })
+        }
+        255 => {
+            let code = vm.code_of(r).ok_or(Prim::Fail)?;
+            code.protocol.set(a.arg(vm, 0));
+            vm.heap.note_store(r);
+            Ok(r)
+        }
+        257 => {
+            remove_class(vm, r)?;
+            Ok(r)
+        }
+        _ => Err(Prim::Fail),
+    }
+}
+
+fn remove_class(vm: &mut Vm, class: Value) -> Result<(), Prim> {
+    if !vm.is_behavior(class) || vm.is_metaclass(class) {
+        return Err(Prim::Fail);
+    }
+    let name = vm.heap.slot(class, cs::NAME).ok_or(Prim::Fail)?;
+    let sup = vm.superclass_of(class);
+    remove_subclass(vm, sup, class);
+    if let Some(d) = vm.dict_mut(vm.known.smalltalk) {
+        d.remove(name);
+    }
+    vm.heap.note_store(vm.known.smalltalk);
+    vm.flush_caches();
+    Ok(())
+}
+
+fn remove_subclass(vm: &mut Vm, sup: Value, class: Value) {
+    let subs = vm.heap.slot(sup, cs::SUBCLASSES).and_then(|s| vm.array_items(s)).unwrap_or_default();
+    let kept: Vec<Value> = subs.into_iter().filter(|&c| c != class).collect();
+    let arr = vm.new_array(kept);
+    vm.heap.set_slot(sup, cs::SUBCLASSES, arr);
+}
+
+fn add_subclass(vm: &mut Vm, sup: Value, class: Value) {
+    if sup.is_nil() {
+        return;
+    }
+    let mut subs = vm.heap.slot(sup, cs::SUBCLASSES).and_then(|s| vm.array_items(s)).unwrap_or_default();
+    if !subs.contains(&class) {
+        subs.push(class);
+    }
+    let arr = vm.new_array(subs);
+    vm.heap.set_slot(sup, cs::SUBCLASSES, arr);
+}
+
+fn symbols(vm: &mut Vm, names: &[String]) -> Value {
+    let items = names.iter().map(|n| vm.intern(n)).collect();
+    vm.new_array(items)
+}
+
+fn names_of(vm: &Vm, arr: Value) -> Vec<String> {
+    vm.array_items(arr).unwrap_or_default().iter().filter_map(|&v| vm.string_of(v)).collect()
+}
+
+/// Defines a class, or redefines an existing one: a changed shape migrates its instances
+/// (and those of its subclasses) by instance variable name and recompiles their methods.
+/// A failed definition changes nothing.
+pub(crate) fn define_class(vm: &mut Vm, spec: &ClassSpec) -> Result<Value, String> {
+    if spec.name.is_empty() || !spec.name.chars().next().is_some_and(char::is_uppercase) {
+        return Err(format!("invalid class name '{}'", spec.name));
+    }
+    let superclass = match &spec.superclass {
+        None => Value::NIL,
+        Some(s) => match vm.global(s) {
+            Some(c) if vm.is_behavior(c) && !vm.is_metaclass(c) => c,
+            _ => return Err(format!("superclass {s} of {} is not defined", spec.name)),
+        },
+    };
+    let (sup_kind, sup_named) = if superclass.is_nil() { (Kind::Fixed, 0) } else { vm.format_of(superclass).ok_or("bad superclass format")? };
+    let kind = match (sup_kind, spec.kind) {
+        (Kind::Fixed, k) => k.unwrap_or(Kind::Fixed),
+        (Kind::Variable, None | Some(Kind::Fixed | Kind::Variable)) => Kind::Variable,
+        (Kind::Bytes, None | Some(Kind::Bytes | Kind::Fixed)) => Kind::Bytes,
+        (special, None | Some(Kind::Fixed)) => special,
+        (s, Some(k)) => return Err(format!("{} cannot be {k:?}: its superclass is {s:?}", spec.name)),
+    };
+    let inherited = if superclass.is_nil() { Vec::new() } else { crate::compiler::all_ivar_names(vm, superclass) };
+    for (i, n) in spec.ivars.iter().enumerate() {
+        if inherited.contains(n) || spec.ivars[..i].contains(n) {
+            return Err(format!("instance variable {n} is defined twice in {}", spec.name));
+        }
+    }
+    if kind == Kind::Bytes && sup_named + spec.ivars.len() > 0 {
+        return Err(format!("byte class {} cannot have instance variables", spec.name));
+    }
+    let named = sup_named + spec.ivars.len();
+    let existing = vm.global(&spec.name).filter(|&c| vm.is_behavior(c) && !vm.is_metaclass(c));
+    // A VM class keeps its special layout when the definition does not ask for another.
+    let kind = match existing.and_then(|c| vm.format_of(c)) {
+        Some((k, _)) if !k.is_indexable() && k != Kind::Fixed && matches!(spec.kind, None | Some(Kind::Fixed)) => k,
+        _ => kind,
+    };
+    let class = match existing {
+        Some(c) => {
+            redefine(vm, c, superclass, kind, named, spec)?;
+            c
+        }
+        None => {
+            let meta_sup = if superclass.is_nil() { vm.known.class } else { vm.class_of(superclass) };
+            let c = new_class(vm, &spec.name, superclass, meta_sup, kind, named, &spec.ivars, &spec.class_ivars);
+            vm.set_global(&spec.name, c);
+            c
+        }
+    };
+    let pool = vm.heap.slot(class, cs::CLASS_POOL).unwrap_or(Value::NIL);
+    for cv in &spec.class_vars {
+        let sym = vm.intern(cv);
+        if vm.dict(pool).is_some_and(|d| d.get(sym).is_none()) {
+            let assoc = vm.new_association(sym, Value::NIL);
+            if let Some(d) = vm.dict_mut(pool) {
+                d.insert(sym, assoc);
+            }
+        }
+    }
+    let cat = vm.new_string(&spec.category);
+    vm.heap.set_slot(class, cs::CATEGORY, cat);
+    vm.flush_caches();
+    Ok(class)
+}
+
+/// Allocates a class and its metaclass.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn new_class(
+    vm: &mut Vm,
+    name: &str,
+    superclass: Value,
+    meta_superclass: Value,
+    kind: Kind,
+    named: usize,
+    ivars: &[String],
+    class_ivars: &[String],
+) -> Value {
+    let meta_named = vm.format_of(meta_superclass).map_or(cs::CLASS_SIZE, |(_, n)| n) + class_ivars.len();
+    let meta_ivars = symbols(vm, class_ivars);
+    let md = vm.new_dict(vm.known.method_dictionary);
+    let metaclass = vm.heap.alloc(
+        vm.known.metaclass,
+        cs::METACLASS_SIZE,
+        Body::Slots(vec![meta_superclass, md, Value::small(format(Kind::Fixed, meta_named)), meta_ivars, Value::NIL]),
+    );
+    let md = vm.new_dict(vm.known.method_dictionary);
+    let ivar_syms = symbols(vm, ivars);
+    let name_sym = vm.intern(name);
+    let subclasses = vm.new_array(Vec::new());
+    let pool = vm.new_dict(vm.known.symbol_dictionary);
+    let pools = vm.new_array(Vec::new());
+    let empty = vm.new_string("");
+    let mut slots = vec![
+        superclass,
+        md,
+        Value::small(format(kind, named)),
+        ivar_syms,
+        name_sym,
+        subclasses,
+        pool,
+        pools,
+        empty,
+        Value::NIL,
+    ];
+    slots.resize(meta_named.max(cs::CLASS_SIZE), Value::NIL);
+    let class = vm.heap.alloc(metaclass, meta_named.max(cs::CLASS_SIZE), Body::Slots(slots));
+    vm.heap.set_slot(metaclass, cs::THIS_CLASS, class);
+    add_subclass(vm, superclass, class);
+    class
+}
+
+fn redefine(vm: &mut Vm, class: Value, superclass: Value, kind: Kind, named: usize, spec: &ClassSpec) -> Result<(), String> {
+    let old_sup = vm.superclass_of(class);
+    let old_format = vm.format_of(class).ok_or("bad class format")?;
+    let old_ivars = names_of(vm, vm.heap.slot(class, cs::INST_VARS).unwrap_or(Value::NIL));
+    let metaclass = vm.class_of(class);
+    let old_class_ivars = names_of(vm, vm.heap.slot(metaclass, cs::INST_VARS).unwrap_or(Value::NIL));
+    let same = old_sup == superclass && old_format == (kind, named) && old_ivars == spec.ivars && old_class_ivars == spec.class_ivars;
+    if same {
+        return Ok(());
+    }
+    if old_format.0 != kind && !(old_format.0.is_indexable() || kind.is_indexable()) && old_format.0 != Kind::Fixed {
+        return Err(format!("{} is a VM class whose layout cannot change", spec.name));
+    }
+    // Every class whose layout depends on this one: itself and its subclasses.
+    let mut affected = vec![class];
+    let mut i = 0;
+    while let Some(&c) = affected.get(i) {
+        let subs = vm.heap.slot(c, cs::SUBCLASSES).and_then(|s| vm.array_items(s)).unwrap_or_default();
+        affected.extend(subs);
+        i += 1;
+        if affected.len() > 100_000 {
+            return Err("class hierarchy too large".into());
+        }
+    }
+    let old_names: Vec<Vec<String>> = affected.iter().map(|&c| crate::compiler::all_ivar_names(vm, c)).collect();
+    // Apply the new shape.
+    if old_sup != superclass {
+        remove_subclass(vm, old_sup, class);
+        add_subclass(vm, superclass, class);
+        let meta_sup = if superclass.is_nil() { vm.known.class } else { vm.class_of(superclass) };
+        vm.heap.set_slot(metaclass, cs::SUPERCLASS, meta_sup);
+        vm.heap.set_slot(class, cs::SUPERCLASS, superclass);
+    }
+    let ivar_syms = symbols(vm, &spec.ivars);
+    vm.heap.set_slot(class, cs::INST_VARS, ivar_syms);
+    vm.heap.set_slot(class, cs::FORMAT, Value::small(format(kind, named)));
+    let civars = symbols(vm, &spec.class_ivars);
+    vm.heap.set_slot(metaclass, cs::INST_VARS, civars);
+    // Subclasses' formats follow.
+    for &c in affected.iter().skip(1) {
+        let own = vm.heap.slot(c, cs::INST_VARS).map(|a| names_of(vm, a).len()).unwrap_or(0);
+        let sup = vm.superclass_of(c);
+        let (_, sup_named) = vm.format_of(sup).unwrap_or((Kind::Fixed, 0));
+        let (k, _) = vm.format_of(c).unwrap_or((Kind::Fixed, 0));
+        vm.heap.set_slot(c, cs::FORMAT, Value::small(format(k, sup_named + own)));
+    }
+    // Migrate instances by instance variable name.
+    for (idx, &c) in affected.iter().enumerate() {
+        let new_names = crate::compiler::all_ivar_names(vm, c);
+        let old = old_names.get(idx).cloned().unwrap_or_default();
+        if new_names == old {
+            continue;
+        }
+        let instances: Vec<Value> = vm.heap.all_objects().filter(|(_, o)| o.class == c).map(|(v, _)| v).collect();
+        for inst in instances {
+            let Some(obj) = vm.heap.get_mut(inst) else { continue };
+            let old_named = obj.named as usize;
+            if let Some(slots) = obj.slots_mut() {
+                let indexed: Vec<Value> = slots.get(old_named..).unwrap_or(&[]).to_vec();
+                let mut fresh: Vec<Value> = new_names
+                    .iter()
+                    .map(|n| old.iter().position(|o| o == n).and_then(|p| slots.get(p).copied()).unwrap_or(Value::NIL))
+                    .collect();
+                fresh.extend(indexed);
+                *slots = fresh;
+                obj.named = new_names.len() as u16;
+            }
+            vm.heap.note_store(inst);
+        }
+    }
+    // Recompile methods of the affected classes (instance variable indices may have moved).
+    for &c in &affected {
+        recompile_all(vm, c);
+        let meta = vm.class_of(c);
+        recompile_all(vm, meta);
+    }
+    Ok(())
+}
+
+fn recompile_all(vm: &mut Vm, class: Value) {
+    let dict = vm.heap.slot(class, cs::METHOD_DICT).unwrap_or(Value::NIL);
+    let methods: Vec<Value> = vm.dict(dict).map(|d| d.entries().iter().map(|&(_, m)| m).collect()).unwrap_or_default();
+    for m in methods {
+        let Some(code) = vm.code_of(m) else { continue };
+        let source = code.source.to_string();
+        let protocol = code.protocol.get();
+        if let Err(e) = vm.compile_and_install(class, &source, protocol) {
+            vm.warnings.push(format!("{}>>{}: {e}", vm.class_name(class), vm.string_of(code.selector).unwrap_or_default()));
+        }
+    }
+}
+
+impl Vm {
+    /// Wraps compiled code in a CompiledMethod object.
+    pub fn new_method(&mut self, code: std::rc::Rc<crate::bytecode::CompiledCode>) -> Value {
+        let class = self.known.compiled_method;
+        self.heap.alloc(class, 0, Body::Method(code))
+    }
+
+    /// Compiles `source` in `class` and installs it under its selector with `protocol`.
+    pub fn compile_and_install(&mut self, class: Value, source: &str, protocol: Value) -> Result<Value, crate::error::CompileError> {
+        let code = compiler::compile(self, source, class, Mode::Method)?;
+        code.method_class.set(class);
+        code.protocol.set(protocol);
+        let selector = code.selector;
+        let method = self.new_method(code);
+        let dict = self.heap.slot(class, cs::METHOD_DICT).unwrap_or(Value::NIL);
+        if let Some(d) = self.dict_mut(dict) {
+            d.insert(selector, method);
+        }
+        self.heap.note_store(dict);
+        self.flush_caches();
+        Ok(method)
+    }
+}

@@ -1,0 +1,294 @@
+//! Context primitives (200-229): reading frames as Context objects, and the stack surgery the
+//! exception system needs (handler and unwind search, `terminateTo:`, `restart`), plus the
+//! report of an unhandled error.
+//!
+//! A Context is a handle `(process, frame id)`; it is *dead* once its frame has returned.
+
+use super::{Args, HANDLER_MARKER, Prim, PrimResult, UNWIND_MARKER, boolean};
+use crate::bytecode::VarLoc;
+use crate::heap::Body;
+use crate::interpreter::context_slots as cx;
+use crate::process::{Frame, ProcessState};
+use crate::value::Value;
+use crate::vm::Vm;
+
+/// Runs `f` on the frames of `process` (running or not).
+fn with_state<R>(vm: &mut Vm, process: Value, f: impl FnOnce(&mut ProcessState) -> R) -> Option<R> {
+    if process == vm.scheduler.active {
+        return Some(f(&mut vm.scheduler.state));
+    }
+    match &mut vm.heap.get_mut(process)?.body {
+        Body::Process(p) => p.state.as_mut().map(f),
+        _ => None,
+    }
+}
+
+/// The Context for frame `id` of `process`, made on first use; nil if the frame is gone.
+pub(crate) fn context_for_id(vm: &mut Vm, process: Value, id: u64) -> Value {
+    let existing = with_state(vm, process, |s| s.frame_index(id).and_then(|i| s.frames.get(i)).map(|f| f.context));
+    match existing {
+        Some(Some(ctx)) if !ctx.is_nil() => ctx,
+        Some(Some(_)) => {
+            let class = vm.known.context;
+            let ctx = vm.heap.alloc(class, 2, Body::Slots(vec![process, Value::small(id as i64)]));
+            with_state(vm, process, |s| {
+                if let Some(f) = s.frame_index(id).and_then(|i| s.frames.get_mut(i)) {
+                    f.context = ctx;
+                }
+            });
+            ctx
+        }
+        _ => Value::NIL,
+    }
+}
+
+/// The process and frame id a Context refers to.
+fn handle(vm: &Vm, ctx: Value) -> Result<(Value, u64), Prim> {
+    if vm.class_of(ctx) != vm.known.context {
+        return Err(Prim::Fail);
+    }
+    let process = vm.heap.slot(ctx, cx::PROCESS).ok_or(Prim::Fail)?;
+    let id = vm.heap.slot(ctx, cx::FRAME_ID).and_then(Value::as_int).ok_or(Prim::Fail)?;
+    Ok((process, id as u64))
+}
+
+/// The index of a live context's frame in its process.
+fn frame_of(vm: &mut Vm, ctx: Value) -> Result<(Value, usize), Prim> {
+    let (process, id) = handle(vm, ctx)?;
+    let index = with_state(vm, process, |s| s.frame_index(id)).flatten().ok_or(Prim::Fail)?;
+    Ok((process, index))
+}
+
+fn frame_clone(vm: &mut Vm, process: Value, index: usize) -> Option<Frame> {
+    with_state(vm, process, |s| s.frames.get(index).cloned()).flatten()
+}
+
+fn context_at(vm: &mut Vm, process: Value, index: usize) -> Value {
+    match frame_clone(vm, process, index) {
+        Some(f) => context_for_id(vm, process, f.id),
+        None => Value::NIL,
+    }
+}
+
+pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
+    let r = a.recv(vm);
+    if index == 205 {
+        return boolean(frame_of(vm, r).is_err());
+    }
+    if index == 214 {
+        // Exception>>primReportUnhandled: description — suspends the running process.
+        let class_name = vm.class_name(vm.class_of(r));
+        let description = match vm.string_of(a.arg(vm, 0)) {
+            Some(text) => format!("{class_name}: {text}"),
+            None => class_name.clone(),
+        };
+        if let Some(slot) = vm.scheduler.state.stack.get_mut(a.ret) {
+            *slot = Value::NIL;
+        }
+        vm.suspend_active_with_error(&class_name, description);
+        return Err(Prim::Switched);
+    }
+    let (process, i) = frame_of(vm, r)?;
+    let frame = frame_clone(vm, process, i).ok_or(Prim::Fail)?;
+    match index {
+        200 => Ok(if i == 0 { Value::NIL } else { context_at(vm, process, i - 1) }),
+        201 => register(vm, process, &frame, 0),
+        202 => Ok(frame.method),
+        203 => {
+            let k = temp_index(&frame, a.arg(vm, 0))?;
+            register(vm, process, &frame, k)
+        }
+        204 => {
+            let k = temp_index(&frame, a.arg(vm, 0))?;
+            let v = a.arg(vm, 1);
+            with_state(vm, process, |s| {
+                if let Some(slot) = s.stack.get_mut(frame.base as usize + k) {
+                    *slot = v;
+                }
+            });
+            Ok(v)
+        }
+        206 => Ok(frame.closure),
+        207 => {
+            // nextHandlerContext: the nearest on:do: activation below this one
+            let found = with_state(vm, process, |s| {
+                (0..i).rev().find(|&j| s.frames.get(j).is_some_and(|f| f.closure.is_nil() && f.code.primitive == HANDLER_MARKER))
+            })
+            .flatten();
+            Ok(found.map_or(Value::NIL, |j| context_at(vm, process, j)))
+        }
+        208 => {
+            // findNextUnwindContextUpTo: aContext
+            let limit = match frame_of(vm, a.arg(vm, 0)) {
+                Ok((p, j)) if p == process => Some(j),
+                _ => None,
+            };
+            let found = with_state(vm, process, |s| {
+                (0..i).rev().take_while(|&j| Some(j) != limit).find(|&j| {
+                    s.frames.get(j).is_some_and(|f| f.closure.is_nil() && f.code.primitive == UNWIND_MARKER)
+                })
+            })
+            .flatten();
+            Ok(found.map_or(Value::NIL, |j| context_at(vm, process, j)))
+        }
+        209 => terminate_to(vm, a, process, i),
+        210 => restart(vm, process, i),
+        211 => {
+            // step point: {line. column. start. end} (1-based offsets)
+            let pc = current_pc(vm, process, i, &frame);
+            let sp = frame.code.step_point_at(pc);
+            let (start, end) = sp.map_or((0, 0), |s| (s.span.start as usize, s.span.end as usize));
+            let (line, col) = crate::compiler::parser::line_col(&frame.code.source, start);
+            let items = vec![
+                Value::small(line as i64),
+                Value::small(col as i64),
+                Value::small(start as i64 + 1),
+                Value::small(end as i64),
+            ];
+            Ok(vm.new_array(items))
+        }
+        212 => {
+            let label = vm.frame_label(&frame);
+            Ok(vm.new_string(&label))
+        }
+        213 => Ok(Value::small(i64::from(frame.code.num_args))),
+        215 => {
+            // names of the arguments and temporaries
+            let names: Vec<String> = frame.code.var_names.iter().map(|(n, _)| n.clone()).collect();
+            let items = names.iter().map(|n| vm.new_string(n)).collect();
+            Ok(vm.new_array(items))
+        }
+        216 => {
+            // tempNamed:
+            let name = vm.string_of(a.arg(vm, 0)).ok_or(Prim::Fail)?;
+            let loc = frame.code.var_names.iter().find(|(n, _)| *n == name).map(|(_, l)| *l).ok_or(Prim::Fail)?;
+            match loc {
+                VarLoc::Reg(k) => register(vm, process, &frame, usize::from(k)),
+                VarLoc::Vector { vec, index } => {
+                    let v = register(vm, process, &frame, usize::from(vec))?;
+                    vm.heap.slot(v, usize::from(index)).ok_or(Prim::Fail)
+                }
+            }
+        }
+        217 => Ok(Value::small(current_pc(vm, process, i, &frame) as i64)),
+        218 => Ok(process),
+        219 => {
+            // home: the context of the method activation a block belongs to
+            Ok(context_for_id(vm, process, frame.home))
+        }
+        _ => Err(Prim::Fail),
+    }
+}
+
+/// The pc whose step point describes where a frame is: the next instruction for the top
+/// frame, the pending send for the others.
+fn current_pc(vm: &mut Vm, process: Value, index: usize, frame: &Frame) -> usize {
+    let is_top = with_state(vm, process, |s| s.frames.len() == index + 1).unwrap_or(false);
+    if is_top && process != vm.scheduler.active { frame.pc as usize } else { (frame.pc as usize).saturating_sub(1) }
+}
+
+/// A 1-based `tempAt:` index as a register number (arguments then temporaries; 0 is the
+/// receiver).
+fn temp_index(frame: &Frame, k: Value) -> Result<usize, Prim> {
+    let k = k.as_int().ok_or(Prim::Fail)?;
+    let size = i64::from(frame.code.frame_size);
+    if k < 0 || k >= size { Err(Prim::Fail) } else { Ok(k as usize) }
+}
+
+fn register(vm: &mut Vm, process: Value, frame: &Frame, k: usize) -> PrimResult {
+    with_state(vm, process, |s| s.stack.get(frame.base as usize + k).copied()).flatten().ok_or(Prim::Fail)
+}
+
+/// `thisContext terminateTo: aContext`: drops every frame between the running method and
+/// `aContext`, so that the running method returns into `aContext`.
+fn terminate_to(vm: &mut Vm, a: Args, process: Value, top_index: usize) -> PrimResult {
+    if process != vm.scheduler.active || top_index + 1 != vm.scheduler.state.frames.len() {
+        return Err(Prim::Fail);
+    }
+    let (target_process, c) = frame_of(vm, a.arg(vm, 0))?;
+    if target_process != process || c >= top_index {
+        return Err(Prim::Fail);
+    }
+    let state = &mut vm.scheduler.state;
+    let Some(target) = state.frames.get(c).cloned() else { return Err(Prim::Fail) };
+    let Some(above) = state.frames.get(c + 1).cloned() else { return Err(Prim::Fail) };
+    if c + 1 == top_index {
+        return Ok(a.recv(vm));
+    }
+    let Some(mut top) = state.frames.pop() else { return Err(Prim::Fail) };
+    let old_base = top.base as usize;
+    let new_base = target.top();
+    let size = top.code.frame_size as usize;
+    if new_base > old_base || old_base + size > state.stack.len() {
+        state.frames.push(top);
+        return Err(Prim::Fail);
+    }
+    state.stack.copy_within(old_base..old_base + size, new_base);
+    state.frames.truncate(c + 1);
+    top.base = new_base as u32;
+    top.ret = above.ret;
+    state.frames.push(top);
+    // The primitive's answer goes to the moved frame's register.
+    let moved_ret = a.ret.wrapping_sub(old_base).wrapping_add(new_base);
+    let recv = Value::NIL;
+    if let Some(slot) = state.stack.get_mut(moved_ret) {
+        *slot = recv;
+    }
+    Err(Prim::Switched)
+}
+
+/// `aContext primRestart`: drops the frames above it and runs it again from the start.
+fn restart(vm: &mut Vm, process: Value, index: usize) -> PrimResult {
+    if process != vm.scheduler.active {
+        return Err(Prim::Fail);
+    }
+    let state = &mut vm.scheduler.state;
+    state.frames.truncate(index + 1);
+    let Some(f) = state.frames.last_mut() else { return Err(Prim::Fail) };
+    f.pc = 0;
+    let first_temp = f.base as usize + 1 + usize::from(f.code.num_args) + usize::from(f.code.num_copied);
+    let end = (first_temp + usize::from(f.code.num_temps)).min(state.stack.len());
+    if let Some(temps) = state.stack.get_mut(first_temp..end) {
+        temps.fill(Value::NIL);
+    }
+    Err(Prim::Switched)
+}
+
+/// How many frames an error report shows (the top ones).
+const STACK_REPORT_FRAMES: usize = 40;
+
+impl Vm {
+    /// `ReceiverClass(MethodClass)>>selector`, with `[] in ` for blocks.
+    pub(crate) fn frame_label(&mut self, frame: &Frame) -> String {
+        let receiver = self.scheduler.state.stack.get(frame.base as usize).copied().unwrap_or(Value::NIL);
+        let method_class = frame.code.method_class.get();
+        let receiver_class = if frame.closure.is_nil() {
+            self.class_of(receiver)
+        } else {
+            let r = self.heap.slot(frame.closure, crate::interpreter::closure_slots::RECEIVER).unwrap_or(Value::NIL);
+            self.class_of(r)
+        };
+        let selector = self.string_of(frame.code.selector).unwrap_or_default();
+        let mc = self.class_name(method_class);
+        let rc = self.class_name(receiver_class);
+        let prefix = if frame.code.is_block { "[] in " } else { "" };
+        if rc == mc || method_class.is_nil() { format!("{prefix}{rc}>>{selector}") } else { format!("{prefix}{rc}({mc})>>{selector}") }
+    }
+
+    /// The running process's stack, top first, for error reports.
+    pub(crate) fn stack_report(&mut self, limit: Option<usize>) -> Vec<crate::error::FrameInfo> {
+        let total = self.scheduler.state.frames.len();
+        let frames: Vec<Frame> = self.scheduler.state.frames.iter().rev().take(limit.unwrap_or(STACK_REPORT_FRAMES)).cloned().collect();
+        let mut out = Vec::with_capacity(frames.len());
+        for f in &frames {
+            let pc = (f.pc as usize).saturating_sub(1);
+            let start = f.code.step_point_at(pc).map_or(0, |s| s.span.start as usize);
+            let (line, column) = crate::compiler::parser::line_col(&f.code.source, start);
+            out.push(crate::error::FrameInfo { label: self.frame_label(f), line, column });
+        }
+        if total > out.len() {
+            out.push(crate::error::FrameInfo { label: format!("... {} more frames", total - out.len()), line: 0, column: 0 });
+        }
+        out
+    }
+}

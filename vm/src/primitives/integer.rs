@@ -1,0 +1,195 @@
+//! Integer primitives (1-29): SmallInteger fast paths, LargeInteger arithmetic through
+//! `num-bigint`, results normalised back to SmallInteger when they fit.
+
+use num_bigint::{BigInt, Sign};
+use num_integer::Integer as _;
+use num_traits::{Signed, ToPrimitive, Zero};
+
+use super::{Args, Prim, PrimResult, boolean};
+use crate::value::Value;
+use crate::vm::Vm;
+
+fn big(vm: &Vm, v: Value) -> Result<BigInt, Prim> {
+    vm.integer_of(v).ok_or(Prim::Fail)
+}
+
+/// Floor division and modulo on big integers (Smalltalk's `//` and `\\`).
+fn floor_div_mod(a: &BigInt, b: &BigInt) -> (BigInt, BigInt) {
+    a.div_mod_floor(b)
+}
+
+pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
+    let x = a.recv(vm);
+    let y = a.arg(vm, 0);
+    // SmallInteger fast paths.
+    if let (Some(p), Some(q)) = (x.as_int(), y.as_int())
+        && a.nargs == 1
+    {
+        let (p, q) = (i128::from(p), i128::from(q));
+        let r = match index {
+            1 => p + q,
+            2 => p - q,
+            3 => return boolean(p < q),
+            4 => return boolean(p > q),
+            5 => return boolean(p <= q),
+            6 => return boolean(p >= q),
+            7 => return boolean(p == q),
+            8 => return boolean(p != q),
+            9 => p * q,
+            10 if q != 0 && p % q == 0 => p / q,
+            11 if q != 0 => p.rem_euclid(q) + if q < 0 && p.rem_euclid(q) != 0 { q } else { 0 },
+            12 if q != 0 => p.div_euclid(q) - i128::from(q < 0 && p.rem_euclid(q) != 0),
+            13 if q != 0 => p / q,
+            14 => p & q,
+            15 => p | q,
+            16 => p ^ q,
+            18 if q != 0 => p % q,
+            19 => gcd_i128(p, q),
+            17 if (-128..128).contains(&q) => {
+                if q >= 0 && q < 64 {
+                    let r = p << q;
+                    if r >> q == p {
+                        return Ok(vm.new_integer_i128(r));
+                    }
+                    return shift_big(vm, x, q as i64);
+                } else if q < 0 {
+                    p >> (-q).min(127)
+                } else {
+                    return shift_big(vm, x, q as i64);
+                }
+            }
+            _ => return slow(vm, index, a, x, y),
+        };
+        return Ok(vm.new_integer_i128(r));
+    }
+    slow(vm, index, a, x, y)
+}
+
+fn gcd_i128(mut a: i128, mut b: i128) -> i128 {
+    a = a.abs();
+    b = b.abs();
+    while b != 0 {
+        let t = a % b;
+        a = b;
+        b = t;
+    }
+    a
+}
+
+fn shift_big(vm: &mut Vm, x: Value, q: i64) -> PrimResult {
+    let n = big(vm, x)?;
+    if q > (1 << 24) {
+        return Err(Prim::Fail);
+    }
+    let r = if q >= 0 { n << (q as usize) } else { n >> ((-q) as usize) };
+    Ok(vm.new_integer(r))
+}
+
+fn slow(vm: &mut Vm, index: u16, a: Args, x: Value, y: Value) -> PrimResult {
+    match index {
+        20 => {
+            let base = if a.nargs == 0 { 10 } else { y.as_int().ok_or(Prim::Fail)? };
+            if !(2..=36).contains(&base) {
+                return Err(Prim::Fail);
+            }
+            let n = big(vm, x)?;
+            let s = n.to_str_radix(base as u32).to_uppercase();
+            return Ok(vm.new_string(&s));
+        }
+        21 => {
+            let n = big(vm, x)?;
+            return Ok(vm.new_float(n.to_f64().unwrap_or(f64::NAN)));
+        }
+        22 => {
+            let n = big(vm, x)?;
+            if n.sign() == Sign::Minus {
+                return Err(Prim::Fail);
+            }
+            return Ok(Value::small(n.bits() as i64));
+        }
+        23 => {
+            // A hash that agrees with = (equal integers hash alike, SmallInteger or not).
+            if let Some(n) = x.as_int() {
+                return Ok(Value::small(n));
+            }
+            let n = big(vm, x)?;
+            let (_, bytes) = n.to_bytes_le();
+            let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+            for b in bytes {
+                h ^= u64::from(b);
+                h = h.wrapping_mul(0x100_0000_01b3);
+            }
+            return Ok(Value::small((h >> 4) as i64));
+        }
+        24 => {
+            let n = big(vm, x)?;
+            if n.is_negative() {
+                return Err(Prim::Fail);
+            }
+            return Ok(vm.new_integer(n.sqrt()));
+        }
+        25 => {
+            let n = big(vm, x)?;
+            let e = y.as_int().ok_or(Prim::Fail)?;
+            if !(0..=1 << 20).contains(&e) || (n.bits() as i64).saturating_mul(e) > 1 << 26 {
+                return Err(Prim::Fail);
+            }
+            return Ok(vm.new_integer(num_traits::pow(n, e as usize)));
+        }
+        26 => {
+            let n = big(vm, x)?;
+            return Ok(Value::small(n.trailing_zeros().map_or(0, |z| z as i64 + 1)));
+        }
+        _ => {}
+    }
+    if a.nargs != 1 {
+        return Err(Prim::Fail);
+    }
+    let p = big(vm, x)?;
+    let q = big(vm, y)?;
+    let r = match index {
+        1 => p + q,
+        2 => p - q,
+        3 => return boolean(p < q),
+        4 => return boolean(p > q),
+        5 => return boolean(p <= q),
+        6 => return boolean(p >= q),
+        7 => return boolean(p == q),
+        8 => return boolean(p != q),
+        9 => p * q,
+        10 => {
+            if q.is_zero() {
+                return Err(Prim::Fail);
+            }
+            let (d, m) = p.div_rem(&q);
+            if !m.is_zero() {
+                return Err(Prim::Fail);
+            }
+            d
+        }
+        11 | 12 => {
+            if q.is_zero() {
+                return Err(Prim::Fail);
+            }
+            let (d, m) = floor_div_mod(&p, &q);
+            if index == 11 { m } else { d }
+        }
+        13 | 18 => {
+            if q.is_zero() {
+                return Err(Prim::Fail);
+            }
+            let (d, m) = p.div_rem(&q);
+            if index == 13 { d } else { m }
+        }
+        14 => p & q,
+        15 => p | q,
+        16 => p ^ q,
+        17 => {
+            let s = q.to_i64().ok_or(Prim::Fail)?;
+            return shift_big(vm, x, s);
+        }
+        19 => p.gcd(&q),
+        _ => return Err(Prim::Fail),
+    };
+    Ok(vm.new_integer(r))
+}

@@ -1,0 +1,211 @@
+//! Object primitives (60-79): indexed access, instantiation, instance variables, identity,
+//! copying, bulk replacement, instance enumeration.
+
+use super::{Args, Prim, PrimResult, index_arg, size_arg};
+use crate::heap::{Body, Kind, ProcessBody, SemaphoreBody};
+use crate::value::Value;
+use crate::vm::Vm;
+
+/// The largest indexed size `basicNew:` accepts (keeps a typo from exhausting memory).
+const MAX_NEW: usize = 1 << 31;
+
+pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
+    let r = a.recv(vm);
+    match index {
+        60 => at(vm, r, a.arg(vm, 0), false),
+        61 => at_put(vm, r, a.arg(vm, 0), a.arg(vm, 1), false),
+        62 => {
+            let obj = vm.heap.get(r).ok_or(Prim::Fail)?;
+            Ok(Value::small(obj.indexed_len() as i64))
+        }
+        63 => at(vm, r, a.arg(vm, 0), true),
+        64 => at_put(vm, r, a.arg(vm, 0), a.arg(vm, 1), true),
+        65 => {
+            let obj = vm.heap.get(r).ok_or(Prim::Fail)?;
+            let i = index_arg(a.arg(vm, 0), obj.named as usize)?;
+            vm.heap.slot(r, i).ok_or(Prim::Fail)
+        }
+        66 => {
+            let obj = vm.heap.get(r).ok_or(Prim::Fail)?;
+            let i = index_arg(a.arg(vm, 0), obj.named as usize)?;
+            let v = a.arg(vm, 1);
+            if vm.heap.set_slot(r, i, v) { Ok(v) } else { Err(Prim::Fail) }
+        }
+        67 => {
+            // instSize of a class
+            vm.format_of(r).map(|(_, n)| Value::small(n as i64)).ok_or(Prim::Fail)
+        }
+        68 => replace(vm, r, a),
+        70 => instantiate(vm, r, 0),
+        71 => instantiate(vm, r, size_arg(a.arg(vm, 0))?),
+        72 => Ok(Value::boolean(r == a.arg(vm, 0))),
+        73 => Ok(vm.class_of(r)),
+        74 => Ok(Value::small(identity_hash(vm, r))),
+        75 => shallow_copy(vm, r),
+        76 => {
+            // allInstances of a class
+            let instances: Vec<Value> = vm.heap.all_objects().filter(|(_, o)| o.class == r).map(|(v, _)| v).collect();
+            Ok(vm.new_array(instances))
+        }
+        77 => {
+            // basicSize: named + indexed? No: the number of named slots of the object.
+            let obj = vm.heap.get(r).ok_or(Prim::Fail)?;
+            Ok(Value::small(i64::from(obj.named)))
+        }
+        78 => {
+            // changeClassTo: (same shape only)
+            let new_class = a.arg(vm, 0);
+            let (kind_new, named_new) = vm.format_of(new_class).ok_or(Prim::Fail)?;
+            let obj = vm.heap.get(r).ok_or(Prim::Fail)?;
+            let (kind_old, named_old) = vm.format_of(obj.class).ok_or(Prim::Fail)?;
+            if kind_new != kind_old || named_new != named_old {
+                return Err(Prim::Fail);
+            }
+            if let Some(o) = vm.heap.get_mut(r) {
+                o.class = new_class;
+            }
+            vm.heap.note_store(r);
+            Ok(r)
+        }
+        _ => Err(Prim::Fail),
+    }
+}
+
+/// The identity hash of any value.
+pub(crate) fn identity_hash(vm: &Vm, v: Value) -> i64 {
+    match vm.heap.get(v) {
+        Some(o) => i64::from(o.hash),
+        None => (v.bits() >> 3) as i64 & Value::MAX_INT,
+    }
+}
+
+fn at(vm: &mut Vm, r: Value, index: Value, chars: bool) -> PrimResult {
+    let obj = vm.heap.get(r).ok_or(Prim::Fail)?;
+    match &obj.body {
+        Body::Slots(s) => {
+            let named = obj.named as usize;
+            let i = index_arg(index, s.len().saturating_sub(named))?;
+            s.get(named + i).copied().ok_or(Prim::Fail)
+        }
+        Body::Bytes(b) => {
+            let i = index_arg(index, b.len())?;
+            let byte = *b.get(i).ok_or(Prim::Fail)?;
+            Ok(if chars { Value::char(u32::from(byte)) } else { Value::small(i64::from(byte)) })
+        }
+        _ => Err(Prim::Fail),
+    }
+}
+
+fn at_put(vm: &mut Vm, r: Value, index: Value, value: Value, chars: bool) -> PrimResult {
+    let symbol = vm.known.symbol;
+    let obj = vm.heap.get_mut(r).ok_or(Prim::Fail)?;
+    if obj.class == symbol {
+        return Err(Prim::Fail);
+    }
+    let named = obj.named as usize;
+    match &mut obj.body {
+        Body::Slots(s) => {
+            let i = index_arg(index, s.len().saturating_sub(named))?;
+            let slot = s.get_mut(named + i).ok_or(Prim::Fail)?;
+            *slot = value;
+        }
+        Body::Bytes(b) => {
+            let i = index_arg(index, b.len())?;
+            let byte = if chars {
+                value.as_char().and_then(|c| u8::try_from(c).ok()).ok_or(Prim::Fail)?
+            } else {
+                value.as_int().and_then(|n| u8::try_from(n).ok()).ok_or(Prim::Fail)?
+            };
+            let slot = b.get_mut(i).ok_or(Prim::Fail)?;
+            *slot = byte;
+        }
+        _ => return Err(Prim::Fail),
+    }
+    vm.heap.note_store(r);
+    Ok(value)
+}
+
+/// A new instance of `class` with `size` indexed elements.
+pub(crate) fn instantiate(vm: &mut Vm, class: Value, size: usize) -> PrimResult {
+    if !vm.is_behavior(class) || size > MAX_NEW {
+        return Err(Prim::Fail);
+    }
+    let (kind, named) = vm.format_of(class).ok_or(Prim::Fail)?;
+    if size > 0 && !kind.is_indexable() {
+        return Err(Prim::Fail);
+    }
+    let body = match kind {
+        Kind::Fixed | Kind::Variable => Body::Slots(vec![Value::NIL; named + size]),
+        Kind::Bytes => Body::Bytes(vec![0; size]),
+        Kind::Float => Body::Float(0.0),
+        Kind::Semaphore => Body::Semaphore(Box::default()),
+        Kind::Dict => Body::Dict(Box::default()),
+        Kind::Process => Body::Process(Box::new(ProcessBody { slots: vec![Value::NIL; named], state: Some(Default::default()) })),
+        Kind::Large | Kind::Method | Kind::Immediate => return Err(Prim::Fail),
+    };
+    let v = vm.heap.alloc(class, named, body);
+    Ok(v)
+}
+
+fn shallow_copy(vm: &mut Vm, r: Value) -> PrimResult {
+    let Some(obj) = vm.heap.get(r) else { return Ok(r) };
+    let body = match &obj.body {
+        Body::Slots(s) => Body::Slots(s.clone()),
+        Body::Bytes(b) => Body::Bytes(b.clone()),
+        Body::Float(f) => Body::Float(*f),
+        Body::Large(n) => Body::Large(n.clone()),
+        Body::Dict(d) => Body::Dict(d.clone()),
+        Body::Semaphore(_) => Body::Semaphore(Box::new(SemaphoreBody::default())),
+        Body::Method(_) | Body::Process(_) | Body::Free | Body::NotLoaded => return Err(Prim::Fail),
+    };
+    let (class, named) = (obj.class, obj.named as usize);
+    if vm.class_of(r) == vm.known.symbol {
+        return Ok(r);
+    }
+    Ok(vm.heap.alloc(class, named, body))
+}
+
+/// `replaceFrom: start to: stop with: replacement startingAt: repStart`
+fn replace(vm: &mut Vm, r: Value, a: Args) -> PrimResult {
+    let start = size_arg(a.arg(vm, 0))?;
+    let stop = a.arg(vm, 1).as_int().ok_or(Prim::Fail)?;
+    let src = a.arg(vm, 2);
+    let rep_start = size_arg(a.arg(vm, 3))?;
+    if start < 1 || rep_start < 1 {
+        return Err(Prim::Fail);
+    }
+    let count = usize::try_from(stop - start as i64 + 1).map_err(|_| Prim::Fail)?;
+    if count == 0 {
+        return Ok(r);
+    }
+    if vm.class_of(r) == vm.known.symbol {
+        return Err(Prim::Fail);
+    }
+    // Copy the source range out first (source and destination may be the same object).
+    enum Chunk {
+        Values(Vec<Value>),
+        Bytes(Vec<u8>),
+    }
+    let chunk = {
+        let s = vm.heap.get(src).ok_or(Prim::Fail)?;
+        let named = s.named as usize;
+        match &s.body {
+            Body::Slots(v) => Chunk::Values(v.get(named + rep_start - 1..named + rep_start - 1 + count).ok_or(Prim::Fail)?.to_vec()),
+            Body::Bytes(b) => Chunk::Bytes(b.get(rep_start - 1..rep_start - 1 + count).ok_or(Prim::Fail)?.to_vec()),
+            _ => return Err(Prim::Fail),
+        }
+    };
+    let d = vm.heap.get_mut(r).ok_or(Prim::Fail)?;
+    let named = d.named as usize;
+    match (&mut d.body, chunk) {
+        (Body::Slots(v), Chunk::Values(c)) => {
+            v.get_mut(named + start - 1..named + start - 1 + count).ok_or(Prim::Fail)?.copy_from_slice(&c);
+        }
+        (Body::Bytes(b), Chunk::Bytes(c)) => {
+            b.get_mut(start - 1..start - 1 + count).ok_or(Prim::Fail)?.copy_from_slice(&c);
+        }
+        _ => return Err(Prim::Fail),
+    }
+    vm.heap.note_store(r);
+    Ok(r)
+}

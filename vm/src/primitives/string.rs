@@ -1,0 +1,189 @@
+//! String, Symbol and Character primitives (130-159). Strings are Latin-1 byte strings.
+
+use super::{Args, Prim, PrimResult, boolean, size_arg};
+use crate::compiler::ast::{IntLit, Literal};
+use crate::compiler::lexer::{Lexer, TokenKind};
+use crate::heap::Body;
+use crate::value::Value;
+use crate::vm::Vm;
+
+/// The content hash of a byte string: stable across sessions (persisted hashed collections
+/// depend on it), a SmallInteger of 30 bits.
+pub(crate) fn bytes_hash(bytes: &[u8]) -> i64 {
+    let mut h: u32 = 0x811c_9dc5;
+    for &b in bytes {
+        h ^= u32::from(b);
+        h = h.wrapping_mul(0x0100_0193);
+    }
+    i64::from(h & 0x3FFF_FFFF)
+}
+
+fn is_stringish(vm: &Vm, v: Value) -> bool {
+    let c = vm.class_of(v);
+    c == vm.known.string || c == vm.known.symbol || vm.inherits_from(c, vm.known.string)
+}
+
+fn bytes(vm: &Vm, v: Value) -> Result<Vec<u8>, Prim> {
+    vm.heap.bytes(v).map(<[u8]>::to_vec).ok_or(Prim::Fail)
+}
+
+fn string_bytes(vm: &Vm, v: Value) -> Result<&[u8], Prim> {
+    if !is_stringish(vm, v) {
+        return Err(Prim::Fail);
+    }
+    vm.heap.bytes(v).ok_or(Prim::Fail)
+}
+
+pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
+    let r = a.recv(vm);
+    let x = a.arg(vm, 0);
+    match index {
+        130 => {
+            let p = string_bytes(vm, r)?;
+            if !is_stringish(vm, x) {
+                return boolean(false);
+            }
+            boolean(vm.heap.bytes(x).is_some_and(|q| q == p))
+        }
+        131 => Ok(Value::small(bytes_hash(vm.heap.bytes(r).ok_or(Prim::Fail)?))),
+        132 => {
+            let b = bytes(vm, r)?;
+            Ok(vm.intern_bytes(&b))
+        }
+        133 => {
+            let b = bytes(vm, r)?;
+            let class = vm.known.string;
+            Ok(vm.heap.alloc(class, 0, Body::Bytes(b)))
+        }
+        134 => {
+            let p = string_bytes(vm, r)?;
+            let q = string_bytes(vm, x)?;
+            Ok(Value::small(match p.cmp(q) {
+                std::cmp::Ordering::Less => -1,
+                std::cmp::Ordering::Equal => 0,
+                std::cmp::Ordering::Greater => 1,
+            }))
+        }
+        135 => {
+            let mut p = string_bytes(vm, r)?.to_vec();
+            p.extend_from_slice(string_bytes(vm, x)?);
+            let class = if vm.class_of(r) == vm.known.symbol { vm.known.string } else { vm.class_of(r) };
+            Ok(vm.heap.alloc(class, 0, Body::Bytes(p)))
+        }
+        136 => {
+            // findString: sub startingAt: start  -> index or 0
+            let p = string_bytes(vm, r)?;
+            let q = string_bytes(vm, x)?;
+            let start = size_arg(a.arg(vm, 1))?.max(1) - 1;
+            if q.is_empty() {
+                return Ok(Value::small(0));
+            }
+            let found = p.get(start..).and_then(|hay| hay.windows(q.len()).position(|w| w == q));
+            Ok(Value::small(found.map_or(0, |i| (start + i + 1) as i64)))
+        }
+        137 | 138 => {
+            let mut p = string_bytes(vm, r)?.to_vec();
+            for b in &mut p {
+                *b = latin1_case(*b, index == 137);
+            }
+            let class = if vm.class_of(r) == vm.known.symbol { vm.known.string } else { vm.class_of(r) };
+            let s = vm.heap.alloc(class, 0, Body::Bytes(p));
+            if vm.class_of(r) == vm.known.symbol {
+                let b = bytes(vm, s)?;
+                return Ok(vm.intern_bytes(&b));
+            }
+            Ok(s)
+        }
+        139 => parse_number(vm, r),
+        140 => {
+            let n = x.as_int().ok_or(Prim::Fail)?;
+            if !(0..=0x10FFFF).contains(&n) {
+                return Err(Prim::Fail);
+            }
+            Ok(Value::char(n as u32))
+        }
+        141 => Ok(Value::small(i64::from(r.as_char().ok_or(Prim::Fail)?))),
+        142 => {
+            let c = r.as_char().ok_or(Prim::Fail)?;
+            let ch = char::from_u32(c).ok_or(Prim::Fail)?;
+            let up = if a.arg(vm, 0) == Value::TRUE { ch.to_uppercase().next() } else { ch.to_lowercase().next() };
+            Ok(Value::char(u32::from(up.unwrap_or(ch))))
+        }
+        143 => {
+            // Character classification: 0 letter, 1 digit, 2 separator, 3 uppercase, 4 lowercase
+            let c = char::from_u32(r.as_char().ok_or(Prim::Fail)?).ok_or(Prim::Fail)?;
+            let k = x.as_int().ok_or(Prim::Fail)?;
+            boolean(match k {
+                0 => c.is_alphabetic(),
+                1 => c.is_ascii_digit(),
+                2 => c.is_whitespace(),
+                3 => c.is_uppercase(),
+                4 => c.is_lowercase(),
+                5 => c.is_alphanumeric(),
+                _ => return Err(Prim::Fail),
+            })
+        }
+        144 | 145 => {
+            // asByteArray / asString between byte classes
+            let b = bytes(vm, r)?;
+            let class = if index == 144 { vm.known.byte_array } else { vm.known.string };
+            Ok(vm.heap.alloc(class, 0, Body::Bytes(b)))
+        }
+        146 => {
+            let s = vm.string_of(r).ok_or(Prim::Fail)?;
+            Ok(Value::small(super::block::selector_arity(&s) as i64))
+        }
+        155 => {
+            // substrings: separators (a String of separator characters, or nil for whitespace)
+            let p = string_bytes(vm, r)?.to_vec();
+            let seps: Vec<u8> = if x.is_nil() { b" \t\r\n\x0c".to_vec() } else { string_bytes(vm, x)?.to_vec() };
+            let parts: Vec<Vec<u8>> = p.split(|b| seps.contains(b)).filter(|s| !s.is_empty()).map(<[u8]>::to_vec).collect();
+            let class = vm.known.string;
+            let items = parts.into_iter().map(|b| vm.heap.alloc(class, 0, Body::Bytes(b))).collect();
+            Ok(vm.new_array(items))
+        }
+        158 => {
+            let p = string_bytes(vm, r)?;
+            let q = string_bytes(vm, x)?;
+            boolean(p.len() == q.len() && p.iter().zip(q).all(|(a, b)| latin1_case(*a, false) == latin1_case(*b, false)))
+        }
+        159 => {
+            // indexOf: aCharacter startingAt: start -> index or 0
+            let p = vm.heap.bytes(r).ok_or(Prim::Fail)?;
+            let start = size_arg(a.arg(vm, 1))?.max(1) - 1;
+            let Some(c) = x.as_char().and_then(|c| u8::try_from(c).ok()) else { return Ok(Value::small(0)) };
+            let found = p.get(start..).and_then(|s| s.iter().position(|&b| b == c));
+            Ok(Value::small(found.map_or(0, |i| (start + i + 1) as i64)))
+        }
+        _ => Err(Prim::Fail),
+    }
+}
+
+fn latin1_case(b: u8, upper: bool) -> u8 {
+    let c = char::from(b);
+    let mapped = if upper { c.to_uppercase().next() } else { c.to_lowercase().next() };
+    mapped.and_then(|m| u8::try_from(u32::from(m)).ok()).unwrap_or(b)
+}
+
+/// `String>>asNumber`: the number a Smalltalk number literal denotes, or nil.
+fn parse_number(vm: &mut Vm, r: Value) -> PrimResult {
+    let text = vm.string_of(r).ok_or(Prim::Fail)?;
+    let trimmed = text.trim();
+    let mut lexer = Lexer::new(trimmed);
+    let token = lexer.next_token();
+    let end = lexer.next_token();
+    if !matches!(end.kind, TokenKind::Eof) {
+        return Ok(Value::NIL);
+    }
+    let lit = match token.kind {
+        TokenKind::Number(lit) => lit,
+        TokenKind::Binary(ref b) if b == "-" => return Ok(Value::NIL),
+        _ => return Ok(Value::NIL),
+    };
+    Ok(match lit {
+        Literal::Integer(IntLit::Small(n)) => vm.new_integer(n.into()),
+        Literal::Integer(IntLit::Large(n)) => vm.new_integer(n),
+        Literal::Float(f) => vm.new_float(f),
+        _ => Value::NIL,
+    })
+}

@@ -1,0 +1,100 @@
+//! System primitives (160-197): native dictionaries (method dictionaries, `Smalltalk`,
+//! class pools), the Transcript, evaluation of source, garbage collection, entropy.
+
+use super::{Args, Prim, PrimResult, boolean};
+use crate::compiler::{self, Mode};
+use crate::interpreter::Flow;
+use crate::value::Value;
+use crate::vm::Vm;
+
+pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
+    let r = a.recv(vm);
+    let x = a.arg(vm, 0);
+    match index {
+        160 => {
+            let s = vm.string_of(x).ok_or(Prim::Fail)?;
+            vm.transcript.push_str(&s);
+            Ok(r)
+        }
+        162 => vm.dict(r).ok_or(Prim::Fail)?.get(x).ok_or(Prim::Fail),
+        163 => {
+            let v = a.arg(vm, 1);
+            vm.dict_mut(r).ok_or(Prim::Fail)?.insert(x, v);
+            dict_changed(vm, r);
+            Ok(v)
+        }
+        164 => {
+            let v = vm.dict_mut(r).ok_or(Prim::Fail)?.remove(x).ok_or(Prim::Fail)?;
+            dict_changed(vm, r);
+            Ok(v)
+        }
+        165 | 167 => {
+            let d = vm.dict(r).ok_or(Prim::Fail)?;
+            let items = d.entries().iter().map(|&(k, v)| if index == 165 { k } else { v }).collect();
+            Ok(vm.new_array(items))
+        }
+        166 => Ok(Value::small(vm.dict(r).ok_or(Prim::Fail)?.len() as i64)),
+        168 => boolean(vm.dict(r).ok_or(Prim::Fail)?.get(x).is_some()),
+        170 => {
+            vm.heap.request_gc();
+            Ok(r)
+        }
+        171 => evaluate(vm, a, x, Value::NIL),
+        172 => {
+            let text = vm.last_compile_error.as_ref().map(ToString::to_string).unwrap_or_default();
+            Ok(vm.new_string(&text))
+        }
+        173 => evaluate(vm, a, x, a.arg(vm, 1)),
+        174 => {
+            let s = vm.heap.stats();
+            let text = format!(
+                "objects: {} collections: {} freed: {} gc time: {} ms",
+                vm.heap.live_count(),
+                s.collections,
+                s.freed,
+                s.total_time.as_millis()
+            );
+            Ok(vm.new_string(&text))
+        }
+        175 => Ok(vm.new_string(concat!("Onyx ", env!("CARGO_PKG_VERSION")))),
+        181 => {
+            let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos();
+            let mixed = (nanos as u64) ^ ((vm.started.elapsed().as_nanos() as u64) << 17) ^ (r.bits() << 7);
+            Ok(Value::small((mixed >> 4) as i64 & 0x3FFF_FFFF_FFFF))
+        }
+        _ => Err(Prim::Fail),
+    }
+}
+
+/// After a change to a native dictionary: method dictionaries invalidate lookups.
+fn dict_changed(vm: &mut Vm, dict: Value) {
+    vm.heap.note_store(dict);
+    if vm.class_of(dict) == vm.known.method_dictionary {
+        vm.flush_caches();
+    }
+}
+
+/// `Compiler evaluate: source` (171) and `evaluate: source for: receiver` (173): compiles a
+/// doit and runs it as a new activation in the running process.
+fn evaluate(vm: &mut Vm, a: Args, source: Value, receiver: Value) -> PrimResult {
+    let text = vm.string_of(source).ok_or(Prim::Fail)?;
+    let class = vm.class_of(receiver);
+    let code = match compiler::compile(vm, &text, class, Mode::Doit) {
+        Ok(code) => code,
+        Err(e) => {
+            vm.last_compile_error = Some(e);
+            return Err(Prim::Fail);
+        }
+    };
+    let method = vm.new_method(code);
+    let at = vm.frame_top();
+    let stack = &mut vm.scheduler.state.stack;
+    if stack.len() <= at {
+        stack.resize(at + 1, Value::NIL);
+    }
+    stack[at] = receiver;
+    match vm.invoke(method, at, 0, a.ret) {
+        Flow::Done => Ok(vm.scheduler.state.stack.get(a.ret).copied().unwrap_or(Value::NIL)),
+        Flow::Reload => Err(Prim::Switched),
+    }
+}

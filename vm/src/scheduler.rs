@@ -1,0 +1,278 @@
+//! The process scheduler: ready queues by priority, the running process, semaphores and
+//! timers (for Delay). Preemption: a process made ready at a higher priority than the running
+//! one takes over at once; the preempted process goes back to the front of its queue.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+use std::time::Instant;
+
+use crate::heap::{Body, ProcessBody};
+use crate::process::{ProcessState, Status};
+use crate::value::Value;
+use crate::vm::Vm;
+
+/// Slot indices of Process objects.
+pub mod process_slots {
+    /// `priority` (SmallInteger 1..100)
+    pub const PRIORITY: usize = 0;
+    /// `name`
+    pub const NAME: usize = 1;
+    /// `myList`: the Semaphore the process waits on, or nil.
+    pub const MY_LIST: usize = 2;
+    /// Named slots of a Process.
+    pub const SIZE: usize = 3;
+}
+
+/// Highest process priority.
+pub const MAX_PRIORITY: usize = 100;
+/// The priority of user evaluations.
+pub const USER_PRIORITY: i64 = 40;
+
+/// A semaphore to signal at a deadline.
+#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct Timer {
+    pub at: Instant,
+    pub seq: u64,
+    pub semaphore: Value,
+}
+
+/// Scheduler state.
+#[derive(Debug)]
+pub(crate) struct Scheduler {
+    /// The running process, or nil.
+    pub active: Value,
+    /// The running process's frames (moved out of its body while it runs).
+    pub state: ProcessState,
+    /// Ready processes by priority.
+    pub ready: Vec<VecDeque<Value>>,
+    /// Pending timers, earliest first.
+    pub timers: BinaryHeap<Reverse<Timer>>,
+    pub timer_seq: u64,
+}
+
+impl Default for Scheduler {
+    fn default() -> Self {
+        Scheduler {
+            active: Value::NIL,
+            state: ProcessState::new(),
+            ready: (0..=MAX_PRIORITY).map(|_| VecDeque::new()).collect(),
+            timers: BinaryHeap::new(),
+            timer_seq: 0,
+        }
+    }
+}
+
+impl Vm {
+    /// Creates a suspended process object with `state`.
+    pub(crate) fn new_process_object(&mut self, state: ProcessState, priority: i64) -> Value {
+        let mut slots = vec![Value::NIL; process_slots::SIZE];
+        slots[process_slots::PRIORITY] = Value::small(priority.clamp(1, MAX_PRIORITY as i64));
+        let named = self.format_of(self.known.process).map_or(process_slots::SIZE, |(_, n)| n);
+        slots.resize(named.max(process_slots::SIZE), Value::NIL);
+        let body = Body::Process(Box::new(ProcessBody { slots, state: Some(state) }));
+        self.heap.alloc(self.known.process, named, body)
+    }
+
+    /// The priority of a process.
+    pub(crate) fn priority_of(&self, process: Value) -> usize {
+        self.heap
+            .slot(process, process_slots::PRIORITY)
+            .and_then(Value::as_int)
+            .map_or(USER_PRIORITY as usize, |p| p.clamp(1, MAX_PRIORITY as i64) as usize)
+    }
+
+    fn body_state_mut(&mut self, process: Value) -> Option<&mut Option<ProcessState>> {
+        match &mut self.heap.get_mut(process)?.body {
+            Body::Process(p) => Some(&mut p.state),
+            _ => None,
+        }
+    }
+
+    /// The status of a process that is not running.
+    pub(crate) fn status_of(&mut self, process: Value) -> Option<Status> {
+        if process == self.scheduler.active {
+            return Some(self.scheduler.state.status);
+        }
+        self.body_state_mut(process).and_then(|s| s.as_ref().map(|s| s.status))
+    }
+
+    /// Sets the status of a process, running or not.
+    pub(crate) fn set_status(&mut self, process: Value, status: Status) {
+        if process == self.scheduler.active {
+            self.scheduler.state.status = status;
+        } else if let Some(Some(s)) = self.body_state_mut(process) {
+            s.status = status;
+        }
+    }
+
+    /// Puts a process in its ready queue; answers whether it should preempt the running one.
+    pub(crate) fn make_ready(&mut self, process: Value) -> bool {
+        self.set_status(process, Status::Ready);
+        self.heap.set_slot(process, process_slots::MY_LIST, Value::NIL);
+        let p = self.priority_of(process);
+        if let Some(q) = self.scheduler.ready.get_mut(p) {
+            q.push_back(process);
+        }
+        !self.scheduler.active.is_nil() && p > self.priority_of(self.scheduler.active)
+    }
+
+    /// Stops running the active process (its status must already say why) and saves its state.
+    pub(crate) fn deactivate(&mut self) {
+        let active = self.scheduler.active;
+        if active.is_nil() {
+            return;
+        }
+        let state = std::mem::take(&mut self.scheduler.state);
+        if let Some(slot) = self.body_state_mut(active) {
+            *slot = Some(state);
+        }
+        self.scheduler.active = Value::NIL;
+    }
+
+    /// Makes `process` the running one (the previous one must have been deactivated).
+    pub(crate) fn activate_process(&mut self, process: Value) {
+        let state = self.body_state_mut(process).and_then(Option::take).unwrap_or_default();
+        self.scheduler.state = state;
+        self.scheduler.state.status = Status::Running;
+        self.scheduler.active = process;
+    }
+
+    /// The highest-priority ready process, removed from its queue.
+    pub(crate) fn take_next_ready(&mut self) -> Option<Value> {
+        self.scheduler.ready.iter_mut().rev().find_map(VecDeque::pop_front)
+    }
+
+    /// Preempts the running process in favour of a higher-priority ready one.
+    pub(crate) fn preempt(&mut self) {
+        let active = self.scheduler.active;
+        if active.is_nil() {
+            return;
+        }
+        let p = self.priority_of(active);
+        let higher = self.scheduler.ready.iter().skip(p + 1).any(|q| !q.is_empty());
+        if !higher {
+            return;
+        }
+        self.scheduler.state.status = Status::Ready;
+        self.deactivate();
+        if let Some(q) = self.scheduler.ready.get_mut(p) {
+            q.push_front(active);
+        }
+        if let Some(next) = self.take_next_ready() {
+            self.activate_process(next);
+        }
+    }
+
+    /// Switches to the next ready process after the active one stopped (if any is ready).
+    pub(crate) fn switch_to_next(&mut self) {
+        self.deactivate();
+        if let Some(next) = self.take_next_ready() {
+            self.activate_process(next);
+        }
+    }
+
+    /// `Processor yield`: let other ready processes of the same priority run.
+    pub(crate) fn yield_active(&mut self) {
+        let active = self.scheduler.active;
+        let p = self.priority_of(active);
+        if self.scheduler.ready.get(p).is_none_or(VecDeque::is_empty) {
+            return;
+        }
+        self.scheduler.state.status = Status::Ready;
+        self.deactivate();
+        if let Some(q) = self.scheduler.ready.get_mut(p) {
+            q.push_back(active);
+        }
+        if let Some(next) = self.take_next_ready() {
+            self.activate_process(next);
+        }
+    }
+
+    /// Removes a process from the ready queue or semaphore it waits in.
+    pub(crate) fn unlink(&mut self, process: Value) {
+        for q in &mut self.scheduler.ready {
+            q.retain(|&p| p != process);
+        }
+        let list = self.heap.slot(process, process_slots::MY_LIST).unwrap_or(Value::NIL);
+        if let Some(Body::Semaphore(s)) = self.heap.get_mut(list).map(|o| &mut o.body) {
+            s.waiting.retain(|&p| p != process);
+        }
+        self.heap.set_slot(process, process_slots::MY_LIST, Value::NIL);
+    }
+
+    /// `Semaphore>>signal`. Answers whether a process switch may be due.
+    pub(crate) fn signal_semaphore(&mut self, sem: Value) -> bool {
+        let waiter = match self.heap.get_mut(sem).map(|o| &mut o.body) {
+            Some(Body::Semaphore(s)) => match s.waiting.pop_front() {
+                Some(p) => p,
+                None => {
+                    s.excess_signals = s.excess_signals.saturating_add(1);
+                    return false;
+                }
+            },
+            _ => return false,
+        };
+        self.make_ready(waiter)
+    }
+
+    /// `Semaphore>>wait` for the running process. Answers true if the process now waits.
+    pub(crate) fn wait_semaphore(&mut self, sem: Value) -> bool {
+        let active = self.scheduler.active;
+        match self.heap.get_mut(sem).map(|o| &mut o.body) {
+            Some(Body::Semaphore(s)) => {
+                if s.excess_signals > 0 {
+                    s.excess_signals -= 1;
+                    return false;
+                }
+                s.waiting.push_back(active);
+            }
+            _ => return false,
+        }
+        self.heap.set_slot(active, process_slots::MY_LIST, sem);
+        self.scheduler.state.status = Status::Waiting;
+        self.switch_to_next();
+        true
+    }
+
+    /// Schedules `sem` to be signalled at `at`.
+    pub(crate) fn add_timer(&mut self, at: Instant, semaphore: Value) {
+        self.scheduler.timer_seq += 1;
+        let seq = self.scheduler.timer_seq;
+        self.scheduler.timers.push(Reverse(Timer { at, seq, semaphore }));
+    }
+
+    /// Cancels the timers of `sem`.
+    pub(crate) fn cancel_timers(&mut self, sem: Value) {
+        let timers = std::mem::take(&mut self.scheduler.timers);
+        self.scheduler.timers = timers.into_iter().filter(|t| t.0.semaphore != sem).collect();
+    }
+
+    /// Signals every timer that is due; answers whether a higher-priority process is ready.
+    pub(crate) fn fire_timers(&mut self, now: Instant) -> bool {
+        let mut preempt = false;
+        while let Some(Reverse(t)) = self.scheduler.timers.peek() {
+            if t.at > now {
+                break;
+            }
+            let sem = t.semaphore;
+            self.scheduler.timers.pop();
+            preempt |= self.signal_semaphore(sem);
+        }
+        preempt
+    }
+
+    /// The earliest pending timer.
+    pub(crate) fn next_timer(&self) -> Option<Instant> {
+        self.scheduler.timers.peek().map(|t| t.0.at)
+    }
+
+    /// Values the scheduler holds (for the collector).
+    pub(crate) fn scheduler_roots(&self, out: &mut Vec<Value>) {
+        out.push(self.scheduler.active);
+        self.scheduler.state.trace(&mut |v| out.push(v));
+        for q in &self.scheduler.ready {
+            out.extend(q.iter().copied());
+        }
+        out.extend(self.scheduler.timers.iter().map(|t| t.0.semaphore));
+    }
+}

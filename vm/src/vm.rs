@@ -1,0 +1,491 @@
+//! The `Vm`: object memory plus the classes and objects the interpreter knows by name,
+//! symbols, method lookup and its caches, and helpers to make and read common objects.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use num_bigint::BigInt;
+use num_traits::ToPrimitive;
+
+use crate::bytecode::CompiledCode;
+use crate::heap::{Body, Dict, Heap, Kind, object};
+use crate::scheduler::Scheduler;
+use crate::value::Value;
+
+/// Slot indices of class objects (Behavior, ClassDescription, Class / Metaclass).
+pub mod class_slots {
+    /// `superclass`
+    pub const SUPERCLASS: usize = 0;
+    /// `methodDict` (a MethodDictionary)
+    pub const METHOD_DICT: usize = 1;
+    /// `format`: `kind << 16 | named slot count`
+    pub const FORMAT: usize = 2;
+    /// `instanceVariables`: an Array of Symbols, this class's own.
+    pub const INST_VARS: usize = 3;
+    /// Class: `name` (a Symbol); Metaclass: `thisClass`.
+    pub const NAME: usize = 4;
+    /// Metaclass: `thisClass`.
+    pub const THIS_CLASS: usize = 4;
+    /// `subclasses` (an Array)
+    pub const SUBCLASSES: usize = 5;
+    /// `classPool` (a native dictionary of Associations)
+    pub const CLASS_POOL: usize = 6;
+    /// `sharedPools` (an Array of pool names)
+    pub const SHARED_POOLS: usize = 7;
+    /// `category` (a String: the package)
+    pub const CATEGORY: usize = 8;
+    /// `comment` (a String)
+    pub const COMMENT: usize = 9;
+    /// Named slots of a Class instance.
+    pub const CLASS_SIZE: usize = 10;
+    /// Named slots of a Metaclass instance.
+    pub const METACLASS_SIZE: usize = 5;
+}
+
+use class_slots as cs;
+
+/// Classes and objects the VM refers to directly; filled in at boot.
+#[derive(Default, Clone, Debug)]
+#[allow(missing_docs)]
+pub struct Known {
+    pub object: Value,
+    pub behavior: Value,
+    pub class_description: Value,
+    pub class: Value,
+    pub metaclass: Value,
+    pub undefined_object: Value,
+    pub boolean: Value,
+    pub true_class: Value,
+    pub false_class: Value,
+    pub small_integer: Value,
+    pub large_positive: Value,
+    pub large_negative: Value,
+    pub float: Value,
+    pub character: Value,
+    pub string: Value,
+    pub symbol: Value,
+    pub byte_array: Value,
+    pub array: Value,
+    pub compiled_method: Value,
+    pub block_closure: Value,
+    pub context: Value,
+    pub process: Value,
+    pub semaphore: Value,
+    pub association: Value,
+    pub method_dictionary: Value,
+    pub symbol_dictionary: Value,
+    pub system_dictionary: Value,
+    pub message: Value,
+    pub processor_scheduler: Value,
+    /// The `Smalltalk` SystemDictionary (global bindings, native Dict of Associations).
+    pub smalltalk: Value,
+    /// Bindings of variables referenced before they were defined.
+    pub undeclared: Value,
+    /// The `Processor` object.
+    pub processor: Value,
+    pub sel_does_not_understand: Value,
+    pub sel_must_be_boolean: Value,
+    pub sel_cannot_return: Value,
+    pub sel_about_to_return: Value,
+    pub sel_stack_overflow: Value,
+    pub sel_unhandled_error: Value,
+    pub sel_value: Value,
+    pub sel_do_it: Value,
+    pub sel_print_string: Value,
+    /// Selectors of the [`crate::bytecode::BinOp`]s, by discriminant.
+    pub bin_selectors: Vec<Value>,
+}
+
+impl Known {
+    /// Every value held here (for the collector).
+    pub fn all(&self) -> Vec<Value> {
+        let mut v = vec![
+            self.object,
+            self.behavior,
+            self.class_description,
+            self.class,
+            self.metaclass,
+            self.undefined_object,
+            self.boolean,
+            self.true_class,
+            self.false_class,
+            self.small_integer,
+            self.large_positive,
+            self.large_negative,
+            self.float,
+            self.character,
+            self.string,
+            self.symbol,
+            self.byte_array,
+            self.array,
+            self.compiled_method,
+            self.block_closure,
+            self.context,
+            self.process,
+            self.semaphore,
+            self.association,
+            self.method_dictionary,
+            self.symbol_dictionary,
+            self.system_dictionary,
+            self.message,
+            self.processor_scheduler,
+            self.smalltalk,
+            self.undeclared,
+            self.processor,
+        ];
+        v.extend(self.bin_selectors.iter().copied());
+        v
+    }
+}
+
+/// Settings of a VM.
+#[derive(Clone, Debug)]
+pub struct VmConfig {
+    /// The frame depth at which a process gets a recursion error.
+    pub max_depth: usize,
+}
+
+impl Default for VmConfig {
+    fn default() -> Self {
+        VmConfig { max_depth: 100_000 }
+    }
+}
+
+/// One Smalltalk virtual machine: heap, classes, processes.
+pub struct Vm {
+    /// Object memory.
+    pub heap: Heap,
+    /// Classes and objects known by name.
+    pub known: Known,
+    /// Settings.
+    pub config: VmConfig,
+    pub(crate) symbols: HashMap<Vec<u8>, Value>,
+    pub(crate) method_cache: HashMap<(Value, Value), Value>,
+    /// Bumped whenever cached lookups may be stale (method changes, collections).
+    pub(crate) cache_epoch: u32,
+    pub(crate) scheduler: Scheduler,
+    pub(crate) next_frame_id: u64,
+    /// Set from any thread to make the running evaluation stop at its next interrupt check.
+    pub interrupt: Arc<AtomicBool>,
+    /// Objects the host holds (kept alive across collections).
+    pub(crate) handles: Vec<Value>,
+    /// Transcript output not yet taken by the host.
+    pub(crate) transcript: String,
+    /// Warnings from the compiler (undeclared variables), not yet taken.
+    pub(crate) warnings: Vec<String>,
+    /// The process whose end makes [`Vm::run`] return.
+    pub(crate) watch: Option<Value>,
+    /// Set when the watched process finished or was suspended.
+    pub(crate) watch_stopped: bool,
+    /// When the VM started (the millisecond clock counts from here).
+    pub(crate) started: std::time::Instant,
+    /// The message of the last failed compile (for `Compiler evaluate:` and `compile:`).
+    pub(crate) last_compile_error: Option<crate::error::CompileError>,
+}
+
+impl Vm {
+    /// An empty VM: no classes yet (see [`crate::bootstrap`]).
+    pub(crate) fn empty() -> Vm {
+        Vm {
+            heap: Heap::new(),
+            known: Known::default(),
+            config: VmConfig::default(),
+            symbols: HashMap::new(),
+            method_cache: HashMap::new(),
+            cache_epoch: 0,
+            scheduler: Scheduler::default(),
+            next_frame_id: 1,
+            interrupt: Arc::new(AtomicBool::new(false)),
+            handles: Vec::new(),
+            transcript: String::new(),
+            warnings: Vec::new(),
+            watch: None,
+            watch_stopped: false,
+            started: std::time::Instant::now(),
+            last_compile_error: None,
+        }
+    }
+
+    // ----------------------------------------------------------------- making objects
+
+    /// The Symbol for `name`, created on first use.
+    pub fn intern(&mut self, name: &str) -> Value {
+        self.intern_bytes(&latin1(name))
+    }
+
+    /// The Symbol with these Latin-1 bytes.
+    pub fn intern_bytes(&mut self, bytes: &[u8]) -> Value {
+        if let Some(&v) = self.symbols.get(bytes) {
+            return v;
+        }
+        let v = self.heap.alloc(self.known.symbol, 0, Body::Bytes(bytes.to_vec()));
+        self.symbols.insert(bytes.to_vec(), v);
+        v
+    }
+
+    /// The Symbol for `name` if it exists.
+    pub fn existing_symbol(&self, name: &str) -> Option<Value> {
+        self.symbols.get(latin1(name).as_slice()).copied()
+    }
+
+    /// A new String.
+    pub fn new_string(&mut self, s: &str) -> Value {
+        self.heap.alloc(self.known.string, 0, Body::Bytes(latin1(s)))
+    }
+
+    /// A new Array holding `items`.
+    pub fn new_array(&mut self, items: Vec<Value>) -> Value {
+        self.heap.alloc(self.known.array, 0, Body::Slots(items))
+    }
+
+    /// A new Float.
+    pub fn new_float(&mut self, f: f64) -> Value {
+        self.heap.alloc(self.known.float, 0, Body::Float(f))
+    }
+
+    /// An Integer: a SmallInteger when it fits, else a Large(Positive|Negative)Integer.
+    pub fn new_integer(&mut self, n: BigInt) -> Value {
+        if let Some(v) = n.to_i64().and_then(Value::int) {
+            return v;
+        }
+        let class = if n.sign() == num_bigint::Sign::Minus {
+            self.known.large_negative
+        } else {
+            self.known.large_positive
+        };
+        self.heap.alloc(class, 0, Body::Large(Box::new(n)))
+    }
+
+    /// An Integer from an `i128` (results of SmallInteger arithmetic).
+    pub fn new_integer_i128(&mut self, n: i128) -> Value {
+        match i64::try_from(n).ok().and_then(Value::int) {
+            Some(v) => v,
+            None => self.new_integer(BigInt::from(n)),
+        }
+    }
+
+    /// A new Association `key -> value`.
+    pub fn new_association(&mut self, key: Value, value: Value) -> Value {
+        self.heap.alloc(self.known.association, 2, Body::Slots(vec![key, value]))
+    }
+
+    /// A new native dictionary of the given class.
+    pub fn new_dict(&mut self, class: Value) -> Value {
+        self.heap.alloc(class, 0, Body::Dict(Box::default()))
+    }
+
+    // ----------------------------------------------------------------- reading objects
+
+    /// The String or Symbol `v` as Rust text (Latin-1 decoded).
+    pub fn string_of(&self, v: Value) -> Option<String> {
+        self.heap.bytes(v).map(|b| b.iter().map(|&c| c as char).collect())
+    }
+
+    /// The Float of a Float object.
+    pub fn float_of(&self, v: Value) -> Option<f64> {
+        match self.heap.get(v)?.body {
+            Body::Float(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// The integer value of a SmallInteger or Large integer.
+    pub fn integer_of(&self, v: Value) -> Option<BigInt> {
+        if let Some(n) = v.as_int() {
+            return Some(BigInt::from(n));
+        }
+        match &self.heap.get(v)?.body {
+            Body::Large(n) => Some((**n).clone()),
+            _ => None,
+        }
+    }
+
+    /// The elements of an Array (or any pointer object's indexed part).
+    pub fn array_items(&self, v: Value) -> Option<Vec<Value>> {
+        let obj = self.heap.get(v)?;
+        obj.slots().map(|s| s.get(obj.named as usize..).unwrap_or(&[]).to_vec())
+    }
+
+    /// The native dictionary of a Dict-bodied object.
+    pub fn dict(&self, v: Value) -> Option<&Dict> {
+        match &self.heap.get(v)?.body {
+            Body::Dict(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// The native dictionary, mutably (no write barrier: callers use [`Heap::note_store`]).
+    pub fn dict_mut(&mut self, v: Value) -> Option<&mut Dict> {
+        match &mut self.heap.get_mut(v)?.body {
+            Body::Dict(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// The compiled code of a CompiledMethod.
+    pub fn code_of(&self, method: Value) -> Option<Rc<CompiledCode>> {
+        match &self.heap.get(method)?.body {
+            Body::Method(code) => Some(code.clone()),
+            _ => None,
+        }
+    }
+
+    // ----------------------------------------------------------------- classes
+
+    /// The class of any value.
+    #[inline(always)]
+    pub fn class_of(&self, v: Value) -> Value {
+        if v.is_object() {
+            self.heap.class_of_object(v).unwrap_or(self.known.undefined_object)
+        } else if v.is_int() {
+            self.known.small_integer
+        } else if v.is_char() {
+            self.known.character
+        } else if v == Value::NIL {
+            self.known.undefined_object
+        } else if v == Value::TRUE {
+            self.known.true_class
+        } else {
+            self.known.false_class
+        }
+    }
+
+    /// Whether `class` is a metaclass.
+    pub fn is_metaclass(&self, class: Value) -> bool {
+        self.heap.class_of_object(class) == Some(self.known.metaclass)
+    }
+
+    /// Whether `v` is a class or metaclass.
+    pub fn is_behavior(&self, v: Value) -> bool {
+        if !v.is_object() {
+            return false;
+        }
+        let class = self.class_of(v);
+        class == self.known.metaclass || self.heap.class_of_object(class) == Some(self.known.metaclass)
+    }
+
+    /// The superclass of a class (nil for the root).
+    pub fn superclass_of(&self, class: Value) -> Value {
+        self.heap.slot(class, cs::SUPERCLASS).unwrap_or(Value::NIL)
+    }
+
+    /// The instance kind and named slot count of a class.
+    pub fn format_of(&self, class: Value) -> Option<(Kind, usize)> {
+        self.heap.slot(class, cs::FORMAT)?.as_int().and_then(object::decode_format)
+    }
+
+    /// The name of a class, `Foo class` for a metaclass.
+    pub fn class_name(&self, class: Value) -> String {
+        if self.is_metaclass(class) {
+            let this = self.heap.slot(class, cs::THIS_CLASS).unwrap_or(Value::NIL);
+            return format!("{} class", self.class_name(this));
+        }
+        self.heap
+            .slot(class, cs::NAME)
+            .and_then(|n| self.string_of(n))
+            .unwrap_or_else(|| "?".to_string())
+    }
+
+    /// Whether `class` is `ancestor` or inherits from it.
+    pub fn inherits_from(&self, mut class: Value, ancestor: Value) -> bool {
+        let mut guard = 0;
+        while !class.is_nil() && guard < 10_000 {
+            if class == ancestor {
+                return true;
+            }
+            class = self.superclass_of(class);
+            guard += 1;
+        }
+        false
+    }
+
+    /// Finds the method for `selector` starting at `class`, through the cache.
+    pub fn lookup(&mut self, class: Value, selector: Value) -> Option<Value> {
+        if let Some(&m) = self.method_cache.get(&(class, selector)) {
+            return Some(m);
+        }
+        let mut c = class;
+        let mut guard = 0;
+        while !c.is_nil() && guard < 10_000 {
+            let dict = self.heap.slot(c, cs::METHOD_DICT).unwrap_or(Value::NIL);
+            if let Some(m) = self.dict(dict).and_then(|d| d.get(selector)) {
+                self.method_cache.insert((class, selector), m);
+                return Some(m);
+            }
+            c = self.superclass_of(c);
+            guard += 1;
+        }
+        None
+    }
+
+    /// Forgets every cached lookup (after a method or class change, or a collection).
+    pub fn flush_caches(&mut self) {
+        self.method_cache.clear();
+        self.cache_epoch = self.cache_epoch.wrapping_add(1);
+        if self.cache_epoch == u32::MAX {
+            self.cache_epoch = 0;
+        }
+    }
+
+    /// The global named `name`, if defined.
+    pub fn global(&self, name: &str) -> Option<Value> {
+        let sym = self.existing_symbol(name)?;
+        let assoc = self.dict(self.known.smalltalk)?.get(sym)?;
+        self.heap.slot(assoc, 1)
+    }
+
+    /// Defines or replaces the global `name`.
+    pub fn set_global(&mut self, name: &str, value: Value) {
+        let sym = self.intern(name);
+        let existing = self.dict(self.known.smalltalk).and_then(|d| d.get(sym));
+        match existing {
+            Some(assoc) => {
+                self.heap.set_slot(assoc, 1, value);
+            }
+            None => {
+                let assoc = self.undeclared_binding_for(sym).unwrap_or_else(|| self.new_association(sym, value));
+                self.heap.set_slot(assoc, 1, value);
+                if let Some(d) = self.dict_mut(self.known.smalltalk) {
+                    d.insert(sym, assoc);
+                }
+                self.heap.note_store(self.known.smalltalk);
+            }
+        }
+    }
+
+    /// Takes the binding of `sym` out of Undeclared (it is being defined for real).
+    fn undeclared_binding_for(&mut self, sym: Value) -> Option<Value> {
+        let undeclared = self.known.undeclared;
+        self.dict_mut(undeclared).and_then(|d| d.remove(sym))
+    }
+
+    /// Registers a value the host keeps: it survives collections until released.
+    pub fn hold(&mut self, v: Value) -> usize {
+        self.handles.push(v);
+        self.handles.len() - 1
+    }
+
+    /// Takes the Transcript output written since the last call.
+    pub fn take_transcript(&mut self) -> String {
+        std::mem::take(&mut self.transcript)
+    }
+
+    /// Takes the compiler warnings issued since the last call.
+    pub fn take_warnings(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.warnings)
+    }
+
+    /// A fresh activation id.
+    pub(crate) fn new_frame_id(&mut self) -> u64 {
+        let id = self.next_frame_id;
+        self.next_frame_id += 1;
+        id
+    }
+}
+
+/// Encodes text as Latin-1, the encoding of byte Strings (other characters become `?`).
+pub fn latin1(s: &str) -> Vec<u8> {
+    s.chars().map(|c| u8::try_from(u32::from(c)).unwrap_or(b'?')).collect()
+}
