@@ -423,6 +423,20 @@ impl Gen<'_> {
     pub fn effect(&mut self, e: &Expr) -> CResult<()> {
         self.step(e.span());
         match e {
+            Expr::Assign { target, value, .. } if is_direct_op(value) => {
+                // Instructions such as `Bin` can write any register: `k := k + p` is one.
+                let place = self.place(target, true)?;
+                let mark = self.fun.next;
+                match (place, &**value) {
+                    (Place::Reg(r), Expr::Send(send)) => self.send_to(&send.receiver, &send.message, r, send.span)?,
+                    (place, _) => {
+                        let r = self.operand(value, false)?;
+                        self.store(&place, r);
+                    }
+                }
+                self.release_to(mark);
+                Ok(())
+            }
             Expr::Assign { target, value, .. } if is_simple(value) => {
                 let place = self.place(target, true)?;
                 let mark = self.fun.next;
@@ -855,6 +869,21 @@ impl Gen<'_> {
             }
             Place::SelfRef | Place::Super | Place::Context => {}
         }
+    }
+}
+
+/// Whether an expression compiles to one instruction that may write any register (not a
+/// real send, whose answer lands in its receiver register).
+pub(super) fn is_direct_op(e: &Expr) -> bool {
+    let Expr::Send(send) = e else { return false };
+    if matches!(&send.receiver, Expr::Variable(id) if id.name == "super") {
+        return false;
+    }
+    let sel = send.message.selector.as_str();
+    match send.message.args.len() {
+        0 => matches!(sel, "class" | "isNil" | "notNil"),
+        1 => BinOp::for_selector(sel).is_some() || sel == "==" || sel == "~~",
+        _ => false,
     }
 }
 

@@ -11,6 +11,8 @@ pub mod lexer;
 mod literals;
 pub mod parser;
 mod scope;
+#[cfg(test)]
+mod tests;
 
 use std::rc::Rc;
 

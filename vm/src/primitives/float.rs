@@ -201,6 +201,9 @@ mod tests {
         assert_eq!(print_float(-2.5), "-2.5");
         assert_eq!(print_float(f64::INFINITY), "Float infinity");
         assert_eq!(print_float(f64::NAN), "Float nan");
-        assert_eq!(print_float(1.2345678901234567e17), "1.2345678901234568e17");
+        assert_eq!(print_float(1.2345678901234567e17), "1.2345678901234566e17");
+        assert_eq!(print_float(1.0e16), "1.0e16");
+        assert_eq!(print_float(1.0e15), "1000000000000000.0");
+        assert_eq!(print_float(0.0001), "0.0001");
     }
 }

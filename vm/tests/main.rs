@@ -1,0 +1,17 @@
+//! The VM's integration tests: one binary, one module per area. Each test boots a VM on the
+//! embedded kernel (`util::vm`) and checks what Smalltalk code answers.
+//!
+//! - `syntax`: every syntax form, compiled and run.
+//! - `exceptions`: every ANSI exception operation.
+//! - `processes`: scheduling, semaphores, delays, interrupts.
+//! - `memory`: the collector under allocation pressure, deep recursion.
+//! - `robustness`: random and malformed source never panics.
+//! - `kernel`: the kernel's own SUnit suite.
+
+mod exceptions;
+mod kernel;
+mod memory;
+mod processes;
+mod robustness;
+mod syntax;
+mod util;

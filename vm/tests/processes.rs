@@ -1,0 +1,96 @@
+//! Green-thread processes: fork, priorities, semaphores, delays, queues, termination, and the
+//! host regaining control of a runaway evaluation.
+
+use std::time::{Duration, Instant};
+
+use onyx_vm::{EvalError, Poll};
+
+use crate::util::{check_all, eval_in, vm};
+
+#[test]
+fn fork_yield_and_priorities() {
+    check_all(&[
+        ("| log | log := OrderedCollection new. [log add: 2] fork. log add: 1. Processor yield. log add: 3. log asArray", "#(1 2 3)"),
+        ("| log | log := OrderedCollection new. [log add: #high] forkAt: Processor userInterruptPriority. log add: #low. log asArray", "#(#high #low)"),
+        ("| log p | log := OrderedCollection new. p := [log add: #low] forkAt: Processor userBackgroundPriority. log add: #main. log asArray", "#(#main)"),
+        ("Processor activeProcess priority", "40"),
+        ("| p | p := [3] newProcess. p isSuspended", "true"),
+        ("| p | p := [3] fork. Processor yield. p isTerminated", "true"),
+        ("| s r | s := Semaphore new. [r := 42. s signal] fork. s wait. r", "42"),
+        ("| s | s := Semaphore new. s signal; signal. s wait. s excessSignals", "1"),
+    ]);
+}
+
+#[test]
+fn semaphore_ping_pong_keeps_order() {
+    // The same check as the peer's benchmark script: every round trip alternates.
+    let r = crate::util::eval(
+        "| n i j bad s1 s2 done | n := 100000. i := 0. j := 0. bad := 0. \
+         s1 := Semaphore new. s2 := Semaphore new. done := Semaphore new. \
+         [1 to: n do: [:ii | s1 wait. i = ii ifFalse: [bad := bad + 1]. j := j + 1. s2 signal]] fork. \
+         [1 to: n do: [:jj | i := jj. s1 signal. s2 wait. j = jj ifFalse: [bad := bad + 1]]. done signal] fork. \
+         done wait. {bad. j}",
+    );
+    assert_eq!(r, "#(0 100000)");
+}
+
+#[test]
+fn delays_shared_queues_and_mutexes() {
+    let start = Instant::now();
+    check_all(&[
+        ("| t | t := Time millisecondClockValue. (Delay forMilliseconds: 60) wait. Time millisecondClockValue - t >= 60", "true"),
+        ("| q r | q := SharedQueue new. [1 to: 5 do: [:i | q nextPut: i]] fork. r := OrderedCollection new. 5 timesRepeat: [r add: q next]. r asArray", "#(1 2 3 4 5)"),
+        ("| q | q := SharedQueue new. [(Delay forMilliseconds: 20) wait. q nextPut: #late] fork. q next", "#late"),
+        ("| m n | m := Mutex new. n := 0. m critical: [m critical: [n := n + 1]]. n", "1"),
+        ("| m log | m := Mutex new. log := OrderedCollection new. [m critical: [log add: 1. Processor yield. log add: 2]] fork. [m critical: [log add: 3]] fork. (Delay forMilliseconds: 20) wait. log asArray", "#(1 2 3)"),
+    ]);
+    assert!(start.elapsed() >= Duration::from_millis(80));
+}
+
+#[test]
+fn suspend_resume_terminate() {
+    check_all(&[
+        ("| p log | log := OrderedCollection new. p := [log add: 1. Processor activeProcess suspend. log add: 2] fork. Processor yield. log add: #main. p resume. Processor yield. log asArray", "#(1 #main 2)"),
+        ("| p log s | log := OrderedCollection new. s := Semaphore new. p := [[s wait] ensure: [log add: #unwound]] fork. Processor yield. p terminate. {p isTerminated. log asArray}", "#(true #(#unwound))"),
+        ("| p | p := [[true] whileTrue: [Processor yield]] fork. Processor yield. p terminate. p isTerminated", "true"),
+        ("| p | p := [Processor activeProcess terminate. #notReached] fork. Processor yield. p isTerminated", "true"),
+    ]);
+}
+
+#[test]
+fn host_regains_control_of_an_endless_loop_and_interrupts_it() {
+    let mut vm = vm();
+    let process = vm.spawn_doit("[true] whileTrue: [3 + 4]", onyx_vm::Value::NIL).expect("compiles");
+    for _ in 0..3 {
+        let t = Instant::now();
+        assert!(matches!(vm.poll(process, Duration::from_millis(5)), Poll::Running));
+        assert!(t.elapsed() < Duration::from_millis(50), "the host waited {:?}", t.elapsed());
+    }
+    let report = vm.interrupt_process(process);
+    assert_eq!(report.class_name, "Interrupt");
+    assert!(report.stack.iter().any(|f| f.label.contains("DoIt")), "{report:?}");
+    assert_eq!(eval_in(&mut vm, "3 + 4").expect("the VM goes on"), "7");
+}
+
+#[test]
+fn interrupt_flag_from_another_thread_stops_an_evaluation() {
+    let mut vm = vm();
+    let flag = vm.interrupt.clone();
+    let setter = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(50));
+        flag.store(true, std::sync::atomic::Ordering::Relaxed);
+    });
+    let t = Instant::now();
+    let r = vm.evaluate("| n | n := 0. [true] whileTrue: [n := n + 1]");
+    assert!(matches!(r, Err(EvalError::Interrupted(_))), "{r:?}");
+    assert!(t.elapsed() < Duration::from_secs(2));
+    setter.join().expect("thread");
+    assert_eq!(eval_in(&mut vm, "1 + 1").expect("the VM goes on"), "2");
+}
+
+#[test]
+fn waiting_forever_is_reported_not_hung() {
+    let mut vm = vm();
+    let r = vm.evaluate("Semaphore new wait");
+    assert!(matches!(r, Err(EvalError::Deadlock(_))), "{r:?}");
+}
