@@ -172,6 +172,7 @@ impl Vm {
         vm.known.sel_value = vm.intern("value");
         vm.known.sel_do_it = vm.intern("DoIt");
         vm.known.sel_print_string = vm.intern("printString");
+        vm.known.sel_at_put = vm.intern("at:put:");
         vm.known.bin_selectors = crate::bytecode::BinOp::ALL.iter().map(|op| vm.intern(op.selector())).collect();
         vm
     }

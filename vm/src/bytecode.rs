@@ -152,8 +152,16 @@ pub enum Instr {
     SuperSend { a: Reg, nargs: u8, lit: u16, cache: u16 },
     /// `R[dst] := R[x] op R[y]` with a SmallInteger/Float fast path.
     Bin { op: BinOp, dst: Reg, x: Reg, y: Reg },
-    /// `R[dst] := R[x] + imm` (also `- imm`), fast path for SmallIntegers, else a send of `+`.
-    AddImm { dst: Reg, x: Reg, imm: i16 },
+    /// `R[dst] := R[x] op imm` for a SmallInteger literal argument (`- n` is `+ -n`).
+    BinImm { op: BinOp, dst: Reg, x: Reg, imm: i16 },
+    /// Compare and branch: if `R[x] op R[y]` is true, skip the next instruction; if false,
+    /// jump by `offset`. When there is no fast path the comparison is sent, its answer lands in
+    /// `R[t]`, and the next instruction (a `JumpIfFalse` on `R[t]` to the same target) decides.
+    CmpJump { op: BinOp, x: Reg, y: Reg, t: Reg, offset: i16 },
+    /// As [`Instr::CmpJump`] with a small SmallInteger literal as the argument.
+    CmpImmJump { op: BinOp, x: Reg, imm: i8, t: Reg, offset: i16 },
+    /// `R[a] at: R[a+1] put: R[a+2]` with a fast path for Arrays; else a send of `at:put:`.
+    AtPut { a: Reg, cache: u16 },
     /// `R[dst] := R[x] == R[y]`
     IdEq { dst: Reg, x: Reg, y: Reg },
     /// `R[dst] := R[x] ~~ R[y]`

@@ -243,14 +243,65 @@ impl Vm {
                             flow!(self.send_from_top(sel, xv, &[yv], base + dst as usize));
                         }
                     }
-                    Instr::AddImm { dst, x, imm } => {
+                    Instr::BinImm { op, dst, x, imm } => {
                         let xv = reg!(x);
-                        match xv.as_int().and_then(|n| Value::int(n + i64::from(imm))) {
-                            Some(v) => reg!(dst) = v,
-                            None => {
+                        let yv = Value::small(i64::from(imm));
+                        if let Some(v) = self.bin_fast(op, xv, yv) {
+                            reg!(dst) = v;
+                        } else {
+                            save_pc!();
+                            let sel = self.known.bin_selectors.get(op as usize).copied().unwrap_or(Value::NIL);
+                            flow!(self.send_from_top(sel, xv, &[yv], base + dst as usize));
+                        }
+                    }
+                    Instr::CmpJump { op, x, y, t, offset } => {
+                        let xv = reg!(x);
+                        let yv = reg!(y);
+                        match self.bin_fast(op, xv, yv) {
+                            Some(Value::TRUE) => pc += 1,
+                            Some(Value::FALSE) => pc = (pc as i64 + i64::from(offset)) as usize,
+                            _ => {
                                 save_pc!();
-                                let sel = self.known.bin_selectors.get(BinOp::Add as usize).copied().unwrap_or(Value::NIL);
-                                flow!(self.send_from_top(sel, xv, &[Value::small(i64::from(imm))], base + dst as usize));
+                                let sel = self.known.bin_selectors.get(op as usize).copied().unwrap_or(Value::NIL);
+                                flow!(self.send_from_top(sel, xv, &[yv], base + t as usize));
+                            }
+                        }
+                    }
+                    Instr::CmpImmJump { op, x, imm, t, offset } => {
+                        let xv = reg!(x);
+                        let yv = Value::small(i64::from(imm));
+                        match self.bin_fast(op, xv, yv) {
+                            Some(Value::TRUE) => pc += 1,
+                            Some(Value::FALSE) => pc = (pc as i64 + i64::from(offset)) as usize,
+                            _ => {
+                                save_pc!();
+                                let sel = self.known.bin_selectors.get(op as usize).copied().unwrap_or(Value::NIL);
+                                flow!(self.send_from_top(sel, xv, &[yv], base + t as usize));
+                            }
+                        }
+                    }
+                    Instr::AtPut { a, cache } => {
+                        let at = base + a as usize;
+                        if !self.at_put_fast(at) {
+                            check!(pc - 1);
+                            let recv = reg!(a);
+                            let class = self.class_of(recv);
+                            let selector = self.known.sel_at_put;
+                            let method = match code.caches.get(cache as usize).map(|c| c.get()) {
+                                Some(e) if e.class == class && e.epoch == self.cache_epoch => Some(e.method),
+                                _ => self.lookup(class, selector).inspect(|&m| {
+                                    if let Some(c) = code.caches.get(cache as usize) {
+                                        c.set(CacheEntry { class, method: m, epoch: self.cache_epoch });
+                                    }
+                                }),
+                            };
+                            save_pc!();
+                            match method {
+                                Some(m) => flow!(self.invoke(m, at, 2, at)),
+                                None => {
+                                    self.send_dnu(at, 2, selector, at);
+                                    continue 'outer;
+                                }
                             }
                         }
                     }
@@ -375,6 +426,31 @@ impl Vm {
         }
     }
 
+    /// `at:put:` on an Array (exactly) with a SmallInteger index in range: stores and answers
+    /// the value in the receiver's register. False means: send the message.
+    #[inline(always)]
+    fn at_put_fast(&mut self, at: usize) -> bool {
+        let stack = &self.scheduler.state.stack;
+        let (Some(&recv), Some(&index), Some(&value)) = (stack.get(at), stack.get(at + 1), stack.get(at + 2)) else {
+            return false;
+        };
+        let Some(i) = index.as_int() else { return false };
+        let array = self.known.array;
+        let Some(obj) = self.heap.get_mut(recv) else { return false };
+        if obj.class != array {
+            return false;
+        }
+        let Some(slot) = obj.slots_mut().and_then(|s| usize::try_from(i - 1).ok().and_then(|i| s.get_mut(i))) else {
+            return false;
+        };
+        *slot = value;
+        self.heap.note_store(recv);
+        if let Some(r) = self.scheduler.state.stack.get_mut(at) {
+            *r = value;
+        }
+        true
+    }
+
     /// The stack index just above the top frame's registers.
     pub(crate) fn frame_top(&self) -> usize {
         self.scheduler.state.frames.last().map_or(0, Frame::top)
@@ -429,33 +505,45 @@ impl Vm {
     }
 
     /// Pushes a frame for `code` whose registers start at stack index `at`.
+    #[inline(always)]
     pub(crate) fn activate(&mut self, method: Value, code: Rc<CompiledCode>, at: usize, ret: usize, closure: Value, home: Option<u64>) {
-        let depth = self.scheduler.state.frames.len();
-        if depth >= self.depth_limit() && !self.stack_overflow(depth) {
+        let state = &mut self.scheduler.state;
+        if state.frames.len() >= self.depth_limit {
+            self.activate_deep(method, code, at, ret, closure, home);
             return;
         }
         let top = at + code.frame_size as usize;
-        let stack = &mut self.scheduler.state.stack;
-        if stack.len() < top {
-            stack.resize(top, Value::NIL);
+        if state.stack.len() < top {
+            state.stack.resize(top.max(state.stack.len() * 2), Value::NIL);
         }
         let first_temp = at + 1 + code.num_args as usize + code.num_copied as usize;
-        let last_temp = (first_temp + code.num_temps as usize).min(top);
-        if let Some(temps) = stack.get_mut(first_temp..last_temp) {
-            temps.fill(Value::NIL);
+        for slot in state.stack.iter_mut().skip(first_temp).take(code.num_temps as usize) {
+            *slot = Value::NIL;
         }
-        let id = self.new_frame_id();
-        self.scheduler.state.frames.push(Frame {
-            code,
-            method,
-            closure,
-            pc: 0,
-            base: at as u32,
-            ret: ret as u32,
-            id,
-            home: home.unwrap_or(id),
-            context: Value::NIL,
-        });
+        let id = self.next_frame_id;
+        self.next_frame_id += 1;
+        crate::process::push_frame(&mut state.frames, code, method, closure, at as u32, ret as u32, id, home.unwrap_or(id));
+    }
+
+    /// Activation beyond the recursion limit: signal the recursion error (or, if its handler
+    /// recursed too, stop the process).
+    #[cold]
+    fn activate_deep(&mut self, method: Value, code: Rc<CompiledCode>, at: usize, ret: usize, closure: Value, home: Option<u64>) {
+        let depth = self.scheduler.state.frames.len();
+        if !self.scheduler.state.overflow_signalled {
+            self.scheduler.state.overflow_signalled = true;
+            self.depth_limit = self.config.max_depth + 10_000;
+            let sel = self.known.sel_stack_overflow;
+            let process = self.scheduler.active;
+            let top = self.frame_top();
+            let _ = self.send_from_top(sel, process, &[], top);
+            return;
+        }
+        if depth < self.depth_limit {
+            self.activate(method, code, at, ret, closure, home);
+            return;
+        }
+        self.fatal_error("stack overflow: the recursion error handler recursed too deep");
     }
 
     /// Pops the top frame, handing `v` to its caller (or finishing the process).
@@ -531,25 +619,6 @@ impl Vm {
         }
     }
 
-    /// The depth at which the next activation signals a recursion error.
-    fn depth_limit(&self) -> usize {
-        if self.scheduler.state.overflow_signalled { self.config.max_depth + 10_000 } else { self.config.max_depth }
-    }
-
-    /// Handles a too-deep activation; answers whether to go on with it.
-    fn stack_overflow(&mut self, depth: usize) -> bool {
-        if self.scheduler.state.overflow_signalled || depth >= self.config.max_depth + 10_000 {
-            self.fatal_error("stack overflow: the recursion error handler recursed too deep");
-            return false;
-        }
-        self.scheduler.state.overflow_signalled = true;
-        let sel = self.known.sel_stack_overflow;
-        let process = self.scheduler.active;
-        let ret = self.frame_top();
-        let _ = self.send_from_top(sel, process, &[], ret);
-        false
-    }
-
     /// The periodic check: collector, timers, preemption, host interrupt, deadline.
     fn check_interrupts(&mut self, deadline: Option<Instant>) -> Option<Stop> {
         if self.heap.wants_gc() {
@@ -558,6 +627,7 @@ impl Vm {
         if self.scheduler.state.overflow_signalled && self.scheduler.state.frames.len() < self.config.max_depth / 2 {
             self.scheduler.state.overflow_signalled = false;
         }
+        self.depth_limit = if self.scheduler.state.overflow_signalled { self.config.max_depth + 10_000 } else { self.config.max_depth };
         if self.next_timer().is_some() {
             let now = Instant::now();
             if self.fire_timers(now) {

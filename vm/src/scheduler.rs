@@ -135,6 +135,8 @@ impl Vm {
         self.scheduler.state = state;
         self.scheduler.state.status = Status::Running;
         self.scheduler.active = process;
+        let extra = if self.scheduler.state.overflow_signalled { 10_000 } else { 0 };
+        self.depth_limit = self.config.max_depth + extra;
     }
 
     /// The highest-priority ready process, removed from its queue.

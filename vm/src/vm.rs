@@ -94,6 +94,7 @@ pub struct Known {
     pub sel_value: Value,
     pub sel_do_it: Value,
     pub sel_print_string: Value,
+    pub sel_at_put: Value,
     /// Selectors of the [`crate::bytecode::BinOp`]s, by discriminant.
     pub bin_selectors: Vec<Value>,
 }
@@ -179,6 +180,9 @@ pub struct Vm {
     pub(crate) watch: Option<Value>,
     /// Set when the watched process finished or was suspended.
     pub(crate) watch_stopped: bool,
+    /// The frame depth at which the running process's next activation is refused
+    /// (`config.max_depth`, raised while a recursion error is being handled).
+    pub(crate) depth_limit: usize,
     /// When the VM started (the millisecond clock counts from here).
     pub(crate) started: std::time::Instant,
     /// The message of the last failed compile (for `Compiler evaluate:` and `compile:`).
@@ -204,6 +208,7 @@ impl Vm {
             watch: None,
             watch_stopped: false,
             started: std::time::Instant::now(),
+            depth_limit: VmConfig::default().max_depth,
             last_compile_error: None,
         }
     }

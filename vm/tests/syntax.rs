@@ -21,7 +21,7 @@ fn literals() {
         ("3s2", "3.00s2"),
         ("1.5s2 class", "ScaledDecimal"),
         ("$a", "$a"),
-        ("$ ", "$ "),
+        ("$ ", "Character space"),
         ("$'", "$'"),
         ("'it''s'", "'it''s'"),
         ("'it''s' size", "4"),

@@ -60,6 +60,8 @@ pub(super) struct Gen<'a> {
     pub ivars: Vec<String>,
     pub selector: Value,
     pub doit: bool,
+    /// Set when a branch is too long for a compact jump.
+    pub too_large: bool,
     pub vector_slot: HashMap<VarId, u8>,
     pub vector_size: HashMap<ScopeId, usize>,
     pub fun: Fun,
@@ -100,6 +102,7 @@ pub(super) fn generate(
         ivars,
         selector,
         doit,
+        too_large: false,
         vector_slot,
         vector_size,
         fun: new_fun(0, whole),
@@ -123,6 +126,9 @@ pub(super) fn generate(
     let pragmas = if pragma_values.is_empty() { Value::NIL } else { g.vm.new_array(pragma_values) };
     g.setup_registers(&node.params, &[])?;
     g.body(&node.body, true)?;
+    if g.too_large {
+        return Err(error_at(source, 0, "method too large (a branch spans more than 32767 instructions)"));
+    }
     let fun = std::mem::replace(&mut g.fun, new_fun(0, whole));
     let mut code = g.finish(fun, node.params.len(), primitive, pragmas, false);
     code.blocks = std::mem::take(&mut g.blocks).into_boxed_slice();
@@ -347,9 +353,57 @@ impl Gen<'_> {
                 | Instr::JumpIfFalse { offset: o, .. }
                 | Instr::JumpIfNil { offset: o, .. }
                 | Instr::JumpIfNotNil { offset: o, .. } => *o = offset,
+                Instr::CmpJump { offset: o, .. } | Instr::CmpImmJump { offset: o, .. } => {
+                    *o = i16::try_from(offset).unwrap_or(i16::MAX);
+                    if i16::try_from(offset).is_err() {
+                        self.too_large = true;
+                    }
+                }
                 _ => {}
             }
         }
+    }
+
+    /// Evaluates `cond` and jumps when it is false; answers the jumps to patch to the target.
+    /// A SmallInteger comparison becomes one compare-and-branch instruction (plus the
+    /// `JumpIfFalse` its fallback send uses).
+    pub fn jump_if_false(&mut self, cond: &Expr, span: Span) -> CResult<Vec<usize>> {
+        let mark = self.fun.next;
+        if let Expr::Send(send) = cond
+            && send.message.args.len() == 1
+            && !matches!(&send.receiver, Expr::Variable(id) if id.name == "super")
+            && let Some(op) = BinOp::for_selector(&send.message.selector)
+            && matches!(op, BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge | BinOp::Eq | BinOp::Ne)
+        {
+            let arg = &send.message.args[0];
+            let x = self.operand(&send.receiver, contains_assign(arg))?;
+            let imm = match arg {
+                Expr::Literal(Literal::Integer(super::ast::IntLit::Small(n)), _) => i8::try_from(*n).ok(),
+                _ => None,
+            };
+            let (first, t) = match imm {
+                Some(imm) => {
+                    let t = self.alloc(span)?;
+                    self.reserve_pair(t);
+                    self.step(send.span);
+                    (self.emit(Instr::CmpImmJump { op, x, imm, t, offset: 0 }), t)
+                }
+                None => {
+                    let y = self.operand(arg, false)?;
+                    let t = self.alloc(span)?;
+                    self.reserve_pair(t);
+                    self.step(send.span);
+                    (self.emit(Instr::CmpJump { op, x, y, t, offset: 0 }), t)
+                }
+            };
+            let second = self.emit(Instr::JumpIfFalse { r: t, offset: 0 });
+            self.release_to(mark);
+            return Ok(vec![first, second]);
+        }
+        let r = self.operand(cond, false)?;
+        let j = self.emit(Instr::JumpIfFalse { r, offset: 0 });
+        self.release_to(mark);
+        Ok(vec![j])
     }
 
     pub fn jump_back(&mut self, target: usize) {
@@ -576,7 +630,17 @@ impl Gen<'_> {
             self.expr_to(receiver, t)?;
         }
         self.args_after(t, &msg.args)?;
-        self.emit_send(t, msg, is_super, span)?;
+        if !is_super && msg.selector == "at:put:" {
+            let cache = self.new_cache(span)?;
+            self.step(span);
+            self.emit(Instr::AtPut { a: t, cache });
+            // The selector literal the fallback send uses.
+            let sel = self.vm.intern("at:put:");
+            self.lit(sel, span)?;
+            self.reserve_pair(t);
+        } else {
+            self.emit_send(t, msg, is_super, span)?;
+        }
         self.release_to(mark);
         Ok(())
     }
@@ -610,13 +674,14 @@ impl Gen<'_> {
 
     fn binop_to(&mut self, op: BinOp, receiver: &Expr, arg: &Expr, t: Reg, span: Span) -> CResult<()> {
         let mark = self.fun.next;
-        if matches!(op, BinOp::Add | BinOp::Sub)
+        if op != BinOp::At
             && let Expr::Literal(Literal::Integer(super::ast::IntLit::Small(n)), _) = arg
-            && let Ok(imm) = i16::try_from(if op == BinOp::Add { *n } else { -*n })
+            && let Ok(imm) = i16::try_from(if op == BinOp::Sub { -*n } else { *n })
         {
+            let op = if op == BinOp::Sub { BinOp::Add } else { op };
             let x = self.operand(receiver, false)?;
             self.step(span);
-            self.emit(Instr::AddImm { dst: t, x, imm });
+            self.emit(Instr::BinImm { op, dst: t, x, imm });
             self.release_to(mark);
             return Ok(());
         }

@@ -41,7 +41,6 @@ pub(super) fn inline_send(g: &mut Gen<'_>, receiver: &Expr, msg: &Message, _bloc
     let mark = g.fun.next;
     let result = match msg.selector.as_str() {
         "ifTrue:" | "ifFalse:" | "ifTrue:ifFalse:" | "ifFalse:ifTrue:" => {
-            let c = g.operand(receiver, false)?;
             g.step(span);
             let (then_b, else_b) = match msg.selector.as_str() {
                 "ifTrue:" => (arg(0), None),
@@ -49,7 +48,7 @@ pub(super) fn inline_send(g: &mut Gen<'_>, receiver: &Expr, msg: &Message, _bloc
                 "ifTrue:ifFalse:" => (arg(0), arg(1)),
                 _ => (arg(1), arg(0)),
             };
-            let jf = g.jump_placeholder(Instr::JumpIfFalse { r: c, offset: 0 });
+            let jf = g.jump_if_false(receiver, span)?;
             g.release_to(mark);
             match then_b {
                 Some(b) => inline_block(g, b, t)?,
@@ -59,7 +58,9 @@ pub(super) fn inline_send(g: &mut Gen<'_>, receiver: &Expr, msg: &Message, _bloc
             }
             let j_end = g.jump_placeholder(Instr::Jump { offset: 0 });
             let else_pc = g.pc();
-            g.patch(jf, else_pc);
+            for j in jf {
+                g.patch(j, else_pc);
+            }
             match else_b {
                 Some(b) => inline_block(g, b, t)?,
                 None => {
@@ -117,6 +118,28 @@ pub(super) fn inline_send(g: &mut Gen<'_>, receiver: &Expr, msg: &Message, _bloc
                 return Err(g.err(span, "internal error: loop receiver is not a block"));
             };
             let top = g.pc();
+            if msg.selector == "whileTrue:"
+                && cond.temps.is_empty()
+                && let [super::ast::Stmt::Expr(test)] = cond.body.as_slice()
+            {
+                let saved = g.enter_inlined(cond)?;
+                let exits = g.jump_if_false(test, span);
+                g.leave_inlined(saved);
+                let exits = exits?;
+                if let Some(body) = arg(0) {
+                    let body_t = g.alloc(body.span)?;
+                    inline_block(g, body, body_t)?;
+                    g.release_to(body_t as usize);
+                }
+                g.jump_back(top);
+                let end = g.pc();
+                for j in exits {
+                    g.patch(j, end);
+                }
+                g.emit(Instr::LoadNil { dst: t });
+                g.release_to(mark);
+                return Ok(());
+            }
             inline_block(g, cond, t)?;
             g.step(span);
             match msg.selector.as_str() {
@@ -159,15 +182,16 @@ pub(super) fn inline_send(g: &mut Gen<'_>, receiver: &Expr, msg: &Message, _bloc
             g.emit(Instr::LoadInt { dst: i, value: 1 });
             let top = g.pc();
             g.step(span);
-            g.emit(Instr::Bin { op: BinOp::Le, dst: c, x: i, y: t });
-            let exit = g.jump_placeholder(Instr::JumpIfFalse { r: c, offset: 0 });
+            let exit = g.emit(Instr::CmpJump { op: BinOp::Le, x: i, y: t, t: c, offset: 0 });
+            let exit2 = g.emit(Instr::JumpIfFalse { r: c, offset: 0 });
             if let Some(body) = arg(0) {
                 inline_block(g, body, c)?;
             }
-            g.emit(Instr::AddImm { dst: i, x: i, imm: 1 });
+            g.emit(Instr::BinImm { op: BinOp::Add, dst: i, x: i, imm: 1 });
             g.jump_back(top);
             let end = g.pc();
             g.patch(exit, end);
+            g.patch(exit2, end);
             Ok(())
         }
         "to:do:" | "to:by:do:" => {
@@ -200,13 +224,14 @@ pub(super) fn inline_send(g: &mut Gen<'_>, receiver: &Expr, msg: &Message, _bloc
                 let top = g.pc();
                 g.step(span);
                 let op = if step > 0 { BinOp::Le } else { BinOp::Ge };
-                g.emit(Instr::Bin { op, dst: c, x: i, y: limit });
-                let exit = g.jump_placeholder(Instr::JumpIfFalse { r: c, offset: 0 });
+                let exit = g.emit(Instr::CmpJump { op, x: i, y: limit, t: c, offset: 0 });
+                let exit2 = g.emit(Instr::JumpIfFalse { r: c, offset: 0 });
                 g.stmts_to(&body.body, c)?;
-                g.emit(Instr::AddImm { dst: i, x: i, imm: step as i16 });
+                g.emit(Instr::BinImm { op: BinOp::Add, dst: i, x: i, imm: step as i16 });
                 g.jump_back(top);
                 let end = g.pc();
                 g.patch(exit, end);
+                g.patch(exit2, end);
                 Ok(())
             })();
             g.leave_inlined(saved);

@@ -8,7 +8,7 @@ use crate::value::Value;
 use crate::vm::Vm;
 
 /// Makes the object a literal denotes. Fails only when a class it needs is missing.
-pub(super) fn literal_value(vm: &mut Vm, lit: &Literal) -> Result<Value, String> {
+pub(crate) fn literal_value(vm: &mut Vm, lit: &Literal) -> Result<Value, String> {
     Ok(match lit {
         Literal::Nil => Value::NIL,
         Literal::True => Value::TRUE,

@@ -8,7 +8,7 @@ pub mod ast;
 mod codegen;
 mod inline;
 pub mod lexer;
-mod literals;
+pub(crate) mod literals;
 pub mod parser;
 mod scope;
 #[cfg(test)]

@@ -23,7 +23,7 @@ fn arithmetic_on_locals_is_one_instruction() {
     assert!(code.iter().any(|i| matches!(i, Instr::Bin { op: BinOp::Add, dst: 1, x: 1, y: 2 })), "{code:?}");
     assert_eq!(sends(&code), 0);
     let code = code_of("| k | k := k + 1. k");
-    assert!(code.contains(&Instr::AddImm { dst: 1, x: 1, imm: 1 }), "{code:?}");
+    assert!(code.contains(&Instr::BinImm { op: BinOp::Add, dst: 1, x: 1, imm: 1 }), "{code:?}");
 }
 
 #[test]

@@ -311,6 +311,8 @@ fn redefine(vm: &mut Vm, class: Value, superclass: Value, kind: Kind, named: usi
         }
     }
     let old_names: Vec<Vec<String>> = affected.iter().map(|&c| crate::compiler::all_ivar_names(vm, c)).collect();
+    let metas: Vec<Value> = affected.iter().map(|&c| vm.class_of(c)).collect();
+    let old_meta_names: Vec<Vec<String>> = metas.iter().map(|&m| crate::compiler::all_ivar_names(vm, m)).collect();
     // Apply the new shape.
     if old_sup != superclass {
         remove_subclass(vm, old_sup, class);
@@ -332,6 +334,22 @@ fn redefine(vm: &mut Vm, class: Value, superclass: Value, kind: Kind, named: usi
         let (k, _) = vm.format_of(c).unwrap_or((Kind::Fixed, 0));
         vm.heap.set_slot(c, cs::FORMAT, Value::small(format(k, sup_named + own)));
     }
+    // Metaclass formats follow (class-side instance variables), and the class objects
+    // themselves, instances of the metaclasses, migrate.
+    for &m in &metas {
+        let own = vm.heap.slot(m, cs::INST_VARS).map(|a| names_of(vm, a).len()).unwrap_or(0);
+        let sup = vm.superclass_of(m);
+        let (_, sup_named) = vm.format_of(sup).unwrap_or((Kind::Fixed, cs::CLASS_SIZE));
+        vm.heap.set_slot(m, cs::FORMAT, Value::small(format(Kind::Fixed, sup_named + own)));
+    }
+    for (idx, &c) in affected.iter().enumerate() {
+        let Some(&m) = metas.get(idx) else { continue };
+        let new_names = crate::compiler::all_ivar_names(vm, m);
+        let old = old_meta_names.get(idx).cloned().unwrap_or_default();
+        if new_names != old {
+            migrate(vm, c, &old, &new_names);
+        }
+    }
     // Migrate instances by instance variable name.
     for (idx, &c) in affected.iter().enumerate() {
         let new_names = crate::compiler::all_ivar_names(vm, c);
@@ -341,19 +359,7 @@ fn redefine(vm: &mut Vm, class: Value, superclass: Value, kind: Kind, named: usi
         }
         let instances: Vec<Value> = vm.heap.all_objects().filter(|(_, o)| o.class == c).map(|(v, _)| v).collect();
         for inst in instances {
-            let Some(obj) = vm.heap.get_mut(inst) else { continue };
-            let old_named = obj.named as usize;
-            if let Some(slots) = obj.slots_mut() {
-                let indexed: Vec<Value> = slots.get(old_named..).unwrap_or(&[]).to_vec();
-                let mut fresh: Vec<Value> = new_names
-                    .iter()
-                    .map(|n| old.iter().position(|o| o == n).and_then(|p| slots.get(p).copied()).unwrap_or(Value::NIL))
-                    .collect();
-                fresh.extend(indexed);
-                *slots = fresh;
-                obj.named = new_names.len() as u16;
-            }
-            vm.heap.note_store(inst);
+            migrate(vm, inst, &old, &new_names);
         }
     }
     // Recompile methods of the affected classes (instance variable indices may have moved).
@@ -363,6 +369,24 @@ fn redefine(vm: &mut Vm, class: Value, superclass: Value, kind: Kind, named: usi
         recompile_all(vm, meta);
     }
     Ok(())
+}
+
+/// Rebuilds an object's named slots for a new list of instance variable names, keeping the
+/// values of the names that remain.
+fn migrate(vm: &mut Vm, inst: Value, old: &[String], new_names: &[String]) {
+    let Some(obj) = vm.heap.get_mut(inst) else { return };
+    let old_named = obj.named as usize;
+    if let Some(slots) = obj.slots_mut() {
+        let indexed: Vec<Value> = slots.get(old_named..).unwrap_or(&[]).to_vec();
+        let mut fresh: Vec<Value> = new_names
+            .iter()
+            .map(|n| old.iter().position(|o| o == n).and_then(|p| slots.get(p).copied()).unwrap_or(Value::NIL))
+            .collect();
+        fresh.extend(indexed);
+        *slots = fresh;
+        obj.named = new_names.len() as u16;
+    }
+    vm.heap.note_store(inst);
 }
 
 fn recompile_all(vm: &mut Vm, class: Value) {

@@ -1,8 +1,9 @@
 //! String, Symbol and Character primitives (130-159). Strings are Latin-1 byte strings.
 
 use super::{Args, Prim, PrimResult, boolean, size_arg};
-use crate::compiler::ast::{IntLit, Literal};
-use crate::compiler::lexer::{Lexer, TokenKind};
+use crate::compiler::ast::Literal;
+use crate::compiler::lexer::{Lexer, TokenKind, negate_literal};
+use crate::compiler::literals::literal_value;
 use crate::heap::Body;
 use crate::value::Value;
 use crate::vm::Vm;
@@ -106,8 +107,7 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
         142 => {
             let c = r.as_char().ok_or(Prim::Fail)?;
             let ch = char::from_u32(c).ok_or(Prim::Fail)?;
-            let up = if a.arg(vm, 0) == Value::TRUE { ch.to_uppercase().next() } else { ch.to_lowercase().next() };
-            Ok(Value::char(u32::from(up.unwrap_or(ch))))
+            Ok(Value::char(u32::from(char_case(ch, a.arg(vm, 0) == Value::TRUE))))
         }
         143 => {
             // Character classification: 0 letter, 1 digit, 2 separator, 3 uppercase, 4 lowercase
@@ -160,30 +160,37 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
 }
 
 fn latin1_case(b: u8, upper: bool) -> u8 {
-    let c = char::from(b);
-    let mapped = if upper { c.to_uppercase().next() } else { c.to_lowercase().next() };
-    mapped.and_then(|m| u8::try_from(u32::from(m)).ok()).unwrap_or(b)
+    u8::try_from(u32::from(char_case(char::from(b), upper))).unwrap_or(b)
 }
 
-/// `String>>asNumber`: the number a Smalltalk number literal denotes, or nil.
+/// The other case of a character when it is a single character (`ß` has no one-character
+/// uppercase and stays as it is, as in Pharo).
+fn char_case(c: char, upper: bool) -> char {
+    let mut mapped = if upper { c.to_uppercase().collect::<Vec<char>>() } else { c.to_lowercase().collect::<Vec<char>>() };
+    match (mapped.pop(), mapped.is_empty()) {
+        (Some(m), true) => m,
+        _ => c,
+    }
+}
+
+/// `String>>asNumber`: the number a Smalltalk number literal denotes (`-3`, `16r1F`, `2.5e3`,
+/// `1.5s2`), or nil.
 fn parse_number(vm: &mut Vm, r: Value) -> PrimResult {
     let text = vm.string_of(r).ok_or(Prim::Fail)?;
     let trimmed = text.trim();
-    let mut lexer = Lexer::new(trimmed);
+    let (negative, digits) = match trimmed.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, trimmed),
+    };
+    let mut lexer = Lexer::new(digits);
     let token = lexer.next_token();
-    let end = lexer.next_token();
-    if !matches!(end.kind, TokenKind::Eof) {
+    if !matches!(lexer.next_token().kind, TokenKind::Eof) {
         return Ok(Value::NIL);
     }
-    let lit = match token.kind {
-        TokenKind::Number(lit) => lit,
-        TokenKind::Binary(ref b) if b == "-" => return Ok(Value::NIL),
-        _ => return Ok(Value::NIL),
-    };
-    Ok(match lit {
-        Literal::Integer(IntLit::Small(n)) => vm.new_integer(n.into()),
-        Literal::Integer(IntLit::Large(n)) => vm.new_integer(n),
-        Literal::Float(f) => vm.new_float(f),
-        _ => Value::NIL,
-    })
+    let TokenKind::Number(lit) = token.kind else { return Ok(Value::NIL) };
+    let lit = if negative { negate_literal(lit) } else { lit };
+    if !matches!(lit, Literal::Integer(_) | Literal::Float(_) | Literal::ScaledDecimal { .. }) {
+        return Ok(Value::NIL);
+    }
+    literal_value(vm, &lit).map_err(|_| Prim::Fail)
 }
