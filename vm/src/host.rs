@@ -161,7 +161,7 @@ impl Vm {
         match state.status {
             Status::Terminated => Some(Ok(state.result)),
             Status::Suspended => Some(Err(match &state.error {
-                Some(report) => EvalError::Unhandled(report.clone()),
+                Some(report) => EvalError::Unhandled((**report).clone()),
                 None => EvalError::Deadlock(ErrorReport {
                     class_name: "Suspended".into(),
                     description: "the process was suspended".into(),
@@ -196,7 +196,7 @@ impl Vm {
             if let Some(Body::Process(p)) = self.heap.get(process).map(|o| &o.body)
                 && let Some(report) = p.state.as_ref().and_then(|s| s.error.clone())
             {
-                return report;
+                return *report;
             }
         }
         self.unlink(process);

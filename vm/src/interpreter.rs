@@ -666,7 +666,7 @@ impl Vm {
     /// Suspends the running process with an error report built from its stack.
     pub(crate) fn suspend_active_with_error(&mut self, class_name: &str, description: String) {
         let stack = self.stack_report(None);
-        self.scheduler.state.error = Some(crate::error::ErrorReport { class_name: class_name.to_string(), description, stack });
+        self.scheduler.state.error = Some(Box::new(crate::error::ErrorReport { class_name: class_name.to_string(), description, stack }));
         self.scheduler.state.status = Status::Suspended;
         if Some(self.scheduler.active) == self.watch {
             self.watch_stopped = true;

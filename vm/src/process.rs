@@ -107,7 +107,7 @@ pub struct ProcessState {
     /// What the bottom frame answered once the process finished.
     pub result: Value,
     /// The error that suspended the process, if an unhandled error did.
-    pub error: Option<crate::error::ErrorReport>,
+    pub error: Option<Box<crate::error::ErrorReport>>,
     /// A recursion error was signalled and the stack has not shrunk back since.
     pub overflow_signalled: bool,
 }
@@ -148,7 +148,16 @@ impl ProcessState {
 }
 
 impl Default for ProcessState {
+    /// An empty state that allocates nothing (the placeholder left behind by a process
+    /// switch).
     fn default() -> Self {
-        ProcessState::new()
+        ProcessState {
+            stack: Vec::new(),
+            frames: Vec::new(),
+            status: Status::Suspended,
+            result: Value::NIL,
+            error: None,
+            overflow_signalled: false,
+        }
     }
 }

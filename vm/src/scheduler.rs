@@ -36,6 +36,78 @@ pub(crate) struct Timer {
     pub semaphore: Value,
 }
 
+/// The ready processes, one FIFO queue per priority, with a bit per non-empty queue so the
+/// highest-priority ready process is found without scanning.
+#[derive(Debug)]
+pub(crate) struct ReadyQueues {
+    queues: Vec<VecDeque<Value>>,
+    /// Bit `p` is set exactly when `queues[p]` is not empty.
+    mask: u128,
+}
+
+impl Default for ReadyQueues {
+    fn default() -> Self {
+        ReadyQueues { queues: (0..=MAX_PRIORITY).map(|_| VecDeque::new()).collect(), mask: 0 }
+    }
+}
+
+impl ReadyQueues {
+    pub fn push_back(&mut self, priority: usize, p: Value) {
+        if let Some(q) = self.queues.get_mut(priority) {
+            q.push_back(p);
+            self.mask |= 1 << priority;
+        }
+    }
+
+    pub fn push_front(&mut self, priority: usize, p: Value) {
+        if let Some(q) = self.queues.get_mut(priority) {
+            q.push_front(p);
+            self.mask |= 1 << priority;
+        }
+    }
+
+    /// The highest priority with a ready process.
+    pub fn highest(&self) -> Option<usize> {
+        if self.mask == 0 { None } else { Some(127 - self.mask.leading_zeros() as usize) }
+    }
+
+    /// Removes the first process of the highest non-empty queue.
+    pub fn pop_highest(&mut self) -> Option<Value> {
+        let priority = self.highest()?;
+        let q = self.queues.get_mut(priority)?;
+        let p = q.pop_front();
+        if q.is_empty() {
+            self.mask &= !(1 << priority);
+        }
+        p
+    }
+
+    /// Whether a process is ready at `priority`.
+    pub fn any_at(&self, priority: usize) -> bool {
+        priority < 128 && self.mask & (1 << priority) != 0
+    }
+
+    /// Removes `p` from whichever queue holds it.
+    pub fn remove(&mut self, p: Value) {
+        for (priority, q) in self.queues.iter_mut().enumerate() {
+            q.retain(|&x| x != p);
+            if q.is_empty() {
+                self.mask &= !(1 << priority);
+            }
+        }
+    }
+
+    /// Every ready process.
+    pub fn iter(&self) -> impl Iterator<Item = Value> + '_ {
+        self.queues.iter().flat_map(|q| q.iter().copied())
+    }
+
+    /// How many processes are ready.
+    pub fn len(&self) -> usize {
+        self.queues.iter().map(VecDeque::len).sum()
+    }
+}
+
 /// Scheduler state.
 #[derive(Debug)]
 pub(crate) struct Scheduler {
@@ -44,7 +116,7 @@ pub(crate) struct Scheduler {
     /// The running process's frames (moved out of its body while it runs).
     pub state: ProcessState,
     /// Ready processes by priority.
-    pub ready: Vec<VecDeque<Value>>,
+    pub ready: ReadyQueues,
     /// Pending timers, earliest first.
     pub timers: BinaryHeap<Reverse<Timer>>,
     pub timer_seq: u64,
@@ -55,7 +127,7 @@ impl Default for Scheduler {
         Scheduler {
             active: Value::NIL,
             state: ProcessState::new(),
-            ready: (0..=MAX_PRIORITY).map(|_| VecDeque::new()).collect(),
+            ready: ReadyQueues::default(),
             timers: BinaryHeap::new(),
             timer_seq: 0,
         }
@@ -110,9 +182,7 @@ impl Vm {
         self.set_status(process, Status::Ready);
         self.heap.set_slot(process, process_slots::MY_LIST, Value::NIL);
         let p = self.priority_of(process);
-        if let Some(q) = self.scheduler.ready.get_mut(p) {
-            q.push_back(process);
-        }
+        self.scheduler.ready.push_back(p, process);
         !self.scheduler.active.is_nil() && p > self.priority_of(self.scheduler.active)
     }
 
@@ -141,7 +211,7 @@ impl Vm {
 
     /// The highest-priority ready process, removed from its queue.
     pub(crate) fn take_next_ready(&mut self) -> Option<Value> {
-        self.scheduler.ready.iter_mut().rev().find_map(VecDeque::pop_front)
+        self.scheduler.ready.pop_highest()
     }
 
     /// Preempts the running process in favour of a higher-priority ready one.
@@ -151,15 +221,12 @@ impl Vm {
             return;
         }
         let p = self.priority_of(active);
-        let higher = self.scheduler.ready.iter().skip(p + 1).any(|q| !q.is_empty());
-        if !higher {
+        if self.scheduler.ready.highest().is_none_or(|h| h <= p) {
             return;
         }
         self.scheduler.state.status = Status::Ready;
         self.deactivate();
-        if let Some(q) = self.scheduler.ready.get_mut(p) {
-            q.push_front(active);
-        }
+        self.scheduler.ready.push_front(p, active);
         if let Some(next) = self.take_next_ready() {
             self.activate_process(next);
         }
@@ -177,14 +244,12 @@ impl Vm {
     pub(crate) fn yield_active(&mut self) {
         let active = self.scheduler.active;
         let p = self.priority_of(active);
-        if self.scheduler.ready.get(p).is_none_or(VecDeque::is_empty) {
+        if !self.scheduler.ready.any_at(p) {
             return;
         }
         self.scheduler.state.status = Status::Ready;
         self.deactivate();
-        if let Some(q) = self.scheduler.ready.get_mut(p) {
-            q.push_back(active);
-        }
+        self.scheduler.ready.push_back(p, active);
         if let Some(next) = self.take_next_ready() {
             self.activate_process(next);
         }
@@ -192,9 +257,7 @@ impl Vm {
 
     /// Removes a process from the ready queue or semaphore it waits in.
     pub(crate) fn unlink(&mut self, process: Value) {
-        for q in &mut self.scheduler.ready {
-            q.retain(|&p| p != process);
-        }
+        self.scheduler.ready.remove(process);
         let list = self.heap.slot(process, process_slots::MY_LIST).unwrap_or(Value::NIL);
         if let Some(Body::Semaphore(s)) = self.heap.get_mut(list).map(|o| &mut o.body) {
             s.waiting.retain(|&p| p != process);
@@ -272,9 +335,7 @@ impl Vm {
     pub(crate) fn scheduler_roots(&self, out: &mut Vec<Value>) {
         out.push(self.scheduler.active);
         self.scheduler.state.trace(&mut |v| out.push(v));
-        for q in &self.scheduler.ready {
-            out.extend(q.iter().copied());
-        }
+        out.extend(self.scheduler.ready.iter());
         out.extend(self.scheduler.timers.iter().map(|t| t.0.semaphore));
     }
 }

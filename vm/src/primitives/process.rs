@@ -164,7 +164,7 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             inject_send(vm, r, sel)?;
             Ok(r)
         }
-        121 => Ok(Value::small(vm.scheduler.ready.iter().map(|q| q.len() as i64).sum())),
+        121 => Ok(Value::small(vm.scheduler.ready.len() as i64)),
         _ => Err(Prim::Fail),
     }
 }
