@@ -44,8 +44,13 @@ enum Command {
         /// Package names, e.g. `Kernel-Tests-Numbers`.
         packages: Vec<String>,
     },
-    /// Run the VM benchmarks.
-    Bench,
+    /// Run the VM benchmarks (tinyBenchmarks, 30 benchFib, 1000 factorial printString,
+    /// semaphore ping-pong), each `--runs` times.
+    Bench {
+        /// How many times to run each benchmark.
+        #[arg(long, default_value_t = 1)]
+        runs: usize,
+    },
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
@@ -58,7 +63,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         Command::Run { file } => run_file(&kernel, &file),
         Command::Check { paths } => check(&kernel, &paths),
         Command::Test { packages } => test(&kernel, &packages),
-        Command::Bench => crate::bench::run(&kernel),
+        Command::Bench { runs } => crate::bench::run(&kernel, runs),
     }
 }
 

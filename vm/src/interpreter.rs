@@ -407,7 +407,9 @@ impl Vm {
             BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge | BinOp::Eq | BinOp::Ne => {
                 let a = self.float_of(x)?;
                 let b = match y.as_int() {
-                    Some(n) => n as f64,
+                    // Beyond 2^53 a double cannot hold every integer: let the primitive compare exactly.
+                    Some(n) if n.unsigned_abs() <= 1 << 53 => n as f64,
+                    Some(_) => return None,
                     None => self.float_of(y)?,
                 };
                 Some(match op {

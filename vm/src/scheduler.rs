@@ -15,8 +15,6 @@ use crate::vm::Vm;
 pub mod process_slots {
     /// `priority` (SmallInteger 1..100)
     pub const PRIORITY: usize = 0;
-    /// `name`
-    pub const NAME: usize = 1;
     /// `myList`: the Semaphore the process waits on, or nil.
     pub const MY_LIST: usize = 2;
     /// Named slots of a Process.

@@ -40,17 +40,28 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
         return Ok(vm.new_float(f));
     }
     let x = x.ok_or(Prim::Fail)?;
+    if a.nargs == 1 && (43..=48).contains(&index) {
+        // Comparisons with integers are exact, whatever their size.
+        let y = a.arg(vm, 0);
+        let ord = match vm.float_of(y) {
+            Some(f) => x.partial_cmp(&f),
+            None => compare_float_integer(x, &vm.integer_of(y).ok_or(Prim::Fail)?),
+        };
+        use std::cmp::Ordering::{Equal, Greater, Less};
+        return boolean(match index {
+            43 => ord == Some(Less),
+            44 => ord == Some(Greater),
+            45 => matches!(ord, Some(Less | Equal)),
+            46 => matches!(ord, Some(Greater | Equal)),
+            47 => ord == Some(Equal),
+            _ => ord != Some(Equal),
+        });
+    }
     if a.nargs == 1 && (41..=50).contains(&index) {
         let y = num(vm, a.arg(vm, 0))?;
         return match index {
             41 => Ok(vm.new_float(x + y)),
             42 => Ok(vm.new_float(x - y)),
-            43 => boolean(x < y),
-            44 => boolean(x > y),
-            45 => boolean(x <= y),
-            46 => boolean(x >= y),
-            47 => boolean(x == y),
-            48 => boolean(x != y),
             49 => Ok(vm.new_float(x * y)),
             _ if y == 0.0 => Err(Prim::Fail),
             _ => Ok(vm.new_float(x / y)),
@@ -79,7 +90,7 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
         }
         54 => {
             let e = a.arg(vm, 0).as_int().ok_or(Prim::Fail)?;
-            x * 2f64.powi(e.clamp(-2000, 2000) as i32)
+            ldexp(x, e.clamp(-5000, 5000) as i32)
         }
         55 => x.sqrt(),
         56 => x.sin(),
@@ -96,9 +107,13 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
         }
         35 => x.floor(),
         36 => {
-            // hash consistent with =: integral floats hash like the integer.
-            if x.fract() == 0.0 && x.abs() < 1e18 {
-                return Ok(Value::small((x as i64) & Value::MAX_INT));
+            // A hash consistent with =: an integral Float hashes like the equal Integer.
+            if x.is_finite() && x.fract() == 0.0 {
+                if x.abs() < 2f64.powi(60) {
+                    return Ok(Value::small(x as i64));
+                }
+                let n = BigInt::from_f64(x).ok_or(Prim::Fail)?;
+                return Ok(Value::small(super::integer::large_hash(&n)));
             }
             let bits = x.to_bits();
             return Ok(Value::small(((bits ^ (bits >> 29)) & (Value::MAX_INT as u64)) as i64));
@@ -115,6 +130,36 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
         _ => return Err(Prim::Fail),
     };
     Ok(vm.new_float(f))
+}
+
+/// `x * 2^e` without overflowing or underflowing in the intermediate power of two.
+fn ldexp(mut x: f64, mut e: i32) -> f64 {
+    while e > 1000 {
+        x *= 2f64.powi(1000);
+        e -= 1000;
+    }
+    while e < -1000 {
+        x *= 2f64.powi(-1000);
+        e += 1000;
+    }
+    x * 2f64.powi(e)
+}
+
+/// Compares a Float with an Integer exactly (no rounding of the integer to a double).
+pub(crate) fn compare_float_integer(x: f64, n: &BigInt) -> Option<std::cmp::Ordering> {
+    use std::cmp::Ordering;
+    if x.is_nan() {
+        return None;
+    }
+    if x.is_infinite() {
+        return Some(if x > 0.0 { Ordering::Greater } else { Ordering::Less });
+    }
+    let floor = x.floor();
+    let f = BigInt::from_f64(floor)?;
+    Some(match f.cmp(n) {
+        Ordering::Equal if x > floor => Ordering::Greater,
+        other => other,
+    })
 }
 
 /// Splits a finite non-zero double into mantissa in [0.5, 1) and exponent.

@@ -65,6 +65,17 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
     slow(vm, index, a, x, y)
 }
 
+/// The hash of an integer beyond SmallInteger range (also used by integral Floats).
+pub(crate) fn large_hash(n: &BigInt) -> i64 {
+    let (sign, bytes) = n.to_bytes_le();
+    let mut h: u64 = if sign == Sign::Minus { 0x9e37_79b9_7f4a_7c15 } else { 0xcbf2_9ce4_8422_2325 };
+    for b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x100_0000_01b3);
+    }
+    (h >> 4) as i64
+}
+
 fn gcd_i128(mut a: i128, mut b: i128) -> i128 {
     a = a.abs();
     b = b.abs();
@@ -113,13 +124,7 @@ fn slow(vm: &mut Vm, index: u16, a: Args, x: Value, y: Value) -> PrimResult {
                 return Ok(Value::small(n));
             }
             let n = big(vm, x)?;
-            let (_, bytes) = n.to_bytes_le();
-            let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-            for b in bytes {
-                h ^= u64::from(b);
-                h = h.wrapping_mul(0x100_0000_01b3);
-            }
-            return Ok(Value::small((h >> 4) as i64));
+            return Ok(Value::small(large_hash(&n)));
         }
         24 => {
             let n = big(vm, x)?;

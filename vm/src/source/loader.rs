@@ -178,20 +178,36 @@ impl Vm {
                 return Err(definition_error(def, format!("superclass {} is not defined", def.superclass.as_deref().unwrap_or("?"))));
             }
         }
+        let mut initialized_here: Vec<String> = Vec::new();
         for method in packages.iter().flat_map(|p| p.methods.iter()) {
             match self.install(method) {
-                Ok(()) => report.methods += 1,
+                Ok(()) => {
+                    report.methods += 1;
+                    if method.class_side && method.source.trim_start().starts_with("initialize") {
+                        let rest = method.source.trim_start().trim_start_matches("initialize");
+                        if rest.starts_with(|c: char| c.is_whitespace()) || rest.is_empty() {
+                            initialized_here.push(method.class_name.clone());
+                        }
+                    }
+                }
                 Err(e) => report.errors.push(e),
             }
             for w in self.take_warnings() {
                 report.warnings.push(format!("{}:{}: {w}", method.file.display(), method.line));
             }
         }
+        // Class-side initialize runs for new classes and for classes whose initialize was loaded
+        // now, in the order the classes were defined.
         let init = self.intern("initialize");
-        for c in new_classes {
+        let defined: Vec<Value> = packages.iter().flat_map(|p| p.classes.iter()).filter_map(|d| self.global(&d.name)).collect();
+        for c in defined {
+            let name = self.class_name(c);
+            if !new_classes.contains(&c) && !initialized_here.contains(&name) {
+                continue;
+            }
             let meta = self.class_of(c);
             let dict = self.heap.slot(meta, cs::METHOD_DICT).unwrap_or(Value::NIL);
-            if self.dict(dict).is_some_and(|d| d.get(init).is_some()) {
+            if self.dict(dict).is_some_and(|d| d.get(init).is_some()) && !report.to_initialize.contains(&c) {
                 report.to_initialize.push(c);
             }
         }
