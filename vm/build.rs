@@ -22,7 +22,9 @@ fn main() {
         }
     }
     files.sort();
-    let mut out = String::from("/// The kernel's files: (path relative to the kernel root, text).\npub static KERNEL: &[(&str, &str)] = &[\n");
+    let mut out = String::from(
+        "/// The kernel's files: (path relative to the kernel root, text).\npub static KERNEL: &[(&str, &str)] = &[\n",
+    );
     for p in &files {
         let rel = p.strip_prefix(&root).unwrap_or(p);
         let _ = writeln!(out, "    ({:?}, include_str!({:?})),", rel.display().to_string(), p.display().to_string());

@@ -128,7 +128,10 @@ fn file_in(vm: &mut Vm, item: &ChunkItem) -> std::result::Result<(), String> {
     match item {
         ChunkItem::Doit { source, .. } => vm.evaluate(source).map(|_| ()).map_err(|e| e.to_string()),
         ChunkItem::Method { class_name, class_side, category, source, .. } => {
-            let class = vm.global(class_name).filter(|&c| vm.is_behavior(c)).ok_or(format!("class {class_name} is not defined"))?;
+            let class = vm
+                .global(class_name)
+                .filter(|&c| vm.is_behavior(c))
+                .ok_or(format!("class {class_name} is not defined"))?;
             let class = if *class_side { vm.class_of(class) } else { class };
             let protocol = vm.intern(category);
             vm.compile_and_install(class, source, protocol).map(|_| ()).map_err(|e| e.to_string())
@@ -208,6 +211,11 @@ fn test(kernel: &KernelSource, packages: &[String]) -> Result<ExitCode> {
         }
     };
     print!("{report}");
-    let failed = report.lines().last().and_then(|l| l.split(", ").nth(1)).and_then(|f| f.split(' ').next()).and_then(|n| n.parse::<u64>().ok());
+    let failed = report
+        .lines()
+        .last()
+        .and_then(|l| l.split(", ").nth(1))
+        .and_then(|f| f.split(' ').next())
+        .and_then(|n| n.parse::<u64>().ok());
     Ok(if failed == Some(0) { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }

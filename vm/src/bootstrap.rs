@@ -14,7 +14,12 @@ pub(crate) struct CoreClass {
     pub ivars: &'static [&'static str],
 }
 
-const fn core(name: &'static str, superclass: Option<&'static str>, kind: Kind, ivars: &'static [&'static str]) -> CoreClass {
+const fn core(
+    name: &'static str,
+    superclass: Option<&'static str>,
+    kind: Kind,
+    ivars: &'static [&'static str],
+) -> CoreClass {
     CoreClass { name, superclass, kind, ivars }
 }
 
@@ -23,7 +28,12 @@ pub(crate) const CORE: &[CoreClass] = &[
     core("Object", None, Kind::Fixed, &[]),
     core("Behavior", Some("Object"), Kind::Fixed, &["superclass", "methodDict", "format"]),
     core("ClassDescription", Some("Behavior"), Kind::Fixed, &["instanceVariables"]),
-    core("Class", Some("ClassDescription"), Kind::Fixed, &["name", "subclasses", "classPool", "sharedPools", "category", "comment"]),
+    core(
+        "Class",
+        Some("ClassDescription"),
+        Kind::Fixed,
+        &["name", "subclasses", "classPool", "sharedPools", "category", "comment"],
+    ),
     core("Metaclass", Some("ClassDescription"), Kind::Fixed, &["thisClass"]),
     core("UndefinedObject", Some("Object"), Kind::Fixed, &[]),
     core("Boolean", Some("Object"), Kind::Fixed, &[]),
@@ -45,7 +55,12 @@ pub(crate) const CORE: &[CoreClass] = &[
     core("Symbol", Some("String"), Kind::Bytes, &[]),
     core("ByteArray", Some("ArrayedCollection"), Kind::Bytes, &[]),
     core("CompiledMethod", Some("Object"), Kind::Method, &[]),
-    core("BlockClosure", Some("Object"), Kind::Variable, &["outerFrame", "method", "blockIndex", "receiver", "homeFrame"]),
+    core(
+        "BlockClosure",
+        Some("Object"),
+        Kind::Variable,
+        &["outerFrame", "method", "blockIndex", "receiver", "homeFrame"],
+    ),
     core("Context", Some("Object"), Kind::Fixed, &["process", "frameId"]),
     core("Process", Some("Object"), Kind::Process, &["priority", "name", "myList"]),
     core("Semaphore", Some("Object"), Kind::Semaphore, &[]),
@@ -70,7 +85,11 @@ impl Vm {
         let mut classes = Vec::with_capacity(CORE.len());
         let mut metas = Vec::with_capacity(CORE.len());
         for _ in CORE {
-            metas.push(vm.heap.alloc(Value::NIL, cs::METACLASS_SIZE, Body::Slots(vec![Value::NIL; cs::METACLASS_SIZE])));
+            metas.push(vm.heap.alloc(
+                Value::NIL,
+                cs::METACLASS_SIZE,
+                Body::Slots(vec![Value::NIL; cs::METACLASS_SIZE]),
+            ));
             classes.push(vm.heap.alloc(Value::NIL, cs::CLASS_SIZE, Body::Slots(vec![Value::NIL; cs::CLASS_SIZE])));
         }
         let by_name = |name: &str| CORE.iter().position(|c| c.name == name);
@@ -131,20 +150,37 @@ impl Vm {
             let pool = vm.new_dict(vm.known.symbol_dictionary);
             let pools = vm.new_array(Vec::new());
             let category = vm.new_string("");
-            let slots = vec![superclass, md, Value::small(format(def.kind, named_of[i])), ivars, name, Value::NIL, pool, pools, category, Value::NIL];
+            let slots = vec![
+                superclass,
+                md,
+                Value::small(format(def.kind, named_of[i])),
+                ivars,
+                name,
+                Value::NIL,
+                pool,
+                pools,
+                category,
+                Value::NIL,
+            ];
             if let Some(o) = vm.heap.get_mut(classes[i]) {
                 o.body = Body::Slots(slots);
             }
             let md = vm.new_dict(vm.known.method_dictionary);
             let no_ivars = vm.new_array(Vec::new());
-            let meta_slots = vec![meta_super, md, Value::small(format(Kind::Fixed, cs::CLASS_SIZE)), no_ivars, classes[i]];
+            let meta_slots =
+                vec![meta_super, md, Value::small(format(Kind::Fixed, cs::CLASS_SIZE)), no_ivars, classes[i]];
             if let Some(o) = vm.heap.get_mut(metas[i]) {
                 o.body = Body::Slots(meta_slots);
             }
         }
         // Subclass lists (metaclasses included; Object class's superclass is Class).
         for (i, _) in CORE.iter().enumerate() {
-            let subs: Vec<Value> = CORE.iter().enumerate().filter(|(_, d)| d.superclass == Some(CORE[i].name)).map(|(j, _)| classes[j]).collect();
+            let subs: Vec<Value> = CORE
+                .iter()
+                .enumerate()
+                .filter(|(_, d)| d.superclass == Some(CORE[i].name))
+                .map(|(j, _)| classes[j])
+                .collect();
             let subs = vm.new_array(subs);
             vm.heap.set_slot(classes[i], cs::SUBCLASSES, subs);
         }

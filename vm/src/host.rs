@@ -40,7 +40,17 @@ impl Vm {
         state.stack.resize(code.frame_size as usize, Value::NIL);
         state.stack[0] = receiver;
         let id = self.new_frame_id();
-        state.frames.push(Frame { code, method, closure: Value::NIL, pc: 0, base: 0, ret: 0, id, home: id, context: Value::NIL });
+        state.frames.push(Frame {
+            code,
+            method,
+            closure: Value::NIL,
+            pc: 0,
+            base: 0,
+            ret: 0,
+            id,
+            home: id,
+            context: Value::NIL,
+        });
         let process = self.new_process_object(state, USER_PRIORITY);
         self.make_ready(process);
         Ok(process)
@@ -78,7 +88,17 @@ impl Vm {
             state.stack[1 + i] = a;
         }
         let id = self.new_frame_id();
-        state.frames.push(Frame { code, method, closure: Value::NIL, pc: 0, base: 0, ret: 0, id, home: id, context: Value::NIL });
+        state.frames.push(Frame {
+            code,
+            method,
+            closure: Value::NIL,
+            pc: 0,
+            base: 0,
+            ret: 0,
+            id,
+            home: id,
+            context: Value::NIL,
+        });
         let process = self.new_process_object(state, USER_PRIORITY);
         self.make_ready(process);
         process
@@ -174,15 +194,22 @@ impl Vm {
 
     fn report_of(&mut self, process: Value, description: &str) -> ErrorReport {
         let frames: Vec<Frame> = match self.heap.get(process).map(|o| &o.body) {
-            Some(Body::Process(p)) => p.state.as_ref().map(|s| s.frames.iter().rev().cloned().collect()).unwrap_or_default(),
+            Some(Body::Process(p)) => {
+                p.state.as_ref().map(|s| s.frames.iter().rev().cloned().collect()).unwrap_or_default()
+            }
             _ => Vec::new(),
         };
         let stack = frames
             .iter()
             .map(|f| {
-                let start = f.code.step_point_at((f.pc as usize).saturating_sub(1)).map_or(0, |s| s.span.start as usize);
+                let start =
+                    f.code.step_point_at((f.pc as usize).saturating_sub(1)).map_or(0, |s| s.span.start as usize);
                 let (line, column) = compiler::parser::line_col(&f.code.source, start);
-                let label = format!("{}>>{}", self.class_name(f.code.method_class.get()), self.string_of(f.code.selector).unwrap_or_default());
+                let label = format!(
+                    "{}>>{}",
+                    self.class_name(f.code.method_class.get()),
+                    self.string_of(f.code.selector).unwrap_or_default()
+                );
                 crate::error::FrameInfo { label, line, column }
             })
             .collect();

@@ -129,7 +129,9 @@ impl Vm {
                 pc += 1;
                 match instr {
                     Instr::Move { dst, src } => reg!(dst) = reg!(src),
-                    Instr::LoadLit { dst, lit } => reg!(dst) = code.literals.get(lit as usize).copied().unwrap_or(Value::NIL),
+                    Instr::LoadLit { dst, lit } => {
+                        reg!(dst) = code.literals.get(lit as usize).copied().unwrap_or(Value::NIL)
+                    }
                     Instr::LoadInt { dst, value } => reg!(dst) = Value::small(i64::from(value)),
                     Instr::LoadNil { dst } => reg!(dst) = Value::NIL,
                     Instr::LoadTrue { dst } => reg!(dst) = Value::TRUE,
@@ -180,12 +182,24 @@ impl Vm {
                     }
                     Instr::MakeClosure { dst, block, first, count } => {
                         let start = base + first as usize;
-                        let copied = self.scheduler.state.stack.get(start..start + count as usize).map(<[Value]>::to_vec).unwrap_or_default();
+                        let copied = self
+                            .scheduler
+                            .state
+                            .stack
+                            .get(start..start + count as usize)
+                            .map(<[Value]>::to_vec)
+                            .unwrap_or_default();
                         reg!(dst) = self.make_closure(block, copied, reg!(0));
                     }
                     Instr::MakeArray { dst, first, count } => {
                         let start = base + first as usize;
-                        let items = self.scheduler.state.stack.get(start..start + count as usize).map(<[Value]>::to_vec).unwrap_or_default();
+                        let items = self
+                            .scheduler
+                            .state
+                            .stack
+                            .get(start..start + count as usize)
+                            .map(<[Value]>::to_vec)
+                            .unwrap_or_default();
                         reg!(dst) = self.new_array(items);
                     }
                     Instr::Send { a, nargs, lit, cache } => {
@@ -365,8 +379,12 @@ impl Vm {
     fn bin_fast(&mut self, op: BinOp, x: Value, y: Value) -> Option<Value> {
         if let (Some(a), Some(b)) = (x.as_int(), y.as_int()) {
             return match op {
-                BinOp::Add => Some(Value::int(a + b).unwrap_or_else(|| self.new_integer_i128(i128::from(a) + i128::from(b)))),
-                BinOp::Sub => Some(Value::int(a - b).unwrap_or_else(|| self.new_integer_i128(i128::from(a) - i128::from(b)))),
+                BinOp::Add => {
+                    Some(Value::int(a + b).unwrap_or_else(|| self.new_integer_i128(i128::from(a) + i128::from(b))))
+                }
+                BinOp::Sub => {
+                    Some(Value::int(a - b).unwrap_or_else(|| self.new_integer_i128(i128::from(a) - i128::from(b))))
+                }
                 BinOp::Mul => Some(self.new_integer_i128(i128::from(a) * i128::from(b))),
                 BinOp::Lt => Some(Value::boolean(a < b)),
                 BinOp::Gt => Some(Value::boolean(a > b)),
@@ -404,7 +422,15 @@ impl Vm {
                 }
                 None
             }
-            BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge | BinOp::Eq | BinOp::Ne => {
+            BinOp::Add
+            | BinOp::Sub
+            | BinOp::Mul
+            | BinOp::Lt
+            | BinOp::Gt
+            | BinOp::Le
+            | BinOp::Ge
+            | BinOp::Eq
+            | BinOp::Ne => {
                 let a = self.float_of(x)?;
                 let b = match y.as_int() {
                     // Beyond 2^53 a double cannot hold every integer: let the primitive compare exactly.
@@ -508,7 +534,15 @@ impl Vm {
 
     /// Pushes a frame for `code` whose registers start at stack index `at`.
     #[inline(always)]
-    pub(crate) fn activate(&mut self, method: Value, code: Rc<CompiledCode>, at: usize, ret: usize, closure: Value, home: Option<u64>) {
+    pub(crate) fn activate(
+        &mut self,
+        method: Value,
+        code: Rc<CompiledCode>,
+        at: usize,
+        ret: usize,
+        closure: Value,
+        home: Option<u64>,
+    ) {
         let state = &mut self.scheduler.state;
         if state.frames.len() >= self.depth_limit {
             self.activate_deep(method, code, at, ret, closure, home);
@@ -524,13 +558,30 @@ impl Vm {
         }
         let id = self.next_frame_id;
         self.next_frame_id += 1;
-        crate::process::push_frame(&mut state.frames, code, method, closure, at as u32, ret as u32, id, home.unwrap_or(id));
+        crate::process::push_frame(
+            &mut state.frames,
+            code,
+            method,
+            closure,
+            at as u32,
+            ret as u32,
+            id,
+            home.unwrap_or(id),
+        );
     }
 
     /// Activation beyond the recursion limit: signal the recursion error (or, if its handler
     /// recursed too, stop the process).
     #[cold]
-    fn activate_deep(&mut self, method: Value, code: Rc<CompiledCode>, at: usize, ret: usize, closure: Value, home: Option<u64>) {
+    fn activate_deep(
+        &mut self,
+        method: Value,
+        code: Rc<CompiledCode>,
+        at: usize,
+        ret: usize,
+        closure: Value,
+        home: Option<u64>,
+    ) {
         let depth = self.scheduler.state.frames.len();
         if !self.scheduler.state.overflow_signalled {
             self.scheduler.state.overflow_signalled = true;
@@ -574,7 +625,8 @@ impl Vm {
             return;
         };
         let frames = &self.scheduler.state.frames;
-        let unwind = (hi + 1..frames.len()).find(|&i| frames.get(i).is_some_and(|f| f.code.primitive == primitives::UNWIND_MARKER));
+        let unwind = (hi + 1..frames.len())
+            .find(|&i| frames.get(i).is_some_and(|f| f.code.primitive == primitives::UNWIND_MARKER));
         if let Some(first_unwind) = unwind {
             let top_index = frames.len() - 1;
             let this_context = self.context_for_frame(top_index);
@@ -629,7 +681,11 @@ impl Vm {
         if self.scheduler.state.overflow_signalled && self.scheduler.state.frames.len() < self.config.max_depth / 2 {
             self.scheduler.state.overflow_signalled = false;
         }
-        self.depth_limit = if self.scheduler.state.overflow_signalled { self.config.max_depth + 10_000 } else { self.config.max_depth };
+        self.depth_limit = if self.scheduler.state.overflow_signalled {
+            self.config.max_depth + 10_000
+        } else {
+            self.config.max_depth
+        };
         if self.next_timer().is_some() {
             let now = Instant::now();
             if self.fire_timers(now) {
@@ -667,8 +723,14 @@ impl Vm {
 
     /// Suspends the running process with an error report built from its stack.
     pub(crate) fn suspend_active_with_error(&mut self, class_name: &str, description: String) {
-        let stack = self.stack_report(None);
-        self.scheduler.state.error = Some(Box::new(crate::error::ErrorReport { class_name: class_name.to_string(), description, stack }));
+        self.suspend_active_with_error_from(class_name, description, None);
+    }
+
+    /// Suspends the running process with an error report of its stack from frame `top` down.
+    pub(crate) fn suspend_active_with_error_from(&mut self, class_name: &str, description: String, top: Option<usize>) {
+        let stack = self.stack_report(top);
+        self.scheduler.state.error =
+            Some(Box::new(crate::error::ErrorReport { class_name: class_name.to_string(), description, stack }));
         self.scheduler.state.status = Status::Suspended;
         if Some(self.scheduler.active) == self.watch {
             self.watch_stopped = true;

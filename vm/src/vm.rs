@@ -255,11 +255,8 @@ impl Vm {
         if let Some(v) = n.to_i64().and_then(Value::int) {
             return v;
         }
-        let class = if n.sign() == num_bigint::Sign::Minus {
-            self.known.large_negative
-        } else {
-            self.known.large_positive
-        };
+        let class =
+            if n.sign() == num_bigint::Sign::Minus { self.known.large_negative } else { self.known.large_positive };
         self.heap.alloc(class, 0, Body::Large(Box::new(n)))
     }
 
@@ -387,10 +384,7 @@ impl Vm {
             let this = self.heap.slot(class, cs::THIS_CLASS).unwrap_or(Value::NIL);
             return format!("{} class", self.class_name(this));
         }
-        self.heap
-            .slot(class, cs::NAME)
-            .and_then(|n| self.string_of(n))
-            .unwrap_or_else(|| "?".to_string())
+        self.heap.slot(class, cs::NAME).and_then(|n| self.string_of(n)).unwrap_or_else(|| "?".to_string())
     }
 
     /// Whether `class` is `ancestor` or inherits from it.

@@ -113,7 +113,9 @@ pub(super) fn generate(
     for p in &node.pragmas {
         if p.selector.starts_with("primitive:") {
             match p.args.first() {
-                Some(Literal::Integer(super::ast::IntLit::Small(n))) if (1..=u16::MAX as i64).contains(n) => primitive = *n as u16,
+                Some(Literal::Integer(super::ast::IntLit::Small(n))) if (1..=u16::MAX as i64).contains(n) => {
+                    primitive = *n as u16
+                }
                 _ => return Err(g.err(p.span, "primitive number expected")),
             }
         }
@@ -434,7 +436,8 @@ impl Gen<'_> {
             }
             self.release_to(base);
         }
-        if !matches!(body.last(), Some(Stmt::Return(..))) && !(self.doit && method && n > 0) {
+        let implicit_value = self.doit && method && n > 0;
+        if !matches!(body.last(), Some(Stmt::Return(..))) && !implicit_value {
             if self.doit && method {
                 let t = self.alloc(self.fun.span)?;
                 self.emit(Instr::LoadNil { dst: t });
@@ -549,7 +552,9 @@ impl Gen<'_> {
                 Ok(())
             }
             Expr::Send(send) => {
-                if let Some(arg_blocks) = super::scope::inlined_blocks(&send.message.selector, &send.receiver, &send.message.args) {
+                if let Some(arg_blocks) =
+                    super::scope::inlined_blocks(&send.message.selector, &send.receiver, &send.message.args)
+                {
                     return inline::inline_send(self, &send.receiver, &send.message, &arg_blocks, t, send.span);
                 }
                 self.send_to(&send.receiver, &send.message, t, send.span)
@@ -561,12 +566,11 @@ impl Gen<'_> {
                     return Err(self.err(*span, "brace array too long (at most 200 elements)"));
                 }
                 let mark = self.fun.next;
-                let first = if items.is_empty() { t } else { t };
                 for (i, item) in items.iter().enumerate() {
                     let r = if i == 0 { t } else { self.alloc(item.span())? };
                     self.expr_to(item, r)?;
                 }
-                self.emit(Instr::MakeArray { dst: t, first, count: items.len() as u8 });
+                self.emit(Instr::MakeArray { dst: t, first: t, count: items.len() as u8 });
                 self.release_to(mark);
                 Ok(())
             }
@@ -799,141 +803,6 @@ impl Gen<'_> {
 
     pub fn leave_inlined(&mut self, saved: ScopeId) {
         self.fun.cur = saved;
-    }
-
-    // ------------------------------------------------------------------ variables
-
-    /// Resolves a name. `for_store` reports assignments to read-only names as errors.
-    pub fn place(&mut self, id: &Ident, for_store: bool) -> CResult<Place> {
-        let name = id.name.as_str();
-        let reserved = match name {
-            "self" => Some(Place::SelfRef),
-            "super" => Some(Place::Super),
-            "thisContext" => Some(Place::Context),
-            _ => None,
-        };
-        if let Some(p) = reserved {
-            if for_store {
-                return Err(self.err(id.span, format!("cannot store into {name}")));
-            }
-            if matches!(p, Place::Super) {
-                return Err(self.err(id.span, "super must be the receiver of a message"));
-            }
-            return Ok(p);
-        }
-        if let Some(v) = self.an.resolve(self.fun.cur, name) {
-            let Some(var) = self.an.vars.get(v) else {
-                return Err(self.err(id.span, "internal error: unknown variable"));
-            };
-            if for_store && var.is_arg {
-                return Err(self.err(id.span, format!("cannot store into argument {name}")));
-            }
-            if var.in_vector() {
-                let home = self.an.real_scope(var.scope);
-                let vec = if home == self.fun.scope { self.fun.vector } else { self.fun.outer_vectors.get(&home).copied() };
-                let (Some(vec), Some(&index)) = (vec, self.vector_slot.get(&v)) else {
-                    return Err(self.err(id.span, "internal error: temp vector missing"));
-                };
-                return Ok(Place::Vector(vec, index));
-            }
-            return match self.fun.regs.get(&v) {
-                Some(&r) => Ok(Place::Reg(r)),
-                None => Err(self.err(id.span, "internal error: variable has no register")),
-            };
-        }
-        if let Some(i) = self.ivars.iter().rposition(|n| n == name) {
-            return Ok(Place::Ivar(i as u16));
-        }
-        let binding = self.binding(name, id.span)?;
-        Ok(Place::Binding(binding))
-    }
-
-    /// The Association for a class variable or global, or a new Undeclared one.
-    fn binding(&mut self, name: &str, span: Span) -> CResult<Value> {
-        let sym = self.vm.intern(name);
-        // Class variables, up the (instance side) superclass chain.
-        let mut c = self.class;
-        if self.vm.is_metaclass(c) {
-            c = self.vm.heap.slot(c, class_slots::THIS_CLASS).unwrap_or(Value::NIL);
-        }
-        let mut guard = 0;
-        while !c.is_nil() && guard < 10_000 {
-            let pool = self.vm.heap.slot(c, class_slots::CLASS_POOL).unwrap_or(Value::NIL);
-            if let Some(assoc) = self.vm.dict(pool).and_then(|d| d.get(sym)) {
-                return Ok(assoc);
-            }
-            c = self.vm.superclass_of(c);
-            guard += 1;
-        }
-        if let Some(assoc) = self.vm.dict(self.vm.known.smalltalk).and_then(|d| d.get(sym)) {
-            return Ok(assoc);
-        }
-        let undeclared = self.vm.known.undeclared;
-        if let Some(assoc) = self.vm.dict(undeclared).and_then(|d| d.get(sym)) {
-            self.warn(span, name);
-            return Ok(assoc);
-        }
-        let assoc = self.vm.new_association(sym, Value::NIL);
-        if let Some(d) = self.vm.dict_mut(undeclared) {
-            d.insert(sym, assoc);
-        }
-        self.warn(span, name);
-        Ok(assoc)
-    }
-
-    fn warn(&mut self, span: Span, name: &str) {
-        let (line, col) = super::parser::line_col(self.source, span.start as usize);
-        self.vm.warnings.push(format!("{line}:{col}: undeclared variable {name}"));
-    }
-
-    pub fn load(&mut self, place: &Place, t: Reg, span: Span) -> CResult<()> {
-        match *place {
-            Place::SelfRef => {
-                self.emit(Instr::Move { dst: t, src: 0 });
-            }
-            Place::Super => return Err(self.err(span, "super must be the receiver of a message")),
-            Place::Context => {
-                self.emit(Instr::LoadContext { dst: t });
-            }
-            Place::Reg(r) => {
-                if r != t {
-                    self.emit(Instr::Move { dst: t, src: r });
-                }
-            }
-            Place::Vector(vec, index) => {
-                self.emit(Instr::GetVector { dst: t, vec, index });
-            }
-            Place::Ivar(index) => {
-                self.emit(Instr::GetIvar { dst: t, index });
-            }
-            Place::Binding(assoc) => {
-                let lit = self.lit(assoc, span)?;
-                self.emit(Instr::GetGlobal { dst: t, lit });
-            }
-        }
-        Ok(())
-    }
-
-    pub fn store(&mut self, place: &Place, src: Reg) {
-        match *place {
-            Place::Reg(r) => {
-                if r != src {
-                    self.emit(Instr::Move { dst: r, src });
-                }
-            }
-            Place::Vector(vec, index) => {
-                self.emit(Instr::SetVector { vec, index, src });
-            }
-            Place::Ivar(index) => {
-                self.emit(Instr::SetIvar { index, src });
-            }
-            Place::Binding(assoc) => {
-                if let Ok(lit) = self.lit(assoc, Span::default()) {
-                    self.emit(Instr::SetGlobal { lit, src });
-                }
-            }
-            Place::SelfRef | Place::Super | Place::Context => {}
-        }
     }
 }
 

@@ -36,7 +36,14 @@ fn inline_block_with_arg(g: &mut Gen<'_>, b: &Block, src: Reg, t: Reg) -> CResul
     result
 }
 
-pub(super) fn inline_send(g: &mut Gen<'_>, receiver: &Expr, msg: &Message, _blocks: &[usize], t: Reg, span: Span) -> CResult<()> {
+pub(super) fn inline_send(
+    g: &mut Gen<'_>,
+    receiver: &Expr,
+    msg: &Message,
+    _blocks: &[usize],
+    t: Reg,
+    span: Span,
+) -> CResult<()> {
     let arg = |i: usize| msg.args.get(i).and_then(block_of);
     let mark = g.fun.next;
     let result = match msg.selector.as_str() {

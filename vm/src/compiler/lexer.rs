@@ -396,8 +396,7 @@ impl<'a> Lexer<'a> {
             self.skip_number_junk();
             return self.error(format!("digit '{bad}' is not valid in radix {radix}"), start);
         }
-        let mut parts =
-            NumberParts { radix, digits, fraction, exponent: 0, force_float: false, scale: None };
+        let mut parts = NumberParts { radix, digits, fraction, exponent: 0, force_float: false, scale: None };
         if let Some(letter) = self.peek().filter(|c| matches!(c, 'e' | 'd' | 'q')) {
             let after = self.pos + 1;
             let negative = self.char_at(after) == Some('-');
@@ -412,9 +411,7 @@ impl<'a> Lexer<'a> {
                 parts.exponent = if negative { -exponent } else { exponent };
                 parts.force_float = letter != 'e';
             }
-        } else if self.peek() == Some('s')
-            && !self.char_at(self.pos + 1).is_some_and(is_ident_start)
-        {
+        } else if self.peek() == Some('s') && !self.char_at(self.pos + 1).is_some_and(is_ident_start) {
             self.pos += 1;
             let text = self.scan_digits(10);
             parts.scale = Some(if text.is_empty() {
@@ -446,8 +443,7 @@ struct NumberParts<'a> {
 impl NumberParts<'_> {
     fn value(&self) -> Result<Literal, String> {
         let all: String = [self.digits, self.fraction].concat();
-        let mantissa =
-            BigUint::parse_bytes(all.as_bytes(), self.radix).ok_or("malformed number")?;
+        let mantissa = BigUint::parse_bytes(all.as_bytes(), self.radix).ok_or("malformed number")?;
         let frac_len = i64::try_from(self.fraction.len()).map_err(|_| "number too long")?;
         let radix = BigUint::from(self.radix);
         if let Some(scale) = self.scale {
@@ -455,11 +451,7 @@ impl NumberParts<'_> {
             let numerator = BigInt::from_biguint(Sign::Plus, mantissa);
             let denominator = BigInt::from_biguint(Sign::Plus, denominator);
             let g = numerator.gcd(&denominator);
-            return Ok(Literal::ScaledDecimal {
-                numerator: numerator / &g,
-                denominator: denominator / &g,
-                scale,
-            });
+            return Ok(Literal::ScaledDecimal { numerator: numerator / &g, denominator: denominator / &g, scale });
         }
         if self.fraction.is_empty() && !self.force_float && self.exponent >= 0 {
             let value = mantissa * pow(&radix, self.exponent)?;
@@ -535,8 +527,7 @@ pub fn ratio_to_f64(num: &BigUint, den: &BigUint) -> f64 {
 /// `floor(num * 2^shift / den)`, the remainder, and the divisor used.
 fn scaled_div(num: &BigUint, den: &BigUint, shift: i64) -> (BigUint, BigUint, BigUint) {
     let amount = shift.unsigned_abs();
-    let (n, d) =
-        if shift >= 0 { (num << amount, den.clone()) } else { (num.clone(), den << amount) };
+    let (n, d) = if shift >= 0 { (num << amount, den.clone()) } else { (num.clone(), den << amount) };
     let (q, r) = n.div_rem(&d);
     (q, r, d)
 }

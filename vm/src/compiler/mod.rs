@@ -13,6 +13,7 @@ pub mod parser;
 mod scope;
 #[cfg(test)]
 mod tests;
+mod variables;
 
 use std::rc::Rc;
 

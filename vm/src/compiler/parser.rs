@@ -7,9 +7,7 @@
 //! [`MAX_DEPTH`] levels and the height of expression trees to [`MAX_HEIGHT`], so that no
 //! input can exhaust the stack, here or in code walking the tree.
 
-use super::ast::{
-    Block, Expr, Ident, IntLit, Literal, Message, MethodNode, Pragma, Send, Span, Stmt,
-};
+use super::ast::{Block, Expr, Ident, IntLit, Literal, Message, MethodNode, Pragma, Send, Span, Stmt};
 use super::lexer::{Lexer, Token, TokenKind, negate_literal};
 
 /// How deeply expressions and literal arrays may nest syntactically (parentheses, blocks,
@@ -58,14 +56,7 @@ pub fn parse_method(source: &str) -> Result<MethodNode, ParseError> {
         }
     }
     let (body, _) = p.statements(Context::Method)?;
-    Ok(MethodNode {
-        selector,
-        pattern_span,
-        params,
-        temps: temps.unwrap_or_default(),
-        pragmas,
-        body,
-    })
+    Ok(MethodNode { selector, pattern_span, params, temps: temps.unwrap_or_default(), pragmas, body })
 }
 
 /// Parses a doit: optional temporaries, then statements. The selector is `DoIt`.
@@ -138,9 +129,7 @@ impl<'a> Parser<'a> {
             self.ahead.push(token);
         }
         match self.ahead.get(n) {
-            Some(Token { kind: TokenKind::Error(message), start, .. }) => {
-                Err(error(message.clone(), *start))
-            }
+            Some(Token { kind: TokenKind::Error(message), start, .. }) => Err(error(message.clone(), *start)),
             Some(token) => Ok(token),
             None => Err(error("internal lexer error", self.src.len())),
         }
@@ -201,10 +190,9 @@ impl<'a> Parser<'a> {
     fn declared_name(&mut self, what: &str) -> Result<Ident, ParseError> {
         let token = self.next()?;
         match token.kind {
-            TokenKind::Ident(name) if RESERVED.contains(&name.as_str()) => Err(error(
-                format!("cannot use reserved word '{name}' as a {what} name"),
-                token.start,
-            )),
+            TokenKind::Ident(name) if RESERVED.contains(&name.as_str()) => {
+                Err(error(format!("cannot use reserved word '{name}' as a {what} name"), token.start))
+            }
             TokenKind::Ident(name) => Ok(Ident { name, span: Span::new(token.start, token.end) }),
             _ => Err(error(format!("expected a {what} name"), token.start)),
         }
@@ -325,10 +313,8 @@ impl<'a> Parser<'a> {
                 continue;
             }
             let token = self.peek()?.clone();
-            let closer = matches!(
-                token.kind,
-                TokenKind::Eof | TokenKind::RParen | TokenKind::RBrace | TokenKind::RBracket
-            );
+            let closer =
+                matches!(token.kind, TokenKind::Eof | TokenKind::RParen | TokenKind::RBrace | TokenKind::RBracket);
             let message = if context == Context::Block && closer {
                 "expected ']' to close block".to_string()
             } else {
@@ -366,12 +352,7 @@ impl<'a> Parser<'a> {
     }
 
     /// A send of `message` (whose tallest argument has height `args_height`) to `receiver`.
-    fn send(
-        &self,
-        receiver: Parsed,
-        message: Message,
-        args_height: usize,
-    ) -> Result<Parsed, ParseError> {
+    fn send(&self, receiver: Parsed, message: Message, args_height: usize) -> Result<Parsed, ParseError> {
         let offset = message.selector_span.start as usize;
         let height = self.check_height(receiver.height.max(args_height) + 1, offset)?;
         let span = receiver.outer.to(message.span);
@@ -389,8 +370,7 @@ impl<'a> Parser<'a> {
     }
 
     fn expression_inner(&mut self) -> Result<Parsed, ParseError> {
-        let assigning = matches!(self.peek()?.kind, TokenKind::Ident(_))
-            && self.peek_nth(1)?.kind == TokenKind::Assign;
+        let assigning = matches!(self.peek()?.kind, TokenKind::Ident(_)) && self.peek_nth(1)?.kind == TokenKind::Assign;
         if !assigning {
             return self.cascade();
         }
@@ -429,14 +409,8 @@ impl<'a> Parser<'a> {
             end = message.span.end as usize;
             messages.push(message);
             let token = self.peek()?.clone();
-            if matches!(
-                token.kind,
-                TokenKind::Ident(_) | TokenKind::Binary(_) | TokenKind::Keyword(_)
-            ) {
-                return Err(error(
-                    "a cascade part must be a single message (use parentheses)",
-                    token.start,
-                ));
+            if matches!(token.kind, TokenKind::Ident(_) | TokenKind::Binary(_) | TokenKind::Keyword(_)) {
+                return Err(error("a cascade part must be a single message (use parentheses)", token.start));
             }
         }
         let span = Span::new(first.outer.start as usize, end);
@@ -557,9 +531,7 @@ impl<'a> Parser<'a> {
             }
             TokenKind::LBrace => self.brace(),
             _ => match self.literal()? {
-                Some((literal, span)) => {
-                    Ok(Parsed { expr: Expr::Literal(literal, span), outer: span, height: 1 })
-                }
+                Some((literal, span)) => Ok(Parsed { expr: Expr::Literal(literal, span), outer: span, height: 1 }),
                 None => Err(error(self.unexpected_message(&token, "expected expression"), start)),
             },
         }
@@ -590,11 +562,7 @@ impl<'a> Parser<'a> {
                 return Err(error("expected '|' after block parameters", self.peek()?.start));
             }
         }
-        let temps = if self.at_binary("|")? || self.at_binary("||")? {
-            self.temporaries()?
-        } else {
-            Vec::new()
-        };
+        let temps = if self.at_binary("|")? || self.at_binary("||")? { self.temporaries()? } else { Vec::new() };
         let (body, height) = self.statements(Context::Block)?;
         let close = self.expect(&TokenKind::RBracket, "expected ']' to close block")?;
         Ok((Block { params, temps, body, span: Span::new(open.start, close.end) }, height))
@@ -711,10 +679,7 @@ impl<'a> Parser<'a> {
                         return Err(error("expected ')' to close literal array", token.start));
                     } else {
                         let what = self.describe(&token);
-                        return Err(error(
-                            format!("unexpected {what} in literal array"),
-                            token.start,
-                        ));
+                        return Err(error(format!("unexpected {what} in literal array"), token.start));
                     }
                 }
             }

@@ -111,10 +111,14 @@ pub fn inlined_blocks(selector: &str, receiver: &Expr, args: &[Expr]) -> Option<
         "ifTrue:" | "ifFalse:" | "and:" | "or:" | "ifNil:" if all_blocks(&[0]) => arg_indices(1),
         "ifTrue:ifFalse:" | "ifFalse:ifTrue:" if all_blocks(&[0, 0]) => arg_indices(2),
         "ifNotNil:" if args.len() == 1 && matches!(block_arity(&args[0]), Some(0 | 1)) => arg_indices(1),
-        "ifNil:ifNotNil:" if args.len() == 2 && block_arity(&args[0]) == Some(0) && matches!(block_arity(&args[1]), Some(0 | 1)) => {
+        "ifNil:ifNotNil:"
+            if args.len() == 2 && block_arity(&args[0]) == Some(0) && matches!(block_arity(&args[1]), Some(0 | 1)) =>
+        {
             arg_indices(2)
         }
-        "ifNotNil:ifNil:" if args.len() == 2 && matches!(block_arity(&args[0]), Some(0 | 1)) && block_arity(&args[1]) == Some(0) => {
+        "ifNotNil:ifNil:"
+            if args.len() == 2 && matches!(block_arity(&args[0]), Some(0 | 1)) && block_arity(&args[1]) == Some(0) =>
+        {
             arg_indices(2)
         }
         "whileTrue:" | "whileFalse:" if block_arity(receiver) == Some(0) && all_blocks(&[0]) => Some(vec![0, 1]),
@@ -131,7 +135,11 @@ pub fn inlined_blocks(selector: &str, receiver: &Expr, args: &[Expr]) -> Option<
 /// The step of `to:by:do:` when it is a non-zero SmallInteger literal.
 pub fn literal_step(e: &Expr) -> Option<i64> {
     match e {
-        Expr::Literal(super::ast::Literal::Integer(super::ast::IntLit::Small(n)), _) if *n != 0 && n.abs() < 1 << 15 => Some(*n),
+        Expr::Literal(super::ast::Literal::Integer(super::ast::IntLit::Small(n)), _)
+            if *n != 0 && n.abs() < 1 << 15 =>
+        {
+            Some(*n)
+        }
         _ => None,
     }
 }

@@ -41,7 +41,10 @@ fn control_structures_are_inlined() {
     ] {
         let code = code_of(src);
         assert_eq!(sends(&code), 0, "{src}: {code:?}");
-        assert!(!code.iter().any(|i| matches!(i, Instr::MakeClosure { .. })) || src.starts_with("[:x"), "{src}: {code:?}");
+        assert!(
+            !code.iter().any(|i| matches!(i, Instr::MakeClosure { .. })) || src.starts_with("[:x"),
+            "{src}: {code:?}"
+        );
     }
 }
 
@@ -56,7 +59,10 @@ fn captured_and_assigned_variables_live_in_a_temp_vector() {
     let code = code_of("| n b | n := 0. b := [n := n + 1]. b value. n");
     assert!(code.iter().any(|i| matches!(i, Instr::MakeVector { size: 1, .. })), "{code:?}");
     let code = code_of("| n b | n := 5. b := [n + 1]");
-    assert!(code.iter().any(|i| matches!(i, Instr::MakeVector { .. })), "assigned before capture still goes to a vector: {code:?}");
+    assert!(
+        code.iter().any(|i| matches!(i, Instr::MakeVector { .. })),
+        "assigned before capture still goes to a vector: {code:?}"
+    );
     let code = code_of("[:a | [a]]");
     assert!(!code.iter().any(|i| matches!(i, Instr::MakeVector { .. })), "arguments are copied: {code:?}");
 }

@@ -188,7 +188,8 @@ pub(crate) fn define_class(vm: &mut Vm, spec: &ClassSpec) -> Result<Value, Strin
             _ => return Err(format!("superclass {s} of {} is not defined", spec.name)),
         },
     };
-    let (sup_kind, sup_named) = if superclass.is_nil() { (Kind::Fixed, 0) } else { vm.format_of(superclass).ok_or("bad superclass format")? };
+    let (sup_kind, sup_named) =
+        if superclass.is_nil() { (Kind::Fixed, 0) } else { vm.format_of(superclass).ok_or("bad superclass format")? };
     let kind = match (sup_kind, spec.kind) {
         (Kind::Fixed, k) => k.unwrap_or(Kind::Fixed),
         (Kind::Variable, None | Some(Kind::Fixed | Kind::Variable)) => Kind::Variable,
@@ -286,13 +287,23 @@ pub(crate) fn new_class(
     class
 }
 
-fn redefine(vm: &mut Vm, class: Value, superclass: Value, kind: Kind, named: usize, spec: &ClassSpec) -> Result<(), String> {
+fn redefine(
+    vm: &mut Vm,
+    class: Value,
+    superclass: Value,
+    kind: Kind,
+    named: usize,
+    spec: &ClassSpec,
+) -> Result<(), String> {
     let old_sup = vm.superclass_of(class);
     let old_format = vm.format_of(class).ok_or("bad class format")?;
     let old_ivars = names_of(vm, vm.heap.slot(class, cs::INST_VARS).unwrap_or(Value::NIL));
     let metaclass = vm.class_of(class);
     let old_class_ivars = names_of(vm, vm.heap.slot(metaclass, cs::INST_VARS).unwrap_or(Value::NIL));
-    let same = old_sup == superclass && old_format == (kind, named) && old_ivars == spec.ivars && old_class_ivars == spec.class_ivars;
+    let same = old_sup == superclass
+        && old_format == (kind, named)
+        && old_ivars == spec.ivars
+        && old_class_ivars == spec.class_ivars;
     if same {
         return Ok(());
     }
@@ -397,7 +408,11 @@ fn recompile_all(vm: &mut Vm, class: Value) {
         let source = code.source.to_string();
         let protocol = code.protocol.get();
         if let Err(e) = vm.compile_and_install(class, &source, protocol) {
-            vm.warnings.push(format!("{}>>{}: {e}", vm.class_name(class), vm.string_of(code.selector).unwrap_or_default()));
+            vm.warnings.push(format!(
+                "{}>>{}: {e}",
+                vm.class_name(class),
+                vm.string_of(code.selector).unwrap_or_default()
+            ));
         }
     }
 }
@@ -410,7 +425,12 @@ impl Vm {
     }
 
     /// Compiles `source` in `class` and installs it under its selector with `protocol`.
-    pub fn compile_and_install(&mut self, class: Value, source: &str, protocol: Value) -> Result<Value, crate::error::CompileError> {
+    pub fn compile_and_install(
+        &mut self,
+        class: Value,
+        source: &str,
+        protocol: Value,
+    ) -> Result<Value, crate::error::CompileError> {
         let code = compiler::compile(self, source, class, Mode::Method)?;
         code.method_class.set(class);
         code.protocol.set(protocol);

@@ -85,7 +85,9 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
         if let Some(slot) = vm.scheduler.state.stack.get_mut(a.ret) {
             *slot = Value::NIL;
         }
-        vm.suspend_active_with_error(&class_name, description);
+        // Report from the signaller down: skip the frames of the exception machinery.
+        let top = signaller_index(vm, r);
+        vm.suspend_active_with_error_from(&class_name, description, top);
         return Err(Prim::Switched);
     }
     let (process, i) = frame_of(vm, r)?;
@@ -112,7 +114,9 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
         207 => {
             // nextHandlerContext: the nearest on:do: activation below this one
             let found = with_state(vm, process, |s| {
-                (0..i).rev().find(|&j| s.frames.get(j).is_some_and(|f| f.closure.is_nil() && f.code.primitive == HANDLER_MARKER))
+                (0..i).rev().find(|&j| {
+                    s.frames.get(j).is_some_and(|f| f.closure.is_nil() && f.code.primitive == HANDLER_MARKER)
+                })
             })
             .flatten();
             Ok(found.map_or(Value::NIL, |j| context_at(vm, process, j)))
@@ -124,9 +128,10 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
                 _ => None,
             };
             let found = with_state(vm, process, |s| {
-                (0..i).rev().take_while(|&j| Some(j) != limit).find(|&j| {
-                    s.frames.get(j).is_some_and(|f| f.closure.is_nil() && f.code.primitive == UNWIND_MARKER)
-                })
+                (0..i)
+                    .rev()
+                    .take_while(|&j| Some(j) != limit)
+                    .find(|&j| s.frames.get(j).is_some_and(|f| f.closure.is_nil() && f.code.primitive == UNWIND_MARKER))
             })
             .flatten();
             Ok(found.map_or(Value::NIL, |j| context_at(vm, process, j)))
@@ -177,6 +182,29 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             Ok(context_for_id(vm, process, frame.home))
         }
         _ => Err(Prim::Fail),
+    }
+}
+
+/// Slot of Exception's `signalContext` instance variable (Kernel-Exceptions defines
+/// `messageText tag signalContext ...`).
+const EXCEPTION_SIGNAL_CONTEXT: usize = 2;
+
+/// The index of the frame that signalled `exception` in the running process: below the
+/// `signal` activation, past the frames whose receiver is the exception or its class.
+fn signaller_index(vm: &mut Vm, exception: Value) -> Option<usize> {
+    let ctx = vm.heap.slot(exception, EXCEPTION_SIGNAL_CONTEXT)?;
+    let (process, mut i) = frame_of(vm, ctx).ok()?;
+    if process != vm.scheduler.active {
+        return None;
+    }
+    let class = vm.class_of(exception);
+    loop {
+        let f = vm.scheduler.state.frames.get(i)?;
+        let receiver = vm.scheduler.state.stack.get(f.base as usize).copied().unwrap_or(Value::NIL);
+        if (receiver != exception && receiver != class) || i == 0 {
+            return Some(i);
+        }
+        i -= 1;
     }
 }
 
@@ -272,13 +300,21 @@ impl Vm {
         let mc = self.class_name(method_class);
         let rc = self.class_name(receiver_class);
         let prefix = if frame.code.is_block { "[] in " } else { "" };
-        if rc == mc || method_class.is_nil() { format!("{prefix}{rc}>>{selector}") } else { format!("{prefix}{rc}({mc})>>{selector}") }
+        if rc == mc || method_class.is_nil() {
+            format!("{prefix}{rc}>>{selector}")
+        } else {
+            format!("{prefix}{rc}({mc})>>{selector}")
+        }
     }
 
-    /// The running process's stack, top first, for error reports.
-    pub(crate) fn stack_report(&mut self, limit: Option<usize>) -> Vec<crate::error::FrameInfo> {
-        let total = self.scheduler.state.frames.len();
-        let frames: Vec<Frame> = self.scheduler.state.frames.iter().rev().take(limit.unwrap_or(STACK_REPORT_FRAMES)).cloned().collect();
+    /// The running process's stack from frame `top` (the top frame when `None`) down, for
+    /// error reports.
+    pub(crate) fn stack_report(&mut self, top: Option<usize>) -> Vec<crate::error::FrameInfo> {
+        let len = self.scheduler.state.frames.len();
+        let top = top.unwrap_or(len.saturating_sub(1)).min(len.saturating_sub(1));
+        let total = if len == 0 { 0 } else { top + 1 };
+        let frames: Vec<Frame> =
+            self.scheduler.state.frames.iter().take(total).rev().take(STACK_REPORT_FRAMES).cloned().collect();
         let mut out = Vec::with_capacity(frames.len());
         for f in &frames {
             let pc = (f.pc as usize).saturating_sub(1);
@@ -287,7 +323,11 @@ impl Vm {
             out.push(crate::error::FrameInfo { label: self.frame_label(f), line, column });
         }
         if total > out.len() {
-            out.push(crate::error::FrameInfo { label: format!("... {} more frames", total - out.len()), line: 0, column: 0 });
+            out.push(crate::error::FrameInfo {
+                label: format!("... {} more frames", total - out.len()),
+                line: 0,
+                column: 0,
+            });
         }
         out
     }

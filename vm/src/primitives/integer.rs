@@ -46,7 +46,7 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             18 if q != 0 => p % q,
             19 => gcd_i128(p, q),
             17 if (-128..128).contains(&q) => {
-                if q >= 0 && q < 64 {
+                if (0..64).contains(&q) {
                     let r = p << q;
                     if r >> q == p {
                         return Ok(vm.new_integer_i128(r));

@@ -140,7 +140,9 @@ pub(crate) fn instantiate(vm: &mut Vm, class: Value, size: usize) -> PrimResult 
         Kind::Float => Body::Float(0.0),
         Kind::Semaphore => Body::Semaphore(Box::default()),
         Kind::Dict => Body::Dict(Box::default()),
-        Kind::Process => Body::Process(Box::new(ProcessBody { slots: vec![Value::NIL; named], state: Some(Default::default()) })),
+        Kind::Process => {
+            Body::Process(Box::new(ProcessBody { slots: vec![Value::NIL; named], state: Some(Default::default()) }))
+        }
         Kind::Large | Kind::Method | Kind::Immediate => return Err(Prim::Fail),
     };
     let v = vm.heap.alloc(class, named, body);
@@ -155,7 +157,7 @@ fn shallow_copy(vm: &mut Vm, r: Value) -> PrimResult {
         Body::Float(f) => Body::Float(*f),
         Body::Large(n) => Body::Large(n.clone()),
         Body::Dict(d) => Body::Dict(d.clone()),
-        Body::Semaphore(_) => Body::Semaphore(Box::new(SemaphoreBody::default())),
+        Body::Semaphore(_) => Body::Semaphore(Box::<SemaphoreBody>::default()),
         Body::Method(_) | Body::Process(_) | Body::Free | Body::NotLoaded => return Err(Prim::Fail),
     };
     let (class, named) = (obj.class, obj.named as usize);
@@ -190,7 +192,9 @@ fn replace(vm: &mut Vm, r: Value, a: Args) -> PrimResult {
         let s = vm.heap.get(src).ok_or(Prim::Fail)?;
         let named = s.named as usize;
         match &s.body {
-            Body::Slots(v) => Chunk::Values(v.get(named + rep_start - 1..named + rep_start - 1 + count).ok_or(Prim::Fail)?.to_vec()),
+            Body::Slots(v) => {
+                Chunk::Values(v.get(named + rep_start - 1..named + rep_start - 1 + count).ok_or(Prim::Fail)?.to_vec())
+            }
             Body::Bytes(b) => Chunk::Bytes(b.get(rep_start - 1..rep_start - 1 + count).ok_or(Prim::Fail)?.to_vec()),
             _ => return Err(Prim::Fail),
         }

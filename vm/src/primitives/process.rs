@@ -249,6 +249,16 @@ fn inject_send(vm: &mut Vm, process: Value, selector: Value) -> Result<(), Prim>
     for s in state.stack.iter_mut().take(top).skip(first_temp) {
         *s = Value::NIL;
     }
-    state.frames.push(Frame { code, method, closure: Value::NIL, pc: 0, base: at as u32, ret: at as u32, id, home: id, context: Value::NIL });
+    state.frames.push(Frame {
+        code,
+        method,
+        closure: Value::NIL,
+        pc: 0,
+        base: at as u32,
+        ret: at as u32,
+        id,
+        home: id,
+        context: Value::NIL,
+    });
     Ok(())
 }

@@ -137,7 +137,8 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             // substrings: separators (a String of separator characters, or nil for whitespace)
             let p = string_bytes(vm, r)?.to_vec();
             let seps: Vec<u8> = if x.is_nil() { b" \t\r\n\x0c".to_vec() } else { string_bytes(vm, x)?.to_vec() };
-            let parts: Vec<Vec<u8>> = p.split(|b| seps.contains(b)).filter(|s| !s.is_empty()).map(<[u8]>::to_vec).collect();
+            let parts: Vec<Vec<u8>> =
+                p.split(|b| seps.contains(b)).filter(|s| !s.is_empty()).map(<[u8]>::to_vec).collect();
             let class = vm.known.string;
             let items = parts.into_iter().map(|b| vm.heap.alloc(class, 0, Body::Bytes(b))).collect();
             Ok(vm.new_array(items))
@@ -145,7 +146,9 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
         158 => {
             let p = string_bytes(vm, r)?;
             let q = string_bytes(vm, x)?;
-            boolean(p.len() == q.len() && p.iter().zip(q).all(|(a, b)| latin1_case(*a, false) == latin1_case(*b, false)))
+            boolean(
+                p.len() == q.len() && p.iter().zip(q).all(|(a, b)| latin1_case(*a, false) == latin1_case(*b, false)),
+            )
         }
         159 => {
             // indexOf: aCharacter startingAt: start -> index or 0
@@ -166,7 +169,8 @@ fn latin1_case(b: u8, upper: bool) -> u8 {
 /// The other case of a character when it is a single character (`ß` has no one-character
 /// uppercase and stays as it is, as in Pharo).
 fn char_case(c: char, upper: bool) -> char {
-    let mut mapped = if upper { c.to_uppercase().collect::<Vec<char>>() } else { c.to_lowercase().collect::<Vec<char>>() };
+    let mut mapped =
+        if upper { c.to_uppercase().collect::<Vec<char>>() } else { c.to_lowercase().collect::<Vec<char>>() };
     match (mapped.pop(), mapped.is_empty()) {
         (Some(m), true) => m,
         _ => c,

@@ -58,7 +58,8 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
         }
         175 => Ok(vm.new_string(concat!("Onyx ", env!("CARGO_PKG_VERSION")))),
         181 => {
-            let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos();
+            let nanos =
+                std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos();
             let mixed = (nanos as u64) ^ ((vm.started.elapsed().as_nanos() as u64) << 17) ^ (r.bits() << 7);
             Ok(Value::small((mixed >> 4) as i64 & 0x3FFF_FFFF_FFFF))
         }

@@ -73,11 +73,7 @@ fn split_chunks(text: &str) -> Vec<Chunk> {
                 chars.next();
             } else {
                 let text = std::mem::take(&mut current);
-                chunks.push(Chunk {
-                    text,
-                    line: first_line.take().unwrap_or(line),
-                    terminated: true,
-                });
+                chunks.push(Chunk { text, line: first_line.take().unwrap_or(line), terminated: true });
                 continue;
             }
         }
@@ -132,12 +128,8 @@ fn preamble(chunk: &str) -> Option<Preamble> {
         }
     }
     match (keyword.as_str(), first_arg) {
-        ("methodsFor:", TokenKind::String(category)) => {
-            Some(Preamble::Methods { class_name, class_side, category })
-        }
-        ("commentStamp:", TokenKind::String(_) | TokenKind::Number(_)) => {
-            Some(Preamble::Comment { class_name })
-        }
+        ("methodsFor:", TokenKind::String(category)) => Some(Preamble::Methods { class_name, class_side, category }),
+        ("commentStamp:", TokenKind::String(_) | TokenKind::Number(_)) => Some(Preamble::Comment { class_name }),
         _ => None,
     }
 }
@@ -150,10 +142,7 @@ pub fn read_chunks(text: &str) -> Result<Vec<ChunkItem>, ChunkError> {
     let mut comment_for: Option<(String, usize)> = None;
     for chunk in split_chunks(text) {
         if !chunk.terminated {
-            return Err(ChunkError {
-                line: chunk.line,
-                message: "chunk is not terminated by '!'".into(),
-            });
+            return Err(ChunkError { line: chunk.line, message: "chunk is not terminated by '!'".into() });
         }
         let source = chunk.text.trim();
         if let Some((class_name, class_side, category)) = &section {
@@ -253,13 +242,7 @@ Foo initialize!\n";
                     line: 7
                 },
                 method("Foo", false, "accessing", "a\n\t^ a", 10),
-                method(
-                    "Foo",
-                    false,
-                    "printing",
-                    "printOn: aStream\n\taStream nextPutAll: 'Foo!'",
-                    14
-                ),
+                method("Foo", false, "printing", "printOn: aStream\n\taStream nextPutAll: 'Foo!'", 14),
                 method("Foo", false, "printing", "shout\n\t^ 'hey!!'", 17),
                 method("Foo", true, "instance creation", "new\n\t^ super new initialize", 21),
                 doit("Foo initialize", 23),
@@ -274,10 +257,7 @@ Foo initialize!\n";
             preamble("Foo class methodsFor: 'x' stamp: 'y'"),
             Some(Preamble::Methods { class_side: true, .. })
         ));
-        assert!(matches!(
-            preamble("Foo commentStamp: '' prior: 0"),
-            Some(Preamble::Comment { .. })
-        ));
+        assert!(matches!(preamble("Foo commentStamp: '' prior: 0"), Some(Preamble::Comment { .. })));
         assert!(preamble("Foo methodsFor: #x").is_none());
         assert!(preamble("Foo methodsFor: 'x' stamp: y").is_none());
         assert!(preamble("Foo methodsFor: 'x'. 3").is_none());
@@ -297,14 +277,7 @@ Foo initialize!\n";
         let items = read_chunks("Foo commentStamp: '' prior: 0!!\n").unwrap_err();
         assert_eq!(items.line, 1);
         let items = read_chunks("Foo commentStamp: '' prior: 0! !").unwrap();
-        assert_eq!(
-            items,
-            vec![ChunkItem::ClassComment {
-                class_name: "Foo".into(),
-                text: String::new(),
-                line: 1
-            }]
-        );
+        assert_eq!(items, vec![ChunkItem::ClassComment { class_name: "Foo".into(), text: String::new(), line: 1 }]);
     }
 
     #[test]

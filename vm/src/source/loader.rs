@@ -41,11 +41,13 @@ impl KernelSource {
             if !path.join("package.st").is_file() {
                 continue;
             }
-            let entries = std::fs::read_dir(&path).map_err(|e| BootError::Source(format!("{}: {e}", path.display())))?;
+            let entries =
+                std::fs::read_dir(&path).map_err(|e| BootError::Source(format!("{}: {e}", path.display())))?;
             for f in entries.flatten() {
                 let p = f.path();
                 if p.extension().is_some_and(|e| e == "st") {
-                    let text = std::fs::read_to_string(&p).map_err(|e| BootError::Source(format!("{}: {e}", p.display())))?;
+                    let text =
+                        std::fs::read_to_string(&p).map_err(|e| BootError::Source(format!("{}: {e}", p.display())))?;
                     let rel = p.strip_prefix(root).unwrap_or(&p).to_path_buf();
                     files.push((rel, text));
                 }
@@ -142,7 +144,9 @@ impl Vm {
         let packages = kernel.packages()?;
         let report = vm.load_packages(&packages)?;
         if let Some(first) = report.errors.first() {
-            return Err(BootError::Compile(vec![first.clone()].into_iter().chain(report.errors.iter().skip(1).cloned()).collect()));
+            return Err(BootError::Compile(
+                vec![first.clone()].into_iter().chain(report.errors.iter().skip(1).cloned()).collect(),
+            ));
         }
         vm.initialize_classes(&report.to_initialize).map_err(BootError::Startup)?;
         vm.take_transcript();
@@ -160,7 +164,8 @@ impl Vm {
             let before = pending.len();
             let mut rest = Vec::new();
             for def in pending {
-                let ready = def.superclass.as_deref().is_none_or(|s| self.global(s).is_some_and(|c| self.is_behavior(c)));
+                let ready =
+                    def.superclass.as_deref().is_none_or(|s| self.global(s).is_some_and(|c| self.is_behavior(c)));
                 if !ready {
                     rest.push(def);
                     continue;
@@ -175,7 +180,10 @@ impl Vm {
             pending = rest;
             if pending.len() == before {
                 let def = pending[0];
-                return Err(definition_error(def, format!("superclass {} is not defined", def.superclass.as_deref().unwrap_or("?"))));
+                return Err(definition_error(
+                    def,
+                    format!("superclass {} is not defined", def.superclass.as_deref().unwrap_or("?")),
+                ));
             }
         }
         let mut initialized_here: Vec<String> = Vec::new();
@@ -199,7 +207,8 @@ impl Vm {
         // Class-side initialize runs for new classes and for classes whose initialize was loaded
         // now, in the order the classes were defined.
         let init = self.intern("initialize");
-        let defined: Vec<Value> = packages.iter().flat_map(|p| p.classes.iter()).filter_map(|d| self.global(&d.name)).collect();
+        let defined: Vec<Value> =
+            packages.iter().flat_map(|p| p.classes.iter()).filter_map(|d| self.global(&d.name)).collect();
         for c in defined {
             let name = self.class_name(c);
             if !new_classes.contains(&c) && !initialized_here.contains(&name) {
@@ -261,6 +270,8 @@ impl Vm {
         };
         let class = if m.class_side { self.class_of(class) } else { class };
         let protocol = self.intern(&m.category);
-        self.compile_and_install(class, &m.source, protocol).map(|_| ()).map_err(|e| format!("{}: {}", where_(m.file_line(e.line)), e.message))
+        self.compile_and_install(class, &m.source, protocol)
+            .map(|_| ())
+            .map_err(|e| format!("{}: {}", where_(m.file_line(e.line)), e.message))
     }
 }

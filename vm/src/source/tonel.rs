@@ -95,11 +95,7 @@ pub struct MethodDef {
 impl MethodDef {
     /// The file line of 1-based line `source_line` of [`MethodDef::source`].
     pub fn file_line(&self, source_line: usize) -> usize {
-        if source_line <= 1 {
-            self.line
-        } else {
-            self.body_first_line.saturating_add(source_line - 2)
-        }
+        if source_line <= 1 { self.line } else { self.body_first_line.saturating_add(source_line - 2) }
     }
 }
 
@@ -123,8 +119,7 @@ pub fn read_package(dir: &Path) -> Result<Package, TonelError> {
     let package_file = dir.join("package.st");
     let text = read_text(&package_file)?;
     let name = parse_package_file(&package_file, &text)?;
-    let entries =
-        std::fs::read_dir(dir).map_err(|e| whole_file(dir, format!("cannot list: {e}")))?;
+    let entries = std::fs::read_dir(dir).map_err(|e| whole_file(dir, format!("cannot list: {e}")))?;
     let mut files = Vec::new();
     for entry in entries {
         let entry = entry.map_err(|e| whole_file(dir, format!("cannot list: {e}")))?;
@@ -137,10 +132,7 @@ pub fn read_package(dir: &Path) -> Result<Package, TonelError> {
             return Err(whole_file(&path, "traits are not supported"));
         }
         if !file_name.ends_with(".class.st") && !file_name.ends_with(".extension.st") {
-            return Err(whole_file(
-                &path,
-                "unexpected file (expected *.class.st or *.extension.st)",
-            ));
+            return Err(whole_file(&path, "unexpected file (expected *.class.st or *.extension.st)"));
         }
         files.push((file_name, path));
     }
@@ -157,8 +149,7 @@ pub fn read_package(dir: &Path) -> Result<Package, TonelError> {
 
 /// Reads every package under `root`: each subdirectory holding a `package.st`, in name order.
 pub fn read_packages(root: &Path) -> Result<Vec<Package>, TonelError> {
-    let entries =
-        std::fs::read_dir(root).map_err(|e| whole_file(root, format!("cannot list: {e}")))?;
+    let entries = std::fs::read_dir(root).map_err(|e| whole_file(root, format!("cannot list: {e}")))?;
     let mut dirs = Vec::new();
     for entry in entries {
         let entry = entry.map_err(|e| whole_file(root, format!("cannot list: {e}")))?;
@@ -190,8 +181,7 @@ pub fn parse_package_file(path: &Path, text: &str) -> Result<String, TonelError>
         _ => return Err(r.error_at(token.start, "expected 'Package { ... }'")),
     }
     let map = r.map_value()?;
-    let name = map_name(&map, "name")
-        .ok_or_else(|| r.error_at(token.start, "package definition has no #name"))?;
+    let name = map_name(&map, "name").ok_or_else(|| r.error_at(token.start, "package definition has no #name"))?;
     let after = r.next();
     if after.kind != TokenKind::Eof {
         return Err(r.error_at(after.start, "unexpected text after the package definition"));
@@ -201,10 +191,7 @@ pub fn parse_package_file(path: &Path, text: &str) -> Result<String, TonelError>
 
 /// Parses the text of a `.class.st` or `.extension.st` file. The class is `None` for an
 /// extension file.
-pub fn parse_class_file(
-    path: &Path,
-    text: &str,
-) -> Result<(Option<ClassDef>, Vec<MethodDef>), TonelError> {
+pub fn parse_class_file(path: &Path, text: &str) -> Result<(Option<ClassDef>, Vec<MethodDef>), TonelError> {
     let mut r = Reader::new(path, text);
     let comment = r.skip_comment()?.unwrap_or_default();
     let token = r.next();
@@ -223,8 +210,7 @@ pub fn parse_class_file(
         let name = class.name.clone();
         (Some(class), name)
     } else {
-        let name = map_name(&map, "name")
-            .ok_or_else(|| r.error_at(token.start, "extension has no #name"))?;
+        let name = map_name(&map, "name").ok_or_else(|| r.error_at(token.start, "extension has no #name"))?;
         (None, name)
     };
     let mut methods = Vec::new();
@@ -264,12 +250,7 @@ fn map_name(map: &[(String, Ston)], key: &str) -> Option<String> {
     lookup(map, key).and_then(Ston::name)
 }
 
-fn class_def(
-    r: &Reader<'_>,
-    map: &[(String, Ston)],
-    comment: String,
-    line: usize,
-) -> Result<ClassDef, TonelError> {
+fn class_def(r: &Reader<'_>, map: &[(String, Ston)], comment: String, line: usize) -> Result<ClassDef, TonelError> {
     let err = |message: String| TonelError { file: r.path.to_path_buf(), line, message };
     let name = map_name(map, "name").ok_or_else(|| err("class definition has no #name".into()))?;
     let superclass = match lookup(map, "superclass") {
@@ -291,10 +272,9 @@ fn class_def(
     let names = |key: &str| -> Result<Vec<String>, TonelError> {
         match lookup(map, key) {
             None => Ok(Vec::new()),
-            Some(Ston::List(items)) => items
-                .iter()
-                .map(|item| item.name().ok_or_else(|| err(format!("#{key} must list names"))))
-                .collect(),
+            Some(Ston::List(items)) => {
+                items.iter().map(|item| item.name().ok_or_else(|| err(format!("#{key} must list names")))).collect()
+            }
             Some(_) => Err(err(format!("#{key} must be a list"))),
         }
     };
@@ -351,11 +331,7 @@ impl<'a> Reader<'a> {
     }
 
     fn error_at(&self, offset: usize, message: impl Into<String>) -> TonelError {
-        TonelError {
-            file: self.path.to_path_buf(),
-            line: self.line(offset),
-            message: message.into(),
-        }
+        TonelError { file: self.path.to_path_buf(), line: self.line(offset), message: message.into() }
     }
 
     fn next(&mut self) -> Token {
@@ -428,16 +404,12 @@ impl<'a> Reader<'a> {
             TokenKind::Symbol(s) => Ok(Ston::Symbol(s)),
             TokenKind::String(s) => Ok(Ston::String(s)),
             TokenKind::Number(n) => Ok(Ston::Number(n)),
-            TokenKind::Ident(word) if word == "true" || word == "false" => {
-                Ok(Ston::Bool(word == "true"))
-            }
+            TokenKind::Ident(word) if word == "true" || word == "false" => Ok(Ston::Bool(word == "true")),
             TokenKind::Ident(word) if word == "nil" => Ok(Ston::Nil),
             TokenKind::Binary(op) if op == "-" => {
                 let number = self.next();
                 match number.kind {
-                    TokenKind::Number(n) if number.start == token.end => {
-                        Ok(Ston::Number(negate_literal(n)))
-                    }
+                    TokenKind::Number(n) if number.start == token.end => Ok(Ston::Number(negate_literal(n))),
                     _ => Err(self.error_at(token.start, "expected a number after '-'")),
                 }
             }
@@ -457,9 +429,7 @@ impl<'a> Reader<'a> {
             let key_token = self.next();
             let key = match key_token.kind {
                 // `#name:` written without a space before the colon.
-                TokenKind::Symbol(s)
-                    if s.ends_with(':') && self.peek().kind != TokenKind::Colon =>
-                {
+                TokenKind::Symbol(s) if s.ends_with(':') && self.peek().kind != TokenKind::Colon => {
                     s.trim_end_matches(':').to_string()
                 }
                 TokenKind::Symbol(s) | TokenKind::String(s) => {
@@ -501,9 +471,7 @@ impl<'a> Reader<'a> {
         }
         let header = self.next();
         let TokenKind::Ident(name) = &header.kind else {
-            return Err(
-                self.error_at(header.start, "expected a method definition 'Class >> selector ['")
-            );
+            return Err(self.error_at(header.start, "expected a method definition 'Class >> selector ['"));
         };
         if name != class_name {
             let message = format!("method of '{name}' in the file of '{class_name}'");
@@ -530,15 +498,7 @@ impl<'a> Reader<'a> {
         let source = if body.is_empty() { pattern } else { format!("{pattern}\n{body}") };
         let file = self.path.to_path_buf();
         let class_name = class_name.to_string();
-        Ok(Some(MethodDef {
-            class_name,
-            class_side,
-            category,
-            source,
-            file,
-            line,
-            body_first_line,
-        }))
+        Ok(Some(MethodDef { class_name, class_side, category, source, file, line, body_first_line }))
     }
 
     /// The message pattern of a header, normalized to single spaces.
@@ -723,8 +683,7 @@ fn split_source(source: &str) -> (String, &str) {
         if let (Some(pattern), Some(rest)) = (source.get(start..end), source.get(end..)) {
             let pattern = pattern.split_whitespace().collect::<Vec<_>>().join(" ");
             let rest = rest.trim_start_matches([' ', '\t']);
-            let rest =
-                rest.strip_prefix("\r\n").or_else(|| rest.strip_prefix('\n')).unwrap_or(rest);
+            let rest = rest.strip_prefix("\r\n").or_else(|| rest.strip_prefix('\n')).unwrap_or(rest);
             return (pattern, rest);
         }
     }

@@ -100,14 +100,8 @@ fn binary_operators() {
             .collect::<Vec<_>>()
     );
     // A trailing minus before a digit is left for a negative number.
-    assert_eq!(
-        kinds("3--4"),
-        vec![Number(small(3)), Binary("-".into()), Binary("-".into()), Number(small(4))]
-    );
-    assert_eq!(
-        kinds("3+-4"),
-        vec![Number(small(3)), Binary("+".into()), Binary("-".into()), Number(small(4))]
-    );
+    assert_eq!(kinds("3--4"), vec![Number(small(3)), Binary("-".into()), Binary("-".into()), Number(small(4))]);
+    assert_eq!(kinds("3+-4"), vec![Number(small(3)), Binary("+".into()), Binary("-".into()), Number(small(4))]);
     assert_eq!(kinds("a-b"), vec![Ident("a".into()), Binary("-".into()), Ident("b".into())]);
 }
 
@@ -164,10 +158,7 @@ fn integers() {
     assert_eq!(number("9223372036854775807"), small(i64::MAX));
     let big: BigInt = "9223372036854775808".parse().unwrap();
     assert_eq!(number("9223372036854775808"), Literal::Integer(IntLit::Large(big.clone())));
-    assert_eq!(
-        negate_literal(number("9223372036854775808")),
-        Literal::Integer(IntLit::Small(i64::MIN))
-    );
+    assert_eq!(negate_literal(number("9223372036854775808")), Literal::Integer(IntLit::Small(i64::MIN)));
     assert_eq!(negate_literal(small(7)), small(-7));
     let huge: BigInt = "100000000000000000000".parse().unwrap();
     assert_eq!(number("1e20"), Literal::Integer(IntLit::Large(huge.clone())));
@@ -251,10 +242,7 @@ fn number_boundaries() {
     assert_eq!(kinds("1.foo"), vec![Number(small(1)), Period, Ident("foo".into())]);
     assert_eq!(kinds("2 even"), vec![Number(small(2)), Ident("even".into())]);
     assert_eq!(kinds("2e"), vec![Number(small(2)), Ident("e".into())]);
-    assert_eq!(
-        kinds("1e-x"),
-        vec![Number(small(1)), Ident("e".into()), Binary("-".into()), Ident("x".into())]
-    );
+    assert_eq!(kinds("1e-x"), vec![Number(small(1)), Ident("e".into()), Binary("-".into()), Ident("x".into())]);
 }
 
 #[test]

@@ -36,12 +36,7 @@ fn msg(m: &Message) -> String {
         return format!("{} {}", m.selector, expr(&m.args[0]));
     }
     let keywords: Vec<&str> = m.selector.split_inclusive(':').collect();
-    keywords
-        .iter()
-        .zip(&m.args)
-        .map(|(k, a)| format!("{k} {}", expr(a)))
-        .collect::<Vec<_>>()
-        .join(" ")
+    keywords.iter().zip(&m.args).map(|(k, a)| format!("{k} {}", expr(a))).collect::<Vec<_>>().join(" ")
 }
 
 fn expr(e: &Expr) -> String {
@@ -124,9 +119,7 @@ fn primaries_and_reserved_words() {
         doit("self. super. thisContext. nil. true. false. x. _y"),
         "self. super. thisContext. nil. true. false. x. _y"
     );
-    assert!(
-        matches!(first_expr("super"), Expr::Variable(Ident { ref name, .. }) if name == "super")
-    );
+    assert!(matches!(first_expr("super"), Expr::Variable(Ident { ref name, .. }) if name == "super"));
     assert!(matches!(first_expr("thisContext"), Expr::Variable(_)));
     assert!(matches!(first_expr("nil"), Expr::Literal(Literal::Nil, _)));
     assert!(matches!(first_expr("true"), Expr::Literal(Literal::True, _)));
@@ -135,10 +128,7 @@ fn primaries_and_reserved_words() {
 #[test]
 fn literal_values() {
     assert_eq!(doit("42. -7. 16r1F. -16rFF. 2r1010. 36rZZ"), "42. -7. 31. -255. 10. 1295");
-    assert_eq!(
-        doit("3.25. 1.0e10. 1.5e-3. 2r1.1. 1e-2"),
-        "3.25f. 10000000000.0f. 0.0015f. 1.5f. 0.01f"
-    );
+    assert_eq!(doit("3.25. 1.0e10. 1.5e-3. 2r1.1. 1e-2"), "3.25f. 10000000000.0f. 0.0015f. 1.5f. 0.01f");
     assert_eq!(doit("1e10. 1.5s2. 1.5s. 3s2. -1.5s2"), "10000000000. 3/2s2. 3/2s1. 3/1s2. -3/2s2");
     assert_eq!(doit("$a. $ . $'. $$. 'it''s'"), "$a. $ . $'. $$. 'it's'");
     assert_eq!(
@@ -146,33 +136,21 @@ fn literal_values() {
         "#foo. #foo:bar:. #+. #hello world. #Foo. #foo"
     );
     assert_eq!(doit("123456789012345678901234567890"), "123456789012345678901234567890L");
-    assert!(matches!(
-        first_expr("1e10"),
-        Expr::Literal(Literal::Integer(IntLit::Small(10_000_000_000)), _)
-    ));
+    assert!(matches!(first_expr("1e10"), Expr::Literal(Literal::Integer(IntLit::Small(10_000_000_000)), _)));
     assert!(matches!(first_expr("1.0e10"), Expr::Literal(Literal::Float(_), _)));
     let scaled = first_expr("1.5s2");
-    let expected = Literal::ScaledDecimal {
-        numerator: BigInt::from(3),
-        denominator: BigInt::from(2),
-        scale: 2,
-    };
+    let expected = Literal::ScaledDecimal { numerator: BigInt::from(3), denominator: BigInt::from(2), scale: 2 };
     assert_eq!(scaled, Expr::Literal(expected, Span::new(0, 5)));
 }
 
 #[test]
 fn literal_arrays() {
     assert_eq!(
-        doit(
-            "#(1 2.0 $a 'str' #sym sym foo:bar: + #(nested) (nested too) true false nil #[1 2] -3)"
-        ),
+        doit("#(1 2.0 $a 'str' #sym sym foo:bar: + #(nested) (nested too) true false nil #[1 2] -3)"),
         "#(1 2.0f $a 'str' #sym #sym #foo:bar: #+ #(#nested) #(#nested #too) true false nil #[1 2] -3)"
     );
     assert_eq!(doit("#(1 $a 'b' #c foo: #(x) true)"), "#(1 $a 'b' #c #foo: #(#x) true)");
-    assert_eq!(
-        doit("#(foo: bar at:put: - 1 1 - 2 #( ) ())"),
-        "#(#foo: #bar #at:put: #- 1 1 #- 2 #() #())"
-    );
+    assert_eq!(doit("#(foo: bar at:put: - 1 1 - 2 #( ) ())"), "#(#foo: #bar #at:put: #- 1 1 #- 2 #() #())");
     assert_eq!(doit("#()"), "#()");
     assert_eq!(doit("#(#+ -> #at:put: ##x)"), "#(#+ #-> #at:put: #x)");
     assert_eq!(doit_err("#(1 ; )"), ("unexpected ';' in literal array".into(), 4));
@@ -198,9 +176,7 @@ fn precedence() {
     assert_eq!(doit("(a foo: b) bar: c"), "((a foo: b) bar: c)");
     assert_eq!(doit("x at: 1 put: (y at: 2)"), "(x at: 1 put: (y at: 2))");
     assert_eq!(doit("a -> b ==> c"), "((a -> b) ==> c)");
-    assert!(
-        matches!(first_expr("a foo: b bar + 2 baz: c"), Expr::Send(s) if s.message.selector == "foo:baz:")
-    );
+    assert!(matches!(first_expr("a foo: b bar + 2 baz: c"), Expr::Send(s) if s.message.selector == "foo:baz:"));
     assert_eq!(doit("2 ** 3"), "(2 ** 3)");
 }
 
@@ -233,10 +209,7 @@ fn cascades() {
     );
     assert_eq!(doit("3 + 4; * 10"), "(3; + 4; * 10)");
     assert_eq!(doit("a b c; d"), "((a b); c; d)");
-    assert_eq!(
-        doit("s nextPutAll: x printString; + 1 foo"),
-        "(s; nextPutAll: (x printString); + (1 foo))"
-    );
+    assert_eq!(doit("s nextPutAll: x printString; + 1 foo"), "(s; nextPutAll: (x printString); + (1 foo))");
     assert_eq!(doit_err("x; foo"), ("a cascade must follow a message send".into(), 1));
     assert_eq!(doit_err("a foo; bar baz").1, 11);
     assert_eq!(doit_err("a foo; 3").0, "expected a message after ';'");
@@ -262,10 +235,7 @@ fn assignments_and_returns() {
 fn blocks() {
     assert_eq!(doit("[:x :y | | t | x + y]"), "[:x :y | |t| (x + y)]");
     assert_eq!(doit("[:x | ]. []. [ :x | x ]. [:x]"), "[:x | ]. []. [:x | x]. [:x | ]");
-    assert_eq!(
-        doit("[:x || t | t]. [ || ]. [:a|a]. [|t|t]"),
-        "[:x | |t| t]. []. [:a | a]. [|t| t]"
-    );
+    assert_eq!(doit("[:x || t | t]. [ || ]. [:a|a]. [|t|t]"), "[:x | |t| t]. []. [:a | a]. [|t| t]");
     assert_eq!(doit("[:x | [:y | [x + y]]]"), "[:x | [:y | [(x + y)]]]");
     assert_eq!(doit("[^1]. [:x | ^x. 2]"), "[^1]. [:x | ^x. 2]");
     assert_eq!(doit("[1. . 2.]"), "[1. 2]");
@@ -277,10 +247,7 @@ fn blocks() {
     assert_eq!(text(src, block.params[0].span), "a");
     assert_eq!(text(src, send.span), "[:a | a] value: 3");
     assert_eq!(doit_err("[:x x]"), ("expected '|' after block parameters".into(), 4));
-    assert_eq!(
-        doit_err("[:self | 1]"),
-        ("cannot use reserved word 'self' as a block parameter name".into(), 2)
-    );
+    assert_eq!(doit_err("[:self | 1]"), ("cannot use reserved word 'self' as a block parameter name".into(), 2));
     assert_eq!(doit_err("[1 + 2"), ("expected ']' to close block".into(), 6));
     assert_eq!(doit_err("["), ("expected ']' to close block".into(), 1));
     assert_eq!(doit_err("[1 )"), ("expected ']' to close block".into(), 3));
@@ -344,17 +311,11 @@ fn pragmas() {
         vec![
             ("primitive:error:".to_string(), vec!["60".to_string(), "#ec".to_string()]),
             ("primitive:module:".to_string(), vec!["'name'".to_string(), "'mod'".to_string()]),
-            (
-                "bar:baz:q:r:s:t:".to_string(),
-                ["#sym", "-1", "#(1 $a)", "true", "nil", "$x"].map(String::from).to_vec()
-            ),
+            ("bar:baz:q:r:s:t:".to_string(), ["#sym", "-1", "#(1 $a)", "true", "nil", "$x"].map(String::from).to_vec()),
         ]
     );
     assert_eq!(method_err("foo <primitive: 60"), ("expected '>' to close pragma".into(), 18));
-    assert_eq!(
-        method_err("foo <primitive: (1)>"),
-        ("expected a literal pragma argument".into(), 16)
-    );
+    assert_eq!(method_err("foo <primitive: (1)>"), ("expected a literal pragma argument".into(), 16));
     assert_eq!(method_err("foo <3>"), ("expected a pragma selector after '<'".into(), 5));
 }
 
@@ -385,10 +346,7 @@ fn errors_with_offsets() {
     assert_eq!(method_err(""), ("expected a message pattern".into(), 0));
     assert_eq!(method_err("at: 3"), ("expected a parameter name".into(), 4));
     assert_eq!(method_err("foo | a | | b | ^a"), ("duplicate temporaries declaration".into(), 10));
-    assert_eq!(
-        method_err("foo: self"),
-        ("cannot use reserved word 'self' as a parameter name".into(), 5)
-    );
+    assert_eq!(method_err("foo: self"), ("cannot use reserved word 'self' as a parameter name".into(), 5));
     let src = "foo\n\t^ 'abc' , (x bar: ]";
     let e = parse_method(src).unwrap_err();
     assert_eq!(e.message, "unexpected ']'");

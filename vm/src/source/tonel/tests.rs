@@ -75,10 +75,7 @@ fn realistic_class_file() {
     assert_eq!(methods.len(), 4);
 
     let m = &methods[0];
-    assert_eq!(
-        (m.class_name.as_str(), m.class_side, m.category.as_str()),
-        ("Foo", false, "accessing")
-    );
+    assert_eq!((m.class_name.as_str(), m.class_side, m.category.as_str()), ("Foo", false, "accessing"));
     assert!(m.source.starts_with("at: i put: v\n\"body, may contain ]"));
     assert!(m.source.ends_with("\n^ super at: i put: v"));
     assert_eq!((m.line, m.body_first_line), (20, 21));
@@ -93,10 +90,7 @@ fn realistic_class_file() {
     assert_eq!((m.line, m.body_first_line), (30, 30));
 
     let m = &methods[2];
-    assert_eq!(
-        (m.source.as_str(), m.category.as_str()),
-        ("+ other\n^ self add: other", "arithmetic")
-    );
+    assert_eq!((m.source.as_str(), m.category.as_str()), ("+ other\n^ self add: other", "arithmetic"));
     assert_eq!((m.line, m.body_first_line), (33, 35));
 
     assert_eq!((methods[3].source.as_str(), methods[3].category.as_str()), ("empty", ""));
@@ -128,10 +122,7 @@ fn newer_tonel_spellings() {
     let class = parse(text).0.unwrap();
     assert_eq!((class.superclass, class.kind), (None, ClassKind::Bytes));
     let class = parse("Class { #name : #W, #superclass : nil, #type : #words }").0.unwrap();
-    assert_eq!(
-        (class.superclass, class.kind, class.category),
-        (None, ClassKind::Words, String::new())
-    );
+    assert_eq!((class.superclass, class.kind, class.category), (None, ClassKind::Words, String::new()));
     assert_eq!(parse("Class { #name : #W, #type : #weak }").0.unwrap().kind, ClassKind::Weak);
 }
 
@@ -139,10 +130,7 @@ fn newer_tonel_spellings() {
 fn errors() {
     assert_eq!(parse_err("Trait { #name : #T }"), (1, "traits are not supported".into()));
     assert_eq!(parse_err("\n\nFoo { }"), (3, "expected 'Class {' or 'Extension {'".into()));
-    assert_eq!(
-        parse_err("Class { #superclass : #Object }"),
-        (1, "class definition has no #name".into())
-    );
+    assert_eq!(parse_err("Class { #superclass : #Object }"), (1, "class definition has no #name".into()));
     assert_eq!(
         parse_err("Class { #name : #Foo, #type : #compiledMethod }").1,
         "unsupported class #type #compiledMethod"
@@ -151,26 +139,11 @@ fn errors() {
     assert_eq!(parse_err("Class { name : #Foo }").1, "expected a map key such as #name");
     assert_eq!(parse_err("\"unclosed\nClass {}").1, "unterminated class comment");
     let body_err = parse_err("Class { #name : #Foo }\n\nFoo >> bar [\n\t^ 'oops ]\n");
-    assert_eq!(
-        body_err,
-        (3, "method body is not closed by ']' (unterminated string at line 4)".into())
-    );
-    assert_eq!(
-        parse_err("Class { #name : #Foo }\nBar >> x [ ]").1,
-        "method of 'Bar' in the file of 'Foo'"
-    );
-    assert_eq!(
-        parse_err("Class { #name : #Foo }\nFoo x [ ]").1,
-        "expected '>>' in the method header"
-    );
-    assert_eq!(
-        parse_err("Class { #name : #Foo }\nFoo >> x ^ 1").1,
-        "expected '[' to start the method body"
-    );
-    assert_eq!(
-        parse_err("Class { #name : #Foo }\nFoo >> at: [ ]").1,
-        "expected a message pattern after '>>'"
-    );
+    assert_eq!(body_err, (3, "method body is not closed by ']' (unterminated string at line 4)".into()));
+    assert_eq!(parse_err("Class { #name : #Foo }\nBar >> x [ ]").1, "method of 'Bar' in the file of 'Foo'");
+    assert_eq!(parse_err("Class { #name : #Foo }\nFoo x [ ]").1, "expected '>>' in the method header");
+    assert_eq!(parse_err("Class { #name : #Foo }\nFoo >> x ^ 1").1, "expected '[' to start the method body");
+    assert_eq!(parse_err("Class { #name : #Foo }\nFoo >> at: [ ]").1, "expected a message pattern after '>>'");
     assert_eq!(
         parse_err("Class { #name : #Foo }\n{ #category : #x }\n").1,
         "expected a method definition 'Class >> selector ['"
@@ -188,22 +161,19 @@ fn errors() {
 
 #[test]
 fn metadata_values() {
-    let text = "Class { #name : #Foo, #n : -3, #f : 1.5, #b : true, #m : { #k : [ 'x', #y, nil ] }, #e : [ ], #o : { } }";
+    let text =
+        "Class { #name : #Foo, #n : -3, #f : 1.5, #b : true, #m : { #k : [ 'x', #y, nil ] }, #e : [ ], #o : { } }";
     assert_eq!(parse(text).0.unwrap().name, "Foo");
     assert_eq!(parse_err("Class { #name : #Foo, #n : - 3 }").1, "expected a number after '-'");
     assert_eq!(parse_err("Class { #name : #Foo, #n : ( }").1, "expected a metadata value");
 }
 
 fn semantic(methods: &[MethodDef]) -> Vec<(String, bool, String, String)> {
-    methods
-        .iter()
-        .map(|m| (m.class_name.clone(), m.class_side, m.category.clone(), m.source.clone()))
-        .collect()
+    methods.iter().map(|m| (m.class_name.clone(), m.class_side, m.category.clone(), m.source.clone())).collect()
 }
 
 fn same_class(a: &ClassDef, b: &ClassDef) -> bool {
-    ClassDef { file: PathBuf::new(), line: 0, ..a.clone() }
-        == ClassDef { file: PathBuf::new(), line: 0, ..b.clone() }
+    ClassDef { file: PathBuf::new(), line: 0, ..a.clone() } == ClassDef { file: PathBuf::new(), line: 0, ..b.clone() }
 }
 
 #[test]
@@ -254,8 +224,7 @@ fn writer_splits_unnormalized_sources() {
         line: 0,
         body_first_line: 0,
     };
-    let written =
-        write_class_file(&class, &[method("foo ^ 1"), method("at:  i\n   put: v\n\t^ i")]);
+    let written = write_class_file(&class, &[method("foo ^ 1"), method("at:  i\n   put: v\n\t^ i")]);
     let (_, methods) = parse(&written);
     assert_eq!(methods[0].source, "foo\n^ 1");
     assert_eq!(methods[1].source, "at: i put: v\n\t^ i");
@@ -300,16 +269,9 @@ fn reading_directories() {
     std::fs::create_dir_all(root.0.join("NotAPackage")).unwrap();
     std::fs::write(kernel.join("package.st"), "Package { #name : #'Kernel-Numbers' }\n").unwrap();
     std::fs::write(kernel.join("Foo.class.st"), FOO).unwrap();
-    std::fs::write(
-        kernel.join("Bar.class.st"),
-        "Class { #name : #Bar, #superclass : #Foo }\nBar >> x [ ^ 1 ]",
-    )
-    .unwrap();
-    std::fs::write(
-        kernel.join("Object.extension.st"),
-        "Extension { #name : #Object }\nObject >> y [ ^ 2 ]",
-    )
-    .unwrap();
+    std::fs::write(kernel.join("Bar.class.st"), "Class { #name : #Bar, #superclass : #Foo }\nBar >> x [ ^ 1 ]")
+        .unwrap();
+    std::fs::write(kernel.join("Object.extension.st"), "Extension { #name : #Object }\nObject >> y [ ^ 2 ]").unwrap();
     std::fs::write(kernel.join("README.md"), "ignored").unwrap();
     std::fs::write(extra.join("package.st"), "Package { #name : 'Extra' }").unwrap();
 
@@ -327,10 +289,7 @@ fn reading_directories() {
 
     std::fs::write(kernel.join("T.trait.st"), "Trait { #name : #T }").unwrap();
     let e = read_package(&kernel).unwrap_err();
-    assert_eq!(
-        (e.file, e.line, e.message),
-        (kernel.join("T.trait.st"), 0, "traits are not supported".to_string())
-    );
+    assert_eq!((e.file, e.line, e.message), (kernel.join("T.trait.st"), 0, "traits are not supported".to_string()));
     std::fs::remove_file(kernel.join("T.trait.st")).unwrap();
     std::fs::write(kernel.join("Odd.st"), "").unwrap();
     assert!(read_package(&kernel).unwrap_err().message.starts_with("unexpected file"));

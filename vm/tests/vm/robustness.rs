@@ -10,11 +10,76 @@ use proptest::prelude::*;
 use crate::util::vm;
 
 const WORDS: &[&str] = &[
-    "x", "y", "self", "super", "nil", "true", "thisContext", "3", "-2", "1.5", "16rFF", "$a", "'s'", "#sym", "#(1 2)",
-    "#[1]", "{", "}", "[", "]", "(", ")", ":x", "|", "^", ".", ";", ":=", "+", "-", "*", "/", "//", "\\\\", "<", "=",
-    "==", ",", "@", "foo", "value", "value:", "at:", "at:put:", "ifTrue:", "ifFalse:", "whileTrue:", "to:", "do:",
-    "printString", "new", "Array", "Object", "OrderedCollection", "Error", "signal", "on:", "ensure:", "class",
-    "yourself", "size", "first", "inject:", "into:", "collect:", "\"c\"", "<primitive: 60>", "1e2", "2s2", "$'",
+    "x",
+    "y",
+    "self",
+    "super",
+    "nil",
+    "true",
+    "thisContext",
+    "3",
+    "-2",
+    "1.5",
+    "16rFF",
+    "$a",
+    "'s'",
+    "#sym",
+    "#(1 2)",
+    "#[1]",
+    "{",
+    "}",
+    "[",
+    "]",
+    "(",
+    ")",
+    ":x",
+    "|",
+    "^",
+    ".",
+    ";",
+    ":=",
+    "+",
+    "-",
+    "*",
+    "/",
+    "//",
+    "\\\\",
+    "<",
+    "=",
+    "==",
+    ",",
+    "@",
+    "foo",
+    "value",
+    "value:",
+    "at:",
+    "at:put:",
+    "ifTrue:",
+    "ifFalse:",
+    "whileTrue:",
+    "to:",
+    "do:",
+    "printString",
+    "new",
+    "Array",
+    "Object",
+    "OrderedCollection",
+    "Error",
+    "signal",
+    "on:",
+    "ensure:",
+    "class",
+    "yourself",
+    "size",
+    "first",
+    "inject:",
+    "into:",
+    "collect:",
+    "\"c\"",
+    "<primitive: 60>",
+    "1e2",
+    "2s2",
+    "$'",
 ];
 
 fn program() -> impl Strategy<Value = String> {
@@ -30,10 +95,10 @@ proptest! {
         let nil_class = vm.known.undefined_object;
         let _ = compiler::compile(&mut vm, &src, nil_class, Mode::Doit);
         let _ = compiler::compile(&mut vm, &format!("m {src}"), nil_class, Mode::Method);
-        if let Ok(p) = vm.spawn_doit(&src, Value::NIL) {
-            if let Poll::Running = vm.poll(p, Duration::from_millis(20)) {
-                vm.interrupt_process(p);
-            }
+        if let Ok(p) = vm.spawn_doit(&src, Value::NIL)
+            && let Poll::Running = vm.poll(p, Duration::from_millis(20))
+        {
+            vm.interrupt_process(p);
         }
     }
 

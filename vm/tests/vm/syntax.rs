@@ -74,7 +74,10 @@ fn blocks_and_closures() {
         ("| adder | adder := [:n | [:x | x + n]]. (adder value: 10) value: 5", "15"),
         ("| count inc | count := 0. inc := [count := count + 1]. inc value. inc value. count", "2"),
         ("| blocks | blocks := (1 to: 3) collect: [:i | [i * 10]]. blocks collect: [:b | b value]", "#(10 20 30)"),
-        ("| bs | bs := OrderedCollection new. 1 to: 3 do: [:i | bs add: [i]]. (bs collect: [:b | b value]) asArray", "#(1 2 3)"),
+        (
+            "| bs | bs := OrderedCollection new. 1 to: 3 do: [:i | bs add: [i]]. (bs collect: [:b | b value]) asArray",
+            "#(1 2 3)",
+        ),
         ("[:a :b :c :d | a + b + c + d] value: 1 value: 2 value: 3 value: 4", "10"),
         ("[:a | a] valueWithArguments: #(7)", "7"),
         ("[:a | a] numArgs", "1"),
@@ -263,8 +266,11 @@ fn undeclared_variables_are_warnings() {
 #[test]
 fn step_points_map_pcs_to_source() {
     let mut vm = vm();
-    eval_in(&mut vm, "Object subclass: #StepTest instanceVariableNames: '' classVariableNames: '' package: 'Tests-Syntax'")
-        .expect("defines");
+    eval_in(
+        &mut vm,
+        "Object subclass: #StepTest instanceVariableNames: '' classVariableNames: '' package: 'Tests-Syntax'",
+    )
+    .expect("defines");
     eval_in(&mut vm, "StepTest compile: 'where\n\t| a |\n\ta := 1.\n\t^ thisContext stepPoint'").expect("compiles");
     // {line. column. start. end} of the send `thisContext stepPoint` on line 4.
     let r = eval_in(&mut vm, "StepTest new where").expect("runs");

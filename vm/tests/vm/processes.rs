@@ -10,9 +10,18 @@ use crate::util::{check_all, eval_in, vm};
 #[test]
 fn fork_yield_and_priorities() {
     check_all(&[
-        ("| log | log := OrderedCollection new. [log add: 2] fork. log add: 1. Processor yield. log add: 3. log asArray", "#(1 2 3)"),
-        ("| log | log := OrderedCollection new. [log add: #high] forkAt: Processor userInterruptPriority. log add: #low. log asArray", "#(#high #low)"),
-        ("| log p | log := OrderedCollection new. p := [log add: #low] forkAt: Processor userBackgroundPriority. log add: #main. log asArray", "#(#main)"),
+        (
+            "| log | log := OrderedCollection new. [log add: 2] fork. log add: 1. Processor yield. log add: 3. log asArray",
+            "#(1 2 3)",
+        ),
+        (
+            "| log | log := OrderedCollection new. [log add: #high] forkAt: Processor userInterruptPriority. log add: #low. log asArray",
+            "#(#high #low)",
+        ),
+        (
+            "| log p | log := OrderedCollection new. p := [log add: #low] forkAt: Processor userBackgroundPriority. log add: #main. log asArray",
+            "#(#main)",
+        ),
         ("Processor activeProcess priority", "40"),
         ("| p | p := [3] newProcess. p isSuspended", "true"),
         ("| p | p := [3] fork. Processor yield. p isTerminated", "true"),
@@ -38,11 +47,20 @@ fn semaphore_ping_pong_keeps_order() {
 fn delays_shared_queues_and_mutexes() {
     let start = Instant::now();
     check_all(&[
-        ("| t | t := Time millisecondClockValue. (Delay forMilliseconds: 60) wait. Time millisecondClockValue - t >= 60", "true"),
-        ("| q r | q := SharedQueue new. [1 to: 5 do: [:i | q nextPut: i]] fork. r := OrderedCollection new. 5 timesRepeat: [r add: q next]. r asArray", "#(1 2 3 4 5)"),
+        (
+            "| t | t := Time millisecondClockValue. (Delay forMilliseconds: 60) wait. Time millisecondClockValue - t >= 60",
+            "true",
+        ),
+        (
+            "| q r | q := SharedQueue new. [1 to: 5 do: [:i | q nextPut: i]] fork. r := OrderedCollection new. 5 timesRepeat: [r add: q next]. r asArray",
+            "#(1 2 3 4 5)",
+        ),
         ("| q | q := SharedQueue new. [(Delay forMilliseconds: 20) wait. q nextPut: #late] fork. q next", "#late"),
         ("| m n | m := Mutex new. n := 0. m critical: [m critical: [n := n + 1]]. n", "1"),
-        ("| m log | m := Mutex new. log := OrderedCollection new. [m critical: [log add: 1. Processor yield. log add: 2]] fork. [m critical: [log add: 3]] fork. (Delay forMilliseconds: 20) wait. log asArray", "#(1 2 3)"),
+        (
+            "| m log | m := Mutex new. log := OrderedCollection new. [m critical: [log add: 1. Processor yield. log add: 2]] fork. [m critical: [log add: 3]] fork. (Delay forMilliseconds: 20) wait. log asArray",
+            "#(1 2 3)",
+        ),
     ]);
     assert!(start.elapsed() >= Duration::from_millis(80));
 }
@@ -50,8 +68,14 @@ fn delays_shared_queues_and_mutexes() {
 #[test]
 fn suspend_resume_terminate() {
     check_all(&[
-        ("| p log | log := OrderedCollection new. p := [log add: 1. Processor activeProcess suspend. log add: 2] fork. Processor yield. log add: #main. p resume. Processor yield. log asArray", "#(1 #main 2)"),
-        ("| p log s | log := OrderedCollection new. s := Semaphore new. p := [[s wait] ensure: [log add: #unwound]] fork. Processor yield. p terminate. {p isTerminated. log asArray}", "#(true #(#unwound))"),
+        (
+            "| p log | log := OrderedCollection new. p := [log add: 1. Processor activeProcess suspend. log add: 2] fork. Processor yield. log add: #main. p resume. Processor yield. log asArray",
+            "#(1 #main 2)",
+        ),
+        (
+            "| p log s | log := OrderedCollection new. s := Semaphore new. p := [[s wait] ensure: [log add: #unwound]] fork. Processor yield. p terminate. {p isTerminated. log asArray}",
+            "#(true #(#unwound))",
+        ),
         ("| p | p := [[true] whileTrue: [Processor yield]] fork. Processor yield. p terminate. p isTerminated", "true"),
         ("| p | p := [Processor activeProcess terminate. #notReached] fork. Processor yield. p isTerminated", "true"),
     ]);

@@ -8,6 +8,8 @@
 //! - `robustness`: random and malformed source never panics.
 //! - `kernel`: the kernel's own SUnit suite.
 
+#![allow(clippy::expect_used, clippy::unwrap_used)] // tests fail loudly
+
 mod exceptions;
 mod kernel;
 mod memory;

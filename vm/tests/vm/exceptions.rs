@@ -37,7 +37,10 @@ fn message_not_understood() {
         ("[3 zork] on: MessageNotUnderstood do: [:e | e receiver]", "3"),
         ("[3 zork] on: MessageNotUnderstood do: [:e | e return: 5]", "5"),
         ("[3 zork + 1] on: MessageNotUnderstood do: [:e | e resume: 5]", "6"),
-        ("[3 zork] on: MessageNotUnderstood do: [:e | e messageText]", "'Instance of SmallInteger did not understand #zork'"),
+        (
+            "[3 zork] on: MessageNotUnderstood do: [:e | e messageText]",
+            "'Instance of SmallInteger did not understand #zork'",
+        ),
     ]);
 }
 
@@ -47,11 +50,20 @@ fn ensure_and_if_curtailed() {
         ("| log | log := OrderedCollection new. [log add: 1] ensure: [log add: 2]. log asArray", "#(1 2)"),
         // As in Pharo, the handler runs first (on top of the signalling stack); returning from it
         // unwinds, running the ensure blocks.
-        ("| log | log := OrderedCollection new. [[log add: 1. Error signal. log add: 9] ensure: [log add: 2]] on: Error do: [:e | log add: 3]. log asArray", "#(1 3 2)"),
+        (
+            "| log | log := OrderedCollection new. [[log add: 1. Error signal. log add: 9] ensure: [log add: 2]] on: Error do: [:e | log add: 3]. log asArray",
+            "#(1 3 2)",
+        ),
         ("[5] ensure: [6]", "5"),
-        ("| log | log := OrderedCollection new. [[Error signal] ifCurtailed: [log add: #curtailed]] on: Error do: [:e | nil]. log asArray", "#(#curtailed)"),
+        (
+            "| log | log := OrderedCollection new. [[Error signal] ifCurtailed: [log add: #curtailed]] on: Error do: [:e | nil]. log asArray",
+            "#(#curtailed)",
+        ),
         ("| log | log := OrderedCollection new. [log add: 1] ifCurtailed: [log add: #curtailed]. log asArray", "#(1)"),
-        ("| log | log := OrderedCollection new. [[[Error signal] ensure: [log add: #inner]] ensure: [log add: #outer]] on: Error do: [:e | log add: #handler]. log asArray", "#(#handler #inner #outer)"),
+        (
+            "| log | log := OrderedCollection new. [[[Error signal] ensure: [log add: #inner]] ensure: [log add: #outer]] on: Error do: [:e | log add: #handler]. log asArray",
+            "#(#handler #inner #outer)",
+        ),
     ]);
 }
 
@@ -66,7 +78,10 @@ fn ensure_runs_on_non_local_return() {
     ] {
         eval_in(&mut vm, src).expect("defines");
     }
-    assert_eq!(eval_in(&mut vm, "| t | t := EnsureTest new. {t leave. t log asArray}").expect("runs"), "#(#left #(#ensured))");
+    assert_eq!(
+        eval_in(&mut vm, "| t | t := EnsureTest new. {t leave. t log asArray}").expect("runs"),
+        "#(#left #(#ensured))"
+    );
     assert_eq!(eval_in(&mut vm, "EnsureTest new leaveFromHandler").expect("runs"), "#fromHandler");
 }
 
@@ -77,8 +92,14 @@ fn retry_pass_outer_resignal() {
         ("[[Error signal: 'p'] on: Error do: [:e | e pass]] on: Error do: [:e | e messageText, '!']", "'p!'"),
         ("[[Warning signal: 'o'. 1] on: Warning do: [:e | (e outer) + 10]] on: Warning do: [:e | e resume: 5]", "15"),
         ("[[Warning signal: 'q'] on: Warning do: [:e | e pass]] on: Warning do: [:e | e resume: 4]", "4"),
-        ("[[1/0] on: ZeroDivide do: [:e | e resignalAs: (Warning new messageText: 'z')]] on: Warning do: [:e | e messageText]", "'z'"),
-        ("[[1/0] on: ZeroDivide do: [:e | e resignalAs: (Warning new messageText: 'w')]] on: Warning do: [:e | e resume: 5]", "5"),
+        (
+            "[[1/0] on: ZeroDivide do: [:e | e resignalAs: (Warning new messageText: 'z')]] on: Warning do: [:e | e messageText]",
+            "'z'",
+        ),
+        (
+            "[[1/0] on: ZeroDivide do: [:e | e resignalAs: (Warning new messageText: 'w')]] on: Warning do: [:e | e resume: 5]",
+            "5",
+        ),
         ("[[1/0] on: ZeroDivide do: [:e | e signal]] on: ZeroDivide do: [:e | #outerHandler]", "#outerHandler"),
         ("[Error signal] on: Error do: [:e | [e signal] on: Error do: [:e2 | #nested]]", "#nested"),
         ("| r | r := [Warning signal: 'a'] on: Warning do: [:e | e resume]. r", "nil"),
@@ -89,8 +110,11 @@ fn retry_pass_outer_resignal() {
 #[test]
 fn unhandled_error_suspends_the_process_and_reports_its_stack() {
     let mut vm = vm();
-    eval_in(&mut vm, "Object subclass: #Failing instanceVariableNames: '' classVariableNames: '' package: 'Tests-Exceptions'")
-        .expect("defines");
+    eval_in(
+        &mut vm,
+        "Object subclass: #Failing instanceVariableNames: '' classVariableNames: '' package: 'Tests-Exceptions'",
+    )
+    .expect("defines");
     eval_in(&mut vm, "Failing compile: 'outer\n\t^ self inner'").expect("compiles");
     eval_in(&mut vm, "Failing compile: 'inner\n\t^ 1 / 0'").expect("compiles");
     match vm.evaluate("Failing new outer") {
@@ -124,8 +148,11 @@ fn unhandled_error_suspends_the_process_and_reports_its_stack() {
 fn infinite_recursion_is_an_error_not_a_crash() {
     let mut vm = vm();
     vm.config.max_depth = 10_000;
-    eval_in(&mut vm, "Object subclass: #Deep instanceVariableNames: '' classVariableNames: '' package: 'Tests-Exceptions'")
-        .expect("defines");
+    eval_in(
+        &mut vm,
+        "Object subclass: #Deep instanceVariableNames: '' classVariableNames: '' package: 'Tests-Exceptions'",
+    )
+    .expect("defines");
     eval_in(&mut vm, "Deep compile: 'down: n ^ (self down: n + 1) + 1'").expect("compiles");
     assert_eq!(eval_in(&mut vm, "[Deep new down: 0] on: StackOverflow do: [:e | #tooDeep]").expect("runs"), "#tooDeep");
     match vm.evaluate("Deep new down: 0") {

@@ -1,0 +1,145 @@
+//! Name resolution for code generation: arguments, temporaries (in registers or temp
+//! vectors), instance variables, class variables and globals (bindings), with Undeclared
+//! bindings and warnings for unknown names; loads and stores of each kind.
+
+use super::ast::{Ident, Span};
+use super::codegen::{CResult, Gen, Place};
+use crate::bytecode::{Instr, Reg};
+use crate::value::Value;
+use crate::vm::class_slots;
+
+impl Gen<'_> {
+    /// Resolves a name. `for_store` reports assignments to read-only names as errors.
+    pub fn place(&mut self, id: &Ident, for_store: bool) -> CResult<Place> {
+        let name = id.name.as_str();
+        let reserved = match name {
+            "self" => Some(Place::SelfRef),
+            "super" => Some(Place::Super),
+            "thisContext" => Some(Place::Context),
+            _ => None,
+        };
+        if let Some(p) = reserved {
+            if for_store {
+                return Err(self.err(id.span, format!("cannot store into {name}")));
+            }
+            if matches!(p, Place::Super) {
+                return Err(self.err(id.span, "super must be the receiver of a message"));
+            }
+            return Ok(p);
+        }
+        if let Some(v) = self.an.resolve(self.fun.cur, name) {
+            let Some(var) = self.an.vars.get(v) else {
+                return Err(self.err(id.span, "internal error: unknown variable"));
+            };
+            if for_store && var.is_arg {
+                return Err(self.err(id.span, format!("cannot store into argument {name}")));
+            }
+            if var.in_vector() {
+                let home = self.an.real_scope(var.scope);
+                let vec =
+                    if home == self.fun.scope { self.fun.vector } else { self.fun.outer_vectors.get(&home).copied() };
+                let (Some(vec), Some(&index)) = (vec, self.vector_slot.get(&v)) else {
+                    return Err(self.err(id.span, "internal error: temp vector missing"));
+                };
+                return Ok(Place::Vector(vec, index));
+            }
+            return match self.fun.regs.get(&v) {
+                Some(&r) => Ok(Place::Reg(r)),
+                None => Err(self.err(id.span, "internal error: variable has no register")),
+            };
+        }
+        if let Some(i) = self.ivars.iter().rposition(|n| n == name) {
+            return Ok(Place::Ivar(i as u16));
+        }
+        let binding = self.binding(name, id.span)?;
+        Ok(Place::Binding(binding))
+    }
+
+    /// The Association for a class variable or global, or a new Undeclared one.
+    fn binding(&mut self, name: &str, span: Span) -> CResult<Value> {
+        let sym = self.vm.intern(name);
+        // Class variables, up the (instance side) superclass chain.
+        let mut c = self.class;
+        if self.vm.is_metaclass(c) {
+            c = self.vm.heap.slot(c, class_slots::THIS_CLASS).unwrap_or(Value::NIL);
+        }
+        let mut guard = 0;
+        while !c.is_nil() && guard < 10_000 {
+            let pool = self.vm.heap.slot(c, class_slots::CLASS_POOL).unwrap_or(Value::NIL);
+            if let Some(assoc) = self.vm.dict(pool).and_then(|d| d.get(sym)) {
+                return Ok(assoc);
+            }
+            c = self.vm.superclass_of(c);
+            guard += 1;
+        }
+        if let Some(assoc) = self.vm.dict(self.vm.known.smalltalk).and_then(|d| d.get(sym)) {
+            return Ok(assoc);
+        }
+        let undeclared = self.vm.known.undeclared;
+        if let Some(assoc) = self.vm.dict(undeclared).and_then(|d| d.get(sym)) {
+            self.warn(span, name);
+            return Ok(assoc);
+        }
+        let assoc = self.vm.new_association(sym, Value::NIL);
+        if let Some(d) = self.vm.dict_mut(undeclared) {
+            d.insert(sym, assoc);
+        }
+        self.warn(span, name);
+        Ok(assoc)
+    }
+
+    fn warn(&mut self, span: Span, name: &str) {
+        let (line, col) = super::parser::line_col(self.source, span.start as usize);
+        self.vm.warnings.push(format!("{line}:{col}: undeclared variable {name}"));
+    }
+
+    pub fn load(&mut self, place: &Place, t: Reg, span: Span) -> CResult<()> {
+        match *place {
+            Place::SelfRef => {
+                self.emit(Instr::Move { dst: t, src: 0 });
+            }
+            Place::Super => return Err(self.err(span, "super must be the receiver of a message")),
+            Place::Context => {
+                self.emit(Instr::LoadContext { dst: t });
+            }
+            Place::Reg(r) => {
+                if r != t {
+                    self.emit(Instr::Move { dst: t, src: r });
+                }
+            }
+            Place::Vector(vec, index) => {
+                self.emit(Instr::GetVector { dst: t, vec, index });
+            }
+            Place::Ivar(index) => {
+                self.emit(Instr::GetIvar { dst: t, index });
+            }
+            Place::Binding(assoc) => {
+                let lit = self.lit(assoc, span)?;
+                self.emit(Instr::GetGlobal { dst: t, lit });
+            }
+        }
+        Ok(())
+    }
+
+    pub fn store(&mut self, place: &Place, src: Reg) {
+        match *place {
+            Place::Reg(r) => {
+                if r != src {
+                    self.emit(Instr::Move { dst: r, src });
+                }
+            }
+            Place::Vector(vec, index) => {
+                self.emit(Instr::SetVector { vec, index, src });
+            }
+            Place::Ivar(index) => {
+                self.emit(Instr::SetIvar { index, src });
+            }
+            Place::Binding(assoc) => {
+                if let Ok(lit) = self.lit(assoc, Span::default()) {
+                    self.emit(Instr::SetGlobal { lit, src });
+                }
+            }
+            Place::SelfRef | Place::Super | Place::Context => {}
+        }
+    }
+}
