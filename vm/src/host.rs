@@ -15,6 +15,26 @@ use crate::scheduler::USER_PRIORITY;
 use crate::value::Value;
 use crate::vm::Vm;
 
+/// One activation of a process, as the host (a debugger) sees it.
+#[derive(Clone, Debug)]
+pub struct FrameView {
+    /// `ReceiverClass(MethodClass)>>selector`, with `[] in ` for a block.
+    pub label: String,
+    /// The receiver (`self`).
+    pub receiver: Value,
+    /// Arguments, copied values and temporaries, by name.
+    pub variables: Vec<(String, Value)>,
+    /// The home CompiledMethod.
+    pub method: Value,
+    /// The source range of the current step point (the next instruction in the top frame,
+    /// the pending send in the others).
+    pub span: Option<Span>,
+    /// 1-based line and column of the current step point.
+    pub line: usize,
+    /// See `line`.
+    pub column: usize,
+}
+
 /// The state of an evaluation after a time slice.
 #[derive(Debug)]
 pub enum Poll {
@@ -230,6 +250,46 @@ impl Vm {
         self.set_status(process, Status::Suspended);
         let report = self.report_of(process, "interrupted");
         ErrorReport { class_name: "Interrupt".into(), ..report }
+    }
+
+    /// The frames of a process (running or not), top first: receiver, variables and the
+    /// current step point of each.
+    pub fn frames(&mut self, process: Value) -> Vec<FrameView> {
+        let (frames, stack, running) = if process == self.scheduler.active {
+            (self.scheduler.state.frames.clone(), self.scheduler.state.stack.clone(), true)
+        } else {
+            match self.heap.get(process).map(|o| &o.body) {
+                Some(Body::Process(p)) => match &p.state {
+                    Some(s) => (s.frames.clone(), s.stack.clone(), false),
+                    None => return Vec::new(),
+                },
+                _ => return Vec::new(),
+            }
+        };
+        let top = frames.len().saturating_sub(1);
+        let mut out = Vec::with_capacity(frames.len());
+        for (i, f) in frames.iter().enumerate().rev() {
+            let reg = |k: usize| stack.get(f.base as usize + k).copied().unwrap_or(Value::NIL);
+            let mut variables = Vec::new();
+            for (name, loc) in f.code.var_names.iter() {
+                let v = match *loc {
+                    crate::bytecode::VarLoc::Reg(r) => reg(usize::from(r)),
+                    crate::bytecode::VarLoc::Vector { vec, index } => {
+                        self.heap.slot(reg(usize::from(vec)), usize::from(index)).unwrap_or(Value::NIL)
+                    }
+                };
+                variables.push((name.clone(), v));
+            }
+            // The top frame of a process that is not running stands before its next
+            // instruction; every other frame stands at its pending send.
+            let pc = if i == top && !running { f.pc as usize } else { (f.pc as usize).saturating_sub(1) };
+            let span = f.code.step_point_at(pc).map(|sp| sp.span);
+            let (line, column) = compiler::parser::line_col(&f.code.source, span.map_or(0, |s| s.start as usize));
+            let receiver = reg(0);
+            let label = self.frame_label_for(f, receiver);
+            out.push(FrameView { label, receiver, variables, method: f.method, span, line, column });
+        }
+        out
     }
 
     /// Keeps `v` alive across collections until [`Vm::release`].

@@ -56,6 +56,12 @@ pub mod context_slots {
     pub const PROCESS: usize = 0;
     /// The frame's activation id (SmallInteger).
     pub const FRAME_ID: usize = 1;
+    /// The receiver, kept for when the frame has returned.
+    pub const RECEIVER: usize = 2;
+    /// The method, kept for when the frame has returned.
+    pub const METHOD: usize = 3;
+    /// Named slots of a Context.
+    pub const SIZE: usize = 4;
 }
 
 /// Sends and backward jumps between interrupt checks.
@@ -653,11 +659,14 @@ impl Vm {
         let args = self.new_array(args);
         let message_class = self.known.message;
         let named = self.format_of(message_class).map_or(2, |(_, n)| n.max(2));
+        let class = self.class_of(recv);
         let mut slots = vec![Value::NIL; named];
         slots[0] = selector;
         slots[1] = args;
+        if let Some(s) = slots.get_mut(2) {
+            *s = class;
+        }
         let message = self.heap.alloc(message_class, named, Body::Slots(slots));
-        let class = self.class_of(recv);
         let dnu = self.known.sel_does_not_understand;
         match self.lookup(class, dnu) {
             Some(m) => {
@@ -763,10 +772,10 @@ impl Vm {
         if !frame.context.is_nil() {
             return frame.context;
         }
-        let id = frame.id;
-        let class = self.known.context;
+        let (id, method, base) = (frame.id, frame.method, frame.base as usize);
+        let receiver = self.scheduler.state.stack.get(base).copied().unwrap_or(Value::NIL);
         let process = self.scheduler.active;
-        let ctx = self.heap.alloc(class, 2, Body::Slots(vec![process, Value::small(id as i64)]));
+        let ctx = crate::primitives::context::new_context(self, process, id, receiver, method);
         if let Some(f) = self.scheduler.state.frames.get_mut(index) {
             f.context = ctx;
         }

@@ -37,7 +37,7 @@ pub mod value;
 mod vm;
 
 pub use error::{BootError, CompileError, ErrorReport, EvalError, FrameInfo};
-pub use host::Poll;
+pub use host::{FrameView, Poll};
 pub use interpreter::Stop;
 pub use source::{KernelSource, LoadReport};
 pub use value::Value;

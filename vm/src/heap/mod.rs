@@ -226,3 +226,64 @@ impl Heap {
             .map(|(i, o)| (Value::object(i), o))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct SlotsFaulter {
+        faults: usize,
+    }
+
+    impl Faulter for SlotsFaulter {
+        fn fault(&mut self, heap: &mut Heap, index: usize) -> Result<(), String> {
+            self.faults += 1;
+            let obj = heap.objects.get_mut(index).ok_or("no such object")?;
+            obj.body = Body::Slots(vec![Value::small(7)]);
+            obj.flags &= !NOT_LOADED;
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn stubs_fault_in_through_the_faulter() {
+        let mut heap = Heap::new();
+        let v = heap.alloc(Value::NIL, 1, Body::Slots(vec![Value::small(1)]));
+        heap.make_stub(v);
+        assert!(heap.get(v).is_some_and(|o| o.flags & NOT_LOADED != 0));
+        assert!(heap.ensure_loaded(v).is_err(), "no store attached");
+        heap.set_faulter(Box::new(SlotsFaulter { faults: 0 }));
+        assert_eq!(heap.ensure_loaded(v), Ok(()));
+        assert_eq!(heap.slot(v, 0), Some(Value::small(7)));
+        assert_eq!(heap.ensure_loaded(v), Ok(()), "loaded objects do not fault again");
+    }
+
+    #[test]
+    fn the_write_barrier_records_changed_persistent_objects_once() {
+        let mut heap = Heap::new();
+        let transient = heap.alloc(Value::NIL, 2, Body::Slots(vec![Value::NIL; 2]));
+        let persistent = heap.alloc(Value::NIL, 2, Body::Slots(vec![Value::NIL; 2]));
+        heap.set_persistent(persistent);
+        assert!(heap.set_slot(transient, 0, Value::TRUE));
+        assert!(heap.set_slot(persistent, 0, Value::TRUE));
+        assert!(heap.set_slot(persistent, 1, Value::FALSE));
+        assert_eq!(heap.take_write_set(), vec![persistent]);
+        assert!(heap.take_write_set().is_empty());
+        assert!(heap.set_slot(persistent, 1, Value::NIL));
+        assert_eq!(heap.take_write_set(), vec![persistent], "a new transaction records it again");
+    }
+
+    #[test]
+    fn collection_frees_unreachable_objects_and_reuses_their_entries() {
+        let mut heap = Heap::new();
+        let kept = heap.alloc(Value::NIL, 1, Body::Slots(vec![Value::NIL]));
+        let child = heap.alloc(Value::NIL, 0, Body::Bytes(vec![1, 2]));
+        heap.set_slot(kept, 0, child);
+        let garbage = heap.alloc(Value::NIL, 0, Body::Float(1.0));
+        assert_eq!(heap.collect(&[kept]), 1);
+        assert!(heap.get(garbage).is_none());
+        assert_eq!(heap.bytes(child), Some(&[1u8, 2][..]));
+        let reused = heap.alloc(Value::NIL, 0, Body::Float(2.0));
+        assert_eq!(reused, garbage, "the freed entry is reused");
+    }
+}

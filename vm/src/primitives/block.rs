@@ -9,8 +9,13 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
     match index {
         80 => activate_closure(vm, a.at, a.nargs, a.ret),
         81 => {
-            let items = vm.array_items(a.arg(vm, 0)).ok_or(Prim::Fail)?;
-            if items.len() > 15 {
+            let arg = a.arg(vm, 0);
+            if vm.class_of(arg) != vm.known.array {
+                return Err(Prim::Fail);
+            }
+            let items = vm.array_items(arg).ok_or(Prim::Fail)?;
+            let code = closure_code(vm, a.recv(vm)).ok_or(Prim::Fail)?;
+            if items.len() != usize::from(code.num_args) {
                 return Err(Prim::Fail);
             }
             put_args(vm, a.at, &items);

@@ -29,8 +29,14 @@ pub(crate) fn context_for_id(vm: &mut Vm, process: Value, id: u64) -> Value {
     match existing {
         Some(Some(ctx)) if !ctx.is_nil() => ctx,
         Some(Some(_)) => {
-            let class = vm.known.context;
-            let ctx = vm.heap.alloc(class, 2, Body::Slots(vec![process, Value::small(id as i64)]));
+            let (receiver, method) = with_state(vm, process, |s| {
+                s.frame_index(id)
+                    .and_then(|i| s.frames.get(i))
+                    .map(|f| (s.stack.get(f.base as usize).copied().unwrap_or(Value::NIL), f.method))
+            })
+            .flatten()
+            .unwrap_or((Value::NIL, Value::NIL));
+            let ctx = new_context(vm, process, id, receiver, method);
             with_state(vm, process, |s| {
                 if let Some(f) = s.frame_index(id).and_then(|i| s.frames.get_mut(i)) {
                     f.context = ctx;
@@ -40,6 +46,18 @@ pub(crate) fn context_for_id(vm: &mut Vm, process: Value, id: u64) -> Value {
         }
         _ => Value::NIL,
     }
+}
+
+/// A Context object for frame `id` of `process`.
+pub(crate) fn new_context(vm: &mut Vm, process: Value, id: u64, receiver: Value, method: Value) -> Value {
+    let class = vm.known.context;
+    let named = vm.format_of(class).map_or(cx::SIZE, |(_, n)| n.max(cx::SIZE));
+    let mut slots = vec![Value::NIL; named];
+    slots[cx::PROCESS] = process;
+    slots[cx::FRAME_ID] = Value::small(id as i64);
+    slots[cx::RECEIVER] = receiver;
+    slots[cx::METHOD] = method;
+    vm.heap.alloc(class, named, Body::Slots(slots))
 }
 
 /// The process and frame id a Context refers to.
@@ -286,19 +304,19 @@ fn restart(vm: &mut Vm, process: Value, index: usize) -> PrimResult {
 const STACK_REPORT_FRAMES: usize = 40;
 
 impl Vm {
-    /// `ReceiverClass(MethodClass)>>selector`, with `[] in ` for blocks.
+    /// `ReceiverClass(MethodClass)>>selector`, with `[] in ` for blocks (frames of the
+    /// running process).
     pub(crate) fn frame_label(&mut self, frame: &Frame) -> String {
         let receiver = self.scheduler.state.stack.get(frame.base as usize).copied().unwrap_or(Value::NIL);
+        self.frame_label_for(frame, receiver)
+    }
+
+    /// The label of a frame whose receiver (register 0, `self` in blocks too) is `receiver`.
+    pub(crate) fn frame_label_for(&self, frame: &Frame, receiver: Value) -> String {
         let method_class = frame.code.method_class.get();
-        let receiver_class = if frame.closure.is_nil() {
-            self.class_of(receiver)
-        } else {
-            let r = self.heap.slot(frame.closure, crate::interpreter::closure_slots::RECEIVER).unwrap_or(Value::NIL);
-            self.class_of(r)
-        };
         let selector = self.string_of(frame.code.selector).unwrap_or_default();
         let mc = self.class_name(method_class);
-        let rc = self.class_name(receiver_class);
+        let rc = self.class_name(self.class_of(receiver));
         let prefix = if frame.code.is_block { "[] in " } else { "" };
         if rc == mc || method_class.is_nil() {
             format!("{prefix}{rc}>>{selector}")

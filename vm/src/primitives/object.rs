@@ -21,13 +21,14 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
         63 => at(vm, r, a.arg(vm, 0), true),
         64 => at_put(vm, r, a.arg(vm, 0), a.arg(vm, 1), true),
         65 => {
+            // instVarAt: counts named then indexed pointer slots
             let obj = vm.heap.get(r).ok_or(Prim::Fail)?;
-            let i = index_arg(a.arg(vm, 0), obj.named as usize)?;
+            let i = index_arg(a.arg(vm, 0), obj.slots().map_or(0, <[Value]>::len))?;
             vm.heap.slot(r, i).ok_or(Prim::Fail)
         }
         66 => {
             let obj = vm.heap.get(r).ok_or(Prim::Fail)?;
-            let i = index_arg(a.arg(vm, 0), obj.named as usize)?;
+            let i = index_arg(a.arg(vm, 0), obj.slots().map_or(0, <[Value]>::len))?;
             let v = a.arg(vm, 1);
             if vm.heap.set_slot(r, i, v) { Ok(v) } else { Err(Prim::Fail) }
         }

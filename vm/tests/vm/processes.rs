@@ -118,3 +118,26 @@ fn waiting_forever_is_reported_not_hung() {
     let r = vm.evaluate("Semaphore new wait");
     assert!(matches!(r, Err(EvalError::Deadlock(_))), "{r:?}");
 }
+
+#[test]
+fn frames_of_a_stopped_process_are_readable_from_the_host() {
+    let mut vm = vm();
+    for src in [
+        "Object subclass: #Spinner instanceVariableNames: 'state' classVariableNames: '' package: 'Tests-Processes'",
+        "Spinner compile: 'spin: n\n\t| local |\n\tlocal := n * 2.\n\tstate := #spinning.\n\t[true] whileTrue: [local := local + 0]'",
+    ] {
+        eval_in(&mut vm, src).expect("defines");
+    }
+    let process = vm.spawn_doit("Spinner new spin: 21", onyx_vm::Value::NIL).expect("compiles");
+    assert!(matches!(vm.poll(process, Duration::from_millis(10)), Poll::Running));
+    let frames = vm.frames(process);
+    let top = frames.first().expect("a frame");
+    assert_eq!(top.label, "Spinner>>spin:");
+    let var = |name: &str| top.variables.iter().find(|(n, _)| n == name).map(|(_, v)| *v);
+    assert_eq!(var("n"), Some(onyx_vm::Value::small(21)));
+    assert_eq!(var("local"), Some(onyx_vm::Value::small(42)));
+    assert_eq!(vm.print_string(top.receiver).expect("prints"), "a Spinner");
+    assert_eq!(top.line, 5, "the step point is in the loop: {top:?}");
+    assert_eq!(frames.get(1).map(|f| f.label.as_str()), Some("UndefinedObject>>DoIt"));
+    vm.interrupt_process(process);
+}
