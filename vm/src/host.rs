@@ -151,6 +151,7 @@ impl Vm {
         let deadline = Instant::now() + slice;
         self.watch = Some(process);
         self.watch_stopped = false;
+        self.run_first(process);
         let outcome = loop {
             if let Some(done) = self.outcome_of(process) {
                 break Poll::Done(done);
@@ -187,6 +188,24 @@ impl Vm {
         self.watch = None;
         self.watch_stopped = false;
         outcome
+    }
+
+    /// Lets the host's `process` run now if it is ready: the running process (the host may
+    /// have left one running at the end of an earlier time slice) goes back to the front of
+    /// its ready queue.
+    fn run_first(&mut self, process: Value) {
+        let active = self.scheduler.active;
+        if active == process || self.status_of(process) != Some(Status::Ready) {
+            return;
+        }
+        if !active.is_nil() {
+            let p = self.priority_of(active);
+            self.scheduler.state.status = Status::Ready;
+            self.deactivate();
+            self.scheduler.ready.push_front(p, active);
+        }
+        self.scheduler.ready.remove(process);
+        self.activate_process(process);
     }
 
     /// The result of a process that stopped, or `None` while it can still run.
@@ -255,12 +274,12 @@ impl Vm {
     /// The frames of a process (running or not), top first: receiver, variables and the
     /// current step point of each.
     pub fn frames(&mut self, process: Value) -> Vec<FrameView> {
-        let (frames, stack, running) = if process == self.scheduler.active {
-            (self.scheduler.state.frames.clone(), self.scheduler.state.stack.clone(), true)
+        let (frames, stack) = if process == self.scheduler.active {
+            (self.scheduler.state.frames.clone(), self.scheduler.state.stack.clone())
         } else {
             match self.heap.get(process).map(|o| &o.body) {
                 Some(Body::Process(p)) => match &p.state {
-                    Some(s) => (s.frames.clone(), s.stack.clone(), false),
+                    Some(s) => (s.frames.clone(), s.stack.clone()),
                     None => return Vec::new(),
                 },
                 _ => return Vec::new(),
@@ -280,9 +299,9 @@ impl Vm {
                 };
                 variables.push((name.clone(), v));
             }
-            // The top frame of a process that is not running stands before its next
-            // instruction; every other frame stands at its pending send.
-            let pc = if i == top && !running { f.pc as usize } else { (f.pc as usize).saturating_sub(1) };
+            // The host sees a process between time slices: its top frame stands before its
+            // next instruction; every other frame stands at its pending send.
+            let pc = if i == top { f.pc as usize } else { (f.pc as usize).saturating_sub(1) };
             let span = f.code.step_point_at(pc).map(|sp| sp.span);
             let (line, column) = compiler::parser::line_col(&f.code.source, span.map_or(0, |s| s.start as usize));
             let receiver = reg(0);
