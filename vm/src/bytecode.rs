@@ -160,8 +160,9 @@ pub enum Instr {
     CmpJump { op: BinOp, x: Reg, y: Reg, t: Reg, offset: i16 },
     /// As [`Instr::CmpJump`] with a small SmallInteger literal as the argument.
     CmpImmJump { op: BinOp, x: Reg, imm: i8, t: Reg, offset: i16 },
-    /// `R[a] at: R[a+1] put: R[a+2]` with a fast path for Arrays; else a send of `at:put:`.
-    AtPut { a: Reg, cache: u16 },
+    /// `R[dst] := R[r] at: R[i] put: R[v]` with a fast path for Arrays; else a send of
+    /// `at:put:`.
+    AtPut { dst: Reg, r: Reg, i: Reg, v: Reg },
     /// `R[dst] := R[x] == R[y]`
     IdEq { dst: Reg, x: Reg, y: Reg },
     /// `R[dst] := R[x] ~~ R[y]`
@@ -220,11 +221,15 @@ pub struct CacheEntry {
     pub method: Value,
     /// The VM's cache epoch when the entry was filled; older entries are stale.
     pub epoch: u32,
+    /// The method's code. Only dereferenced while `epoch` is the VM's epoch: the epoch changes
+    /// at every collection and every method change, so until then the method (which owns the
+    /// code) is alive.
+    pub code: *const CompiledCode,
 }
 
 impl Default for CacheEntry {
     fn default() -> Self {
-        CacheEntry { class: Value::NIL, method: Value::NIL, epoch: u32::MAX }
+        CacheEntry { class: Value::NIL, method: Value::NIL, epoch: u32::MAX, code: std::ptr::null() }
     }
 }
 
@@ -275,6 +280,35 @@ impl CompiledCode {
         let idx = self.step_points.partition_point(|sp| sp.pc as usize <= pc);
         idx.checked_sub(1).and_then(|i| self.step_points.get(i)).copied()
     }
+}
+
+/// A listing of `code` (and, for a method, of its blocks): one instruction per line with its
+/// index, the literal a send names, and the step points.
+pub fn disassemble(code: &CompiledCode, name_of: &dyn Fn(Value) -> String) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let mut one = |title: &str, c: &CompiledCode| {
+        let _ = writeln!(
+            out,
+            "{title} (frame {}, args {}, copied {}, temps {})",
+            c.frame_size, c.num_args, c.num_copied, c.num_temps
+        );
+        for (pc, i) in c.instrs.iter().enumerate() {
+            let mark = if c.step_points.iter().any(|s| s.pc as usize == pc) { '*' } else { ' ' };
+            let note = match i {
+                Instr::Send { lit, .. } | Instr::SuperSend { lit, .. } | Instr::LoadLit { lit, .. } => {
+                    c.literals.get(*lit as usize).map(|&v| format!("  ; {}", name_of(v))).unwrap_or_default()
+                }
+                _ => String::new(),
+            };
+            let _ = writeln!(out, "{mark}{pc:4}  {i:?}{note}");
+        }
+    };
+    one("method", code);
+    for (i, b) in code.blocks.iter().enumerate() {
+        one(&format!("block {i}"), b);
+    }
+    out
 }
 
 #[cfg(test)]

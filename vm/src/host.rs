@@ -100,6 +100,7 @@ impl Vm {
             is_block: false,
             span: Span::default(),
         });
+        debug_assert!(crate::verify::verify(&code).is_ok());
         let method = self.new_method(code.clone());
         let mut state = ProcessState::new();
         state.stack.resize(code.frame_size as usize, Value::NIL);

@@ -34,6 +34,7 @@ pub mod process;
 mod scheduler;
 pub mod source;
 pub mod value;
+mod verify;
 mod vm;
 
 pub use error::{BootError, CompileError, ErrorReport, EvalError, FrameInfo};

@@ -419,6 +419,16 @@ impl Vm {
         None
     }
 
+    /// Finds the method for `selector` starting at `class`, with a pointer to its code.
+    #[inline]
+    pub(crate) fn lookup_code(&mut self, class: Value, selector: Value) -> Option<(Value, *const CompiledCode)> {
+        let m = self.lookup(class, selector)?;
+        match &self.heap.get(m)?.body {
+            Body::Method(code) => Some((m, Rc::as_ptr(code))),
+            _ => None,
+        }
+    }
+
     /// Forgets every cached lookup (after a method or class change, or a collection).
     pub fn flush_caches(&mut self) {
         self.method_cache.clear();

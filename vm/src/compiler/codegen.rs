@@ -134,6 +134,7 @@ pub(super) fn generate(
     let fun = std::mem::replace(&mut g.fun, new_fun(0, whole));
     let mut code = g.finish(fun, node.params.len(), primitive, pragmas, false);
     code.blocks = std::mem::take(&mut g.blocks).into_boxed_slice();
+    crate::verify::verify(&code).map_err(|e| error_at(source, 0, format!("internal compiler error: {e}")))?;
     Ok(Rc::new(code))
 }
 
@@ -449,8 +450,25 @@ impl Gen<'_> {
         Ok(())
     }
 
-    /// Statements whose last value goes to `t` (nil when empty), inside the current function.
-    pub fn stmts_to(&mut self, body: &[Stmt], t: Reg) -> CResult<()> {
+    /// Statements whose last value goes to `t` (nil when empty), or that run for their
+    /// effect only when `t` is `None`, inside the current function.
+    pub fn stmts_to(&mut self, body: &[Stmt], t: Option<Reg>) -> CResult<()> {
+        let Some(t) = t else {
+            for s in body {
+                let mark = self.fun.next;
+                match s {
+                    Stmt::Return(e, span) => {
+                        self.step(*span);
+                        let r = self.operand(e, false)?;
+                        let in_method = self.fun.scope == 0;
+                        self.emit(if in_method { Instr::Return { r } } else { Instr::NonLocalReturn { r } });
+                    }
+                    Stmt::Expr(e) => self.effect(e)?,
+                }
+                self.release_to(mark);
+            }
+            return Ok(());
+        };
         if body.is_empty() {
             self.emit(Instr::LoadNil { dst: t });
             return Ok(());
@@ -508,6 +526,15 @@ impl Gen<'_> {
                 Ok(())
             }
             Expr::Literal(..) | Expr::Variable(..) => Ok(()),
+            Expr::Send(send)
+                if super::scope::inlined_blocks(&send.message.selector, &send.receiver, &send.message.args)
+                    .is_some() =>
+            {
+                let mark = self.fun.next;
+                inline::inline_send(self, &send.receiver, &send.message, None, send.span)?;
+                self.release_to(mark);
+                Ok(())
+            }
             _ => {
                 let mark = self.fun.next;
                 let t = self.alloc(e.span())?;
@@ -552,10 +579,8 @@ impl Gen<'_> {
                 Ok(())
             }
             Expr::Send(send) => {
-                if let Some(arg_blocks) =
-                    super::scope::inlined_blocks(&send.message.selector, &send.receiver, &send.message.args)
-                {
-                    return inline::inline_send(self, &send.receiver, &send.message, &arg_blocks, t, send.span);
+                if super::scope::inlined_blocks(&send.message.selector, &send.receiver, &send.message.args).is_some() {
+                    return inline::inline_send(self, &send.receiver, &send.message, Some(t), send.span);
                 }
                 self.send_to(&send.receiver, &send.message, t, send.span)
             }
@@ -628,21 +653,23 @@ impl Gen<'_> {
             return Ok(());
         }
         let mark = self.fun.next;
+        if !is_super && msg.selector == "at:put:" && msg.args.len() == 2 {
+            let (index, value) = (&msg.args[0], &msg.args[1]);
+            let r = self.operand(receiver, contains_assign(index) || contains_assign(value))?;
+            let i = self.operand(index, contains_assign(value))?;
+            let v = self.operand(value, false)?;
+            self.step(span);
+            self.emit(Instr::AtPut { dst: t, r, i, v });
+            self.release_to(mark);
+            return Ok(());
+        }
         if is_super {
             self.emit(Instr::Move { dst: t, src: 0 });
         } else {
             self.expr_to(receiver, t)?;
         }
         self.args_after(t, &msg.args)?;
-        if !is_super && msg.selector == "at:put:" {
-            let cache = self.new_cache(span)?;
-            self.step(span);
-            self.emit(Instr::AtPut { a: t, cache });
-            // The selector literal the fallback send uses.
-            let sel = self.vm.intern("at:put:");
-            self.lit(sel, span)?;
-            self.reserve_pair(t);
-        } else {
+        {
             self.emit_send(t, msg, is_super, span)?;
         }
         self.release_to(mark);
@@ -741,6 +768,7 @@ impl Gen<'_> {
         let nargs = b.params.len();
         result?;
         let code = self.finish(inner, nargs, 0, Value::NIL, true);
+        crate::verify::verify(&code).map_err(|e| self.err(b.span, format!("internal compiler error: {e}")))?;
         if self.blocks.len() >= u16::MAX as usize {
             return Err(self.err(b.span, "too many blocks"));
         }
@@ -768,7 +796,7 @@ impl Gen<'_> {
     fn block_body(&mut self, b: &Block, copies: &[Copy]) -> CResult<()> {
         self.setup_registers(&b.params, copies)?;
         let t = self.alloc(b.span)?;
-        self.stmts_to(&b.body, t)?;
+        self.stmts_to(&b.body, Some(t))?;
         if !matches!(b.body.last(), Some(Stmt::Return(..))) {
             self.emit(Instr::BlockReturn { r: t });
         }

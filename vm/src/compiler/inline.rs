@@ -1,9 +1,13 @@
 //! Inlined control structures: `ifTrue:` and friends, `and:`/`or:`, the `ifNil:` family,
 //! `whileTrue:`/`whileFalse:`/`repeat`, `timesRepeat:` and `to:do:`/`to:by:do:`. Their literal
 //! blocks become jumps in the enclosing function; no closure is created.
+//!
+//! Each form compiles either for its value (into a register) or, as a statement, for its
+//! effect only: then missing branches and the loops' `nil` answers cost nothing, and loop
+//! bodies are statements too.
 
-use super::ast::{Block, Expr, Message, Span};
-use super::codegen::{CResult, Gen, Place, contains_assign};
+use super::ast::{Block, Expr, Message, Span, Stmt};
+use super::codegen::{CResult, Gen, Place};
 use super::scope::literal_step;
 use crate::bytecode::{BinOp, Instr, Reg};
 
@@ -14,8 +18,8 @@ fn block_of(e: &Expr) -> Option<&Block> {
     }
 }
 
-/// Compiles an inlined block's statements into `t`.
-fn inline_block(g: &mut Gen<'_>, b: &Block, t: Reg) -> CResult<()> {
+/// Compiles an inlined block's statements into `t` (or for effect).
+fn inline_block(g: &mut Gen<'_>, b: &Block, t: Option<Reg>) -> CResult<()> {
     let saved = g.enter_inlined(b)?;
     let result = g.stmts_to(&b.body, t);
     g.leave_inlined(saved);
@@ -23,7 +27,7 @@ fn inline_block(g: &mut Gen<'_>, b: &Block, t: Reg) -> CResult<()> {
 }
 
 /// Binds the argument of a one-argument inlined block to the value in `src`, then runs it.
-fn inline_block_with_arg(g: &mut Gen<'_>, b: &Block, src: Reg, t: Reg) -> CResult<()> {
+fn inline_block_with_arg(g: &mut Gen<'_>, b: &Block, src: Reg, t: Option<Reg>) -> CResult<()> {
     let saved = g.enter_inlined(b)?;
     let result = (|| {
         if let Some(p) = b.params.first() {
@@ -36,14 +40,15 @@ fn inline_block_with_arg(g: &mut Gen<'_>, b: &Block, src: Reg, t: Reg) -> CResul
     result
 }
 
-pub(super) fn inline_send(
-    g: &mut Gen<'_>,
-    receiver: &Expr,
-    msg: &Message,
-    _blocks: &[usize],
-    t: Reg,
-    span: Span,
-) -> CResult<()> {
+/// `nil` into `t` when the form's value is wanted.
+fn nil_to(g: &mut Gen<'_>, t: Option<Reg>) {
+    if let Some(t) = t {
+        g.emit(Instr::LoadNil { dst: t });
+    }
+}
+
+/// Compiles an inlined send into `t`, or for its effect when `t` is `None`.
+pub(super) fn inline_send(g: &mut Gen<'_>, receiver: &Expr, msg: &Message, t: Option<Reg>, span: Span) -> CResult<()> {
     let arg = |i: usize| msg.args.get(i).and_then(block_of);
     let mark = g.fun.next;
     let result = match msg.selector.as_str() {
@@ -59,9 +64,14 @@ pub(super) fn inline_send(
             g.release_to(mark);
             match then_b {
                 Some(b) => inline_block(g, b, t)?,
-                None => {
-                    g.emit(Instr::LoadNil { dst: t });
+                None => nil_to(g, t),
+            }
+            if else_b.is_none() && t.is_none() {
+                let end = g.pc();
+                for j in jf {
+                    g.patch(j, end);
                 }
+                return Ok(());
             }
             let j_end = g.jump_placeholder(Instr::Jump { offset: 0 });
             let else_pc = g.pc();
@@ -70,15 +80,17 @@ pub(super) fn inline_send(
             }
             match else_b {
                 Some(b) => inline_block(g, b, t)?,
-                None => {
-                    g.emit(Instr::LoadNil { dst: t });
-                }
+                None => nil_to(g, t),
             }
             let end = g.pc();
             g.patch(j_end, end);
             Ok(())
         }
         "and:" | "or:" => {
+            let t = match t {
+                Some(t) => t,
+                None => g.alloc(span)?,
+            };
             g.expr_to(receiver, t)?;
             g.step(span);
             let j = if msg.selector == "and:" {
@@ -87,14 +99,18 @@ pub(super) fn inline_send(
                 g.jump_placeholder(Instr::JumpIfTrue { r: t, offset: 0 })
             };
             if let Some(b) = arg(0) {
-                inline_block(g, b, t)?;
+                inline_block(g, b, Some(t))?;
             }
             let end = g.pc();
             g.patch(j, end);
             Ok(())
         }
         "ifNil:" | "ifNotNil:" | "ifNil:ifNotNil:" | "ifNotNil:ifNil:" => {
-            g.expr_to(receiver, t)?;
+            let v = match t {
+                Some(t) => t,
+                None => g.alloc(span)?,
+            };
+            g.expr_to(receiver, v)?;
             g.step(span);
             let (nil_b, not_nil_b) = match msg.selector.as_str() {
                 "ifNil:" => (arg(0), None),
@@ -102,19 +118,17 @@ pub(super) fn inline_send(
                 "ifNil:ifNotNil:" => (arg(0), arg(1)),
                 _ => (arg(1), arg(0)),
             };
-            // t holds the receiver. Not nil: run the notNil block (or keep the receiver).
-            let j_nil = g.jump_placeholder(Instr::JumpIfNil { r: t, offset: 0 });
+            // v holds the receiver. Not nil: run the notNil block (or keep the receiver).
+            let j_nil = g.jump_placeholder(Instr::JumpIfNil { r: v, offset: 0 });
             if let Some(b) = not_nil_b {
-                inline_block_with_arg(g, b, t, t)?;
+                inline_block_with_arg(g, b, v, t)?;
             }
             let j_end = g.jump_placeholder(Instr::Jump { offset: 0 });
             let nil_pc = g.pc();
             g.patch(j_nil, nil_pc);
             match nil_b {
                 Some(b) => inline_block(g, b, t)?,
-                None => {
-                    g.emit(Instr::LoadNil { dst: t });
-                }
+                None => nil_to(g, t),
             }
             let end = g.pc();
             g.patch(j_end, end);
@@ -127,78 +141,80 @@ pub(super) fn inline_send(
             let top = g.pc();
             if msg.selector == "whileTrue:"
                 && cond.temps.is_empty()
-                && let [super::ast::Stmt::Expr(test)] = cond.body.as_slice()
+                && let [Stmt::Expr(test)] = cond.body.as_slice()
             {
+                // Fused: one compare-and-branch when the condition is a comparison.
                 let saved = g.enter_inlined(cond)?;
                 let exits = g.jump_if_false(test, span);
                 g.leave_inlined(saved);
                 let exits = exits?;
                 if let Some(body) = arg(0) {
-                    let body_t = g.alloc(body.span)?;
-                    inline_block(g, body, body_t)?;
-                    g.release_to(body_t as usize);
+                    inline_block(g, body, None)?;
                 }
                 g.jump_back(top);
                 let end = g.pc();
                 for j in exits {
                     g.patch(j, end);
                 }
-                g.emit(Instr::LoadNil { dst: t });
-                g.release_to(mark);
-                return Ok(());
-            }
-            inline_block(g, cond, t)?;
-            g.step(span);
-            match msg.selector.as_str() {
-                "repeat" => {
-                    g.jump_back(top);
+            } else {
+                let c = g.alloc(span)?;
+                if msg.selector == "repeat" {
+                    inline_block(g, cond, None)?;
+                } else {
+                    inline_block(g, cond, Some(c))?;
                 }
-                "whileTrue" => {
-                    let at = g.pc();
-                    g.emit(Instr::JumpIfTrue { r: t, offset: top as i32 - (at as i32 + 1) });
-                }
-                "whileFalse" => {
-                    let at = g.pc();
-                    g.emit(Instr::JumpIfFalse { r: t, offset: top as i32 - (at as i32 + 1) });
-                }
-                sel => {
-                    let exit = if sel == "whileTrue:" {
-                        g.jump_placeholder(Instr::JumpIfFalse { r: t, offset: 0 })
-                    } else {
-                        g.jump_placeholder(Instr::JumpIfTrue { r: t, offset: 0 })
-                    };
-                    if let Some(body) = arg(0) {
-                        let body_t = g.alloc(body.span)?;
-                        inline_block(g, body, body_t)?;
-                        g.release_to(body_t as usize);
+                g.step(span);
+                match msg.selector.as_str() {
+                    "repeat" => g.jump_back(top),
+                    "whileTrue" => {
+                        let at = g.pc();
+                        g.emit(Instr::JumpIfTrue { r: c, offset: top as i32 - (at as i32 + 1) });
                     }
-                    g.jump_back(top);
-                    let end = g.pc();
-                    g.patch(exit, end);
+                    "whileFalse" => {
+                        let at = g.pc();
+                        g.emit(Instr::JumpIfFalse { r: c, offset: top as i32 - (at as i32 + 1) });
+                    }
+                    sel => {
+                        let exit = if sel == "whileTrue:" {
+                            g.jump_placeholder(Instr::JumpIfFalse { r: c, offset: 0 })
+                        } else {
+                            g.jump_placeholder(Instr::JumpIfTrue { r: c, offset: 0 })
+                        };
+                        if let Some(body) = arg(0) {
+                            inline_block(g, body, None)?;
+                        }
+                        g.jump_back(top);
+                        let end = g.pc();
+                        g.patch(exit, end);
+                    }
                 }
             }
-            g.emit(Instr::LoadNil { dst: t });
+            nil_to(g, t);
             Ok(())
         }
         "timesRepeat:" => {
-            // t := receiver (the limit); i := 1; [i <= t] whileTrue: [body. i := i + 1]
-            g.expr_to(receiver, t)?;
+            // limit := receiver; i := 1; [i <= limit] whileTrue: [body. i := i + 1]
+            let limit = g.alloc(span)?;
+            g.expr_to(receiver, limit)?;
             let i = g.alloc(span)?;
             let c = g.alloc(span)?;
             g.reserve_pair(c);
             g.emit(Instr::LoadInt { dst: i, value: 1 });
             let top = g.pc();
             g.step(span);
-            let exit = g.emit(Instr::CmpJump { op: BinOp::Le, x: i, y: t, t: c, offset: 0 });
+            let exit = g.emit(Instr::CmpJump { op: BinOp::Le, x: i, y: limit, t: c, offset: 0 });
             let exit2 = g.emit(Instr::JumpIfFalse { r: c, offset: 0 });
             if let Some(body) = arg(0) {
-                inline_block(g, body, c)?;
+                inline_block(g, body, None)?;
             }
             g.emit(Instr::BinImm { op: BinOp::Add, dst: i, x: i, imm: 1 });
             g.jump_back(top);
             let end = g.pc();
             g.patch(exit, end);
             g.patch(exit2, end);
+            if let Some(t) = t {
+                g.emit(Instr::Move { dst: t, src: limit });
+            }
             Ok(())
         }
         "to:do:" | "to:by:do:" => {
@@ -213,8 +229,12 @@ pub(super) fn inline_send(
             let Some(stop) = msg.args.first() else {
                 return Err(g.err(span, "internal error: loop limit missing"));
             };
-            // t := receiver (the start, also the value of the loop); limit := stop.
-            g.expr_to(receiver, t)?;
+            // start := receiver (also the value of the loop); limit := stop.
+            let start = match t {
+                Some(t) => t,
+                None => g.alloc(span)?,
+            };
+            g.expr_to(receiver, start)?;
             let limit = g.alloc(stop.span())?;
             g.expr_to(stop, limit)?;
             let saved = g.enter_inlined(body)?;
@@ -225,7 +245,7 @@ pub(super) fn inline_send(
                 let Place::Reg(i) = g.place(p, false)? else {
                     return Err(g.err(p.span, "internal error: loop variable not in a register"));
                 };
-                g.emit(Instr::Move { dst: i, src: t });
+                g.emit(Instr::Move { dst: i, src: start });
                 let c = g.alloc(span)?;
                 g.reserve_pair(c);
                 let top = g.pc();
@@ -233,7 +253,7 @@ pub(super) fn inline_send(
                 let op = if step > 0 { BinOp::Le } else { BinOp::Ge };
                 let exit = g.emit(Instr::CmpJump { op, x: i, y: limit, t: c, offset: 0 });
                 let exit2 = g.emit(Instr::JumpIfFalse { r: c, offset: 0 });
-                g.stmts_to(&body.body, c)?;
+                g.stmts_to(&body.body, None)?;
                 g.emit(Instr::BinImm { op: BinOp::Add, dst: i, x: i, imm: step as i16 });
                 g.jump_back(top);
                 let end = g.pc();
@@ -247,6 +267,5 @@ pub(super) fn inline_send(
         _ => Err(g.err(span, "internal error: unknown inlined selector")),
     };
     g.release_to(mark);
-    let _ = contains_assign;
     result
 }

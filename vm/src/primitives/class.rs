@@ -114,6 +114,11 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
                 }
                 6 => code.pragmas,
                 7 => Value::small(i64::from(code.primitive)),
+                8 => {
+                    let text =
+                        crate::bytecode::disassemble(&code, &|v| vm.string_of(v).unwrap_or_else(|| format!("{v:?}")));
+                    vm.new_string(&text)
+                }
                 _ => return Err(Prim::Fail),
             })
         }

@@ -1,0 +1,444 @@
+//! The interpreter: one dispatch loop over register instructions.
+//!
+//! The loop keeps the running frame in locals: a pointer to its code, its pc, and a pointer
+//! to its registers. Sends that hit their inline cache activate the callee and returns pop
+//! to the caller without leaving the loop; everything else (`calls`) goes through the VM and
+//! the loop reloads its locals from the top frame.
+//!
+//! Registers, literals, caches and instructions are read without bounds checks. What makes
+//! that sound: every `CompiledCode` passed the verifier (`crate::verify`), so its operands are
+//! within its frame and its jumps within its code; every activation sizes the value stack to
+//! `base + frame_size` before the frame runs; and the register pointer is taken again after
+//! anything that may grow (reallocate) the value stack.
+
+mod calls;
+
+use std::rc::Rc;
+use std::time::Instant;
+
+use crate::bytecode::{CacheEntry, CompiledCode, Instr};
+use crate::heap::Body;
+use crate::primitives::{self, Prim};
+use crate::value::Value;
+use crate::vm::Vm;
+
+/// Why [`Vm::run`] returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// No process is ready to run.
+    Idle,
+    /// The deadline passed.
+    Timeslice,
+    /// The host set the interrupt flag.
+    Interrupted,
+    /// The watched process finished or was suspended.
+    Watched,
+}
+
+/// What the interpreter does after a send.
+pub(crate) enum Flow {
+    /// A primitive answered; the same frame continues.
+    Done,
+    /// Frames or processes changed; reload from the top frame.
+    Reload,
+}
+
+/// Slot indices of BlockClosure objects (copied values follow as indexed slots).
+pub mod closure_slots {
+    /// The activation id of the frame that created the closure (SmallInteger).
+    pub const OUTER: usize = 0;
+    /// The home CompiledMethod.
+    pub const METHOD: usize = 1;
+    /// Index of the block in the method's blocks.
+    pub const INDEX: usize = 2;
+    /// The receiver (`self` inside the block).
+    pub const RECEIVER: usize = 3;
+    /// The activation id of the home method activation (SmallInteger).
+    pub const HOME: usize = 4;
+    /// Named slots of a BlockClosure.
+    pub const SIZE: usize = 5;
+}
+
+/// Slot indices of Context objects.
+pub mod context_slots {
+    /// The Process the frame belongs to.
+    pub const PROCESS: usize = 0;
+    /// The frame's activation id (SmallInteger).
+    pub const FRAME_ID: usize = 1;
+    /// The receiver, kept for when the frame has returned.
+    pub const RECEIVER: usize = 2;
+    /// The method, kept for when the frame has returned.
+    pub const METHOD: usize = 3;
+    /// Named slots of a Context.
+    pub const SIZE: usize = 4;
+}
+
+/// Sends and backward jumps between interrupt checks.
+const CHECK_INTERVAL: i32 = 1000;
+
+impl Vm {
+    /// Runs ready processes until none is ready, the deadline passes, the host interrupts,
+    /// or the watched process stops.
+    pub fn run(&mut self, deadline: Option<Instant>) -> Stop {
+        let mut countdown = CHECK_INTERVAL;
+        'outer: loop {
+            if self.watch_stopped {
+                self.watch_stopped = false;
+                return Stop::Watched;
+            }
+            if self.scheduler.active.is_nil() {
+                match self.take_next_ready() {
+                    Some(p) => self.activate_process(p),
+                    None => return Stop::Idle,
+                }
+            }
+            let Some(frame) = self.scheduler.state.frames.last() else {
+                self.finish_active(Value::NIL);
+                continue;
+            };
+            // The frame's Rc keeps the code alive while the frame is on the stack.
+            let mut code: *const CompiledCode = Rc::as_ptr(&frame.code);
+            let mut base = frame.base as usize;
+            let mut pc = frame.pc as usize;
+            let mut regs: *mut Value = self.regs_at(base);
+            macro_rules! code {
+                () => {
+                    // SAFETY: `code` points to the running frame's code, kept alive by the
+                    // frame (see the module comment).
+                    unsafe { &*code }
+                };
+            }
+            macro_rules! lit {
+                ($i:expr) => {{
+                    let c = code!();
+                    // SAFETY: verified literal index.
+                    unsafe { *c.literals.get_unchecked($i as usize) }
+                }};
+            }
+            macro_rules! cache {
+                ($i:expr) => {{
+                    let c = code!();
+                    // SAFETY: verified cache index.
+                    unsafe { c.caches.get_unchecked($i as usize) }
+                }};
+            }
+            macro_rules! reg {
+                ($r:expr) => {
+                    // SAFETY: verified register < frame_size <= stack.len() - base; `regs` was
+                    // taken after the last possible reallocation of the stack.
+                    unsafe { *regs.add($r as usize) }
+                };
+            }
+            macro_rules! set {
+                ($r:expr, $v:expr) => {{
+                    let v = $v;
+                    // SAFETY: as for `reg!`.
+                    unsafe { *regs.add($r as usize) = v }
+                }};
+            }
+            macro_rules! save_pc {
+                () => {
+                    if let Some(f) = self.scheduler.state.frames.last_mut() {
+                        f.pc = pc as u32;
+                    }
+                };
+            }
+            macro_rules! flow {
+                ($e:expr) => {
+                    match $e {
+                        // A primitive answered: the stack may have grown.
+                        Flow::Done => regs = self.regs_at(base),
+                        Flow::Reload => continue 'outer,
+                    }
+                };
+            }
+            macro_rules! check {
+                ($resume:expr) => {
+                    countdown -= 1;
+                    if countdown <= 0 {
+                        countdown = CHECK_INTERVAL;
+                        let resume = $resume;
+                        if let Some(f) = self.scheduler.state.frames.last_mut() {
+                            f.pc = resume as u32;
+                        }
+                        if let Some(stop) = self.check_interrupts(deadline) {
+                            return stop;
+                        }
+                        continue 'outer;
+                    }
+                };
+            }
+            macro_rules! enter {
+                // Continue in the frame just pushed on top.
+                () => {
+                    match self.scheduler.state.frames.last() {
+                        Some(f) => {
+                            code = Rc::as_ptr(&f.code);
+                            base = f.base as usize;
+                            pc = f.pc as usize;
+                            regs = self.regs_at(base);
+                        }
+                        None => continue 'outer,
+                    }
+                };
+            }
+            loop {
+                let c = code!();
+                // SAFETY: verified: jumps land inside the code and the last instruction does
+                // not fall through, so `pc` is in range.
+                let instr = unsafe { *c.instrs.get_unchecked(pc) };
+                pc += 1;
+                match instr {
+                    Instr::Move { dst, src } => set!(dst, reg!(src)),
+                    Instr::LoadLit { dst, lit } => set!(dst, lit!(lit as usize)),
+                    Instr::LoadInt { dst, value } => set!(dst, Value::small(i64::from(value))),
+                    Instr::LoadNil { dst } => set!(dst, Value::NIL),
+                    Instr::LoadTrue { dst } => set!(dst, Value::TRUE),
+                    Instr::LoadFalse { dst } => set!(dst, Value::FALSE),
+                    Instr::LoadContext { dst } => {
+                        let top = self.scheduler.state.frames.len() - 1;
+                        set!(dst, self.context_for_frame(top));
+                    }
+                    Instr::GetIvar { dst, index } => {
+                        let recv = reg!(0);
+                        if self.heap.ensure_loaded(recv).is_err() {
+                            save_pc!();
+                            self.fatal_error("the receiver could not be loaded");
+                            continue 'outer;
+                        }
+                        set!(dst, self.heap.slot(recv, index as usize).unwrap_or(Value::NIL));
+                    }
+                    Instr::SetIvar { index, src } => {
+                        let recv = reg!(0);
+                        let v = reg!(src);
+                        if self.heap.ensure_loaded(recv).is_err() || !self.heap.set_slot(recv, index as usize, v) {
+                            save_pc!();
+                            self.fatal_error("could not store into an instance variable of the receiver");
+                            continue 'outer;
+                        }
+                    }
+                    Instr::GetGlobal { dst, lit } => {
+                        let assoc = lit!(lit as usize);
+                        set!(dst, self.heap.slot(assoc, 1).unwrap_or(Value::NIL));
+                    }
+                    Instr::SetGlobal { lit, src } => {
+                        let assoc = lit!(lit as usize);
+                        self.heap.set_slot(assoc, 1, reg!(src));
+                    }
+                    Instr::MakeVector { dst, size } => {
+                        let array = self.known.array;
+                        set!(dst, self.heap.alloc(array, 0, Body::Slots(vec![Value::NIL; size as usize])));
+                    }
+                    Instr::GetVector { dst, vec, index } => {
+                        let v = reg!(vec);
+                        set!(dst, self.heap.slot(v, index as usize).unwrap_or(Value::NIL));
+                    }
+                    Instr::SetVector { vec, index, src } => {
+                        self.heap.set_slot(reg!(vec), index as usize, reg!(src));
+                    }
+                    Instr::MakeClosure { dst, block, first, count } => {
+                        let copied: Vec<Value> = (0..count).map(|i| reg!(first + i)).collect();
+                        let receiver = reg!(0);
+                        set!(dst, self.make_closure(block, copied, receiver));
+                    }
+                    Instr::MakeArray { dst, first, count } => {
+                        let items: Vec<Value> = (0..count).map(|i| reg!(first + i)).collect();
+                        set!(dst, self.new_array(items));
+                    }
+                    Instr::Send { a, nargs, lit, cache } => {
+                        check!(pc - 1);
+                        let at = base + a as usize;
+                        let recv = reg!(a);
+                        let class = self.class_of(recv);
+                        let slot = cache!(cache as usize);
+                        let entry = slot.get();
+                        let (method, target) = if entry.class == class && entry.epoch == self.cache_epoch {
+                            (entry.method, entry.code)
+                        } else {
+                            let selector = lit!(lit as usize);
+                            match self.lookup_code(class, selector) {
+                                Some((m, target)) => {
+                                    slot.set(CacheEntry { class, method: m, epoch: self.cache_epoch, code: target });
+                                    (m, target)
+                                }
+                                None => {
+                                    save_pc!();
+                                    self.send_dnu(at, nargs as usize, selector, at);
+                                    continue 'outer;
+                                }
+                            }
+                        };
+                        save_pc!();
+                        // SAFETY: the entry is from this epoch: no collection and no method
+                        // change since it was filled, so the method and its code are alive.
+                        let callee = unsafe { &*target };
+                        if callee.primitive != 0 {
+                            match primitives::call(self, callee.primitive, at, nargs as usize, at) {
+                                Ok(v) => {
+                                    regs = self.regs_at(base);
+                                    set!(a, v);
+                                    continue;
+                                }
+                                Err(Prim::Switched) => continue 'outer,
+                                Err(Prim::Fail) => {}
+                            }
+                        }
+                        if callee.num_args != nargs {
+                            self.fatal_error("wrong number of arguments for method");
+                            continue 'outer;
+                        }
+                        // SAFETY: `target` came from an Rc that is alive (see above); the new
+                        // Rc owns one more strong count, released when the frame is popped.
+                        let rc = unsafe {
+                            Rc::increment_strong_count(target);
+                            Rc::from_raw(target)
+                        };
+                        self.activate(method, rc, at, at, Value::NIL, None);
+                        enter!();
+                    }
+                    Instr::SuperSend { a, nargs, lit, cache: _ } => {
+                        check!(pc - 1);
+                        let at = base + a as usize;
+                        let selector = lit!(lit as usize);
+                        let start = self.superclass_of(code!().method_class.get());
+                        save_pc!();
+                        match self.lookup(start, selector) {
+                            Some(m) => flow!(self.invoke(m, at, nargs as usize, at)),
+                            None => {
+                                self.send_dnu(at, nargs as usize, selector, at);
+                                continue 'outer;
+                            }
+                        }
+                    }
+                    Instr::Bin { op, dst, x, y } => {
+                        let xv = reg!(x);
+                        let yv = reg!(y);
+                        if let Some(v) = self.bin_fast(op, xv, yv) {
+                            set!(dst, v);
+                        } else {
+                            save_pc!();
+                            let sel = self.known.bin_selectors.get(op as usize).copied().unwrap_or(Value::NIL);
+                            flow!(self.send_from_top(sel, xv, &[yv], base + dst as usize));
+                        }
+                    }
+                    Instr::BinImm { op, dst, x, imm } => {
+                        let xv = reg!(x);
+                        let yv = Value::small(i64::from(imm));
+                        if let Some(v) = self.bin_fast(op, xv, yv) {
+                            set!(dst, v);
+                        } else {
+                            save_pc!();
+                            let sel = self.known.bin_selectors.get(op as usize).copied().unwrap_or(Value::NIL);
+                            flow!(self.send_from_top(sel, xv, &[yv], base + dst as usize));
+                        }
+                    }
+                    Instr::CmpJump { op, x, y, t, offset } => {
+                        let xv = reg!(x);
+                        let yv = reg!(y);
+                        match self.bin_fast(op, xv, yv) {
+                            Some(Value::TRUE) => pc += 1,
+                            Some(Value::FALSE) => pc = (pc as i64 + i64::from(offset)) as usize,
+                            _ => {
+                                save_pc!();
+                                let sel = self.known.bin_selectors.get(op as usize).copied().unwrap_or(Value::NIL);
+                                flow!(self.send_from_top(sel, xv, &[yv], base + t as usize));
+                            }
+                        }
+                    }
+                    Instr::CmpImmJump { op, x, imm, t, offset } => {
+                        let xv = reg!(x);
+                        let yv = Value::small(i64::from(imm));
+                        match self.bin_fast(op, xv, yv) {
+                            Some(Value::TRUE) => pc += 1,
+                            Some(Value::FALSE) => pc = (pc as i64 + i64::from(offset)) as usize,
+                            _ => {
+                                save_pc!();
+                                let sel = self.known.bin_selectors.get(op as usize).copied().unwrap_or(Value::NIL);
+                                flow!(self.send_from_top(sel, xv, &[yv], base + t as usize));
+                            }
+                        }
+                    }
+                    Instr::AtPut { dst, r, i, v } => {
+                        let (rv, iv, vv) = (reg!(r), reg!(i), reg!(v));
+                        if self.at_put_fast(rv, iv, vv) {
+                            set!(dst, vv);
+                        } else {
+                            save_pc!();
+                            let selector = self.known.sel_at_put;
+                            flow!(self.send_from_top(selector, rv, &[iv, vv], base + dst as usize));
+                        }
+                    }
+                    Instr::IdEq { dst, x, y } => set!(dst, Value::boolean(reg!(x) == reg!(y))),
+                    Instr::IdNe { dst, x, y } => set!(dst, Value::boolean(reg!(x) != reg!(y))),
+                    Instr::IsNil { dst, x, negate } => set!(dst, Value::boolean(reg!(x).is_nil() != negate)),
+                    Instr::Class { dst, x } => {
+                        let v = reg!(x);
+                        set!(dst, self.class_of(v));
+                    }
+                    Instr::Jump { offset } => {
+                        pc = (pc as i64 + i64::from(offset)) as usize;
+                        if offset < 0 {
+                            check!(pc);
+                        }
+                    }
+                    Instr::JumpIfTrue { r, offset } | Instr::JumpIfFalse { r, offset } => {
+                        let v = reg!(r);
+                        let want = matches!(instr, Instr::JumpIfTrue { .. });
+                        if v == Value::boolean(want) {
+                            pc = (pc as i64 + i64::from(offset)) as usize;
+                            if offset < 0 {
+                                check!(pc);
+                            }
+                        } else if v != Value::boolean(!want) {
+                            save_pc!();
+                            let sel = self.known.sel_must_be_boolean;
+                            let top = self.frame_top();
+                            flow!(self.send_from_top(sel, v, &[], top));
+                        }
+                    }
+                    Instr::JumpIfNil { r, offset } => {
+                        if reg!(r).is_nil() {
+                            pc = (pc as i64 + i64::from(offset)) as usize;
+                        }
+                    }
+                    Instr::JumpIfNotNil { r, offset } => {
+                        if !reg!(r).is_nil() {
+                            pc = (pc as i64 + i64::from(offset)) as usize;
+                        }
+                    }
+                    Instr::Return { r } | Instr::BlockReturn { r } => {
+                        let v = reg!(r);
+                        let frames = &mut self.scheduler.state.frames;
+                        if frames.len() >= 2 {
+                            if let Some(done) = frames.pop()
+                                && let Some(slot) = self.scheduler.state.stack.get_mut(done.ret as usize)
+                            {
+                                *slot = v;
+                            }
+                            enter!();
+                        } else {
+                            self.return_from_top(v);
+                            continue 'outer;
+                        }
+                    }
+                    Instr::NonLocalReturn { r } => {
+                        let v = reg!(r);
+                        save_pc!();
+                        self.non_local_return(v);
+                        continue 'outer;
+                    }
+                }
+            }
+        }
+    }
+
+    /// A pointer to register 0 of the frame whose registers start at stack index `base`.
+    #[inline(always)]
+    fn regs_at(&mut self, base: usize) -> *mut Value {
+        let stack = &mut self.scheduler.state.stack;
+        debug_assert!(base <= stack.len());
+        // SAFETY: `base` is a frame base, at most the stack's length (activation sizes the
+        // stack to cover the frame), so the pointer stays within (or one past) the buffer.
+        unsafe { stack.as_mut_ptr().add(base.min(stack.len())) }
+    }
+}
