@@ -56,7 +56,7 @@ impl Vm {
         let class = self.class_of(receiver);
         let code = compiler::compile(self, source, class, Mode::Doit).map_err(EvalError::Compile)?;
         let method = self.new_method(code.clone());
-        let mut state = ProcessState::new();
+        let mut state = Box::new(ProcessState::new());
         state.stack.resize(code.frame_size as usize, Value::NIL);
         state.stack[0] = receiver;
         let id = self.new_frame_id();
@@ -102,7 +102,7 @@ impl Vm {
         });
         debug_assert!(crate::verify::verify(&code).is_ok());
         let method = self.new_method(code.clone());
-        let mut state = ProcessState::new();
+        let mut state = Box::new(ProcessState::new());
         state.stack.resize(code.frame_size as usize, Value::NIL);
         state.stack[0] = receiver;
         for (i, &a) in args.iter().take(15).enumerate() {

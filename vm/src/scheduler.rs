@@ -111,8 +111,12 @@ impl ReadyQueues {
 pub(crate) struct Scheduler {
     /// The running process, or nil.
     pub active: Value,
-    /// The running process's frames (moved out of its body while it runs).
-    pub state: ProcessState,
+    /// The running process's frames (moved out of its body while it runs). Boxed, so that a
+    /// process switch moves a pointer, not the state.
+    pub state: Box<ProcessState>,
+    /// An empty state to put in place of the running one when it stops (saves an allocation
+    /// per switch).
+    pub spare: Option<Box<ProcessState>>,
     /// Ready processes by priority.
     pub ready: ReadyQueues,
     /// Pending timers, earliest first.
@@ -124,7 +128,8 @@ impl Default for Scheduler {
     fn default() -> Self {
         Scheduler {
             active: Value::NIL,
-            state: ProcessState::new(),
+            state: Box::default(),
+            spare: None,
             ready: ReadyQueues::default(),
             timers: BinaryHeap::new(),
             timer_seq: 0,
@@ -134,7 +139,7 @@ impl Default for Scheduler {
 
 impl Vm {
     /// Creates a suspended process object with `state`.
-    pub(crate) fn new_process_object(&mut self, state: ProcessState, priority: i64) -> Value {
+    pub(crate) fn new_process_object(&mut self, state: Box<ProcessState>, priority: i64) -> Value {
         let mut slots = vec![Value::NIL; process_slots::SIZE];
         slots[process_slots::PRIORITY] = Value::small(priority.clamp(1, MAX_PRIORITY as i64));
         let named = self.format_of(self.known.process).map_or(process_slots::SIZE, |(_, n)| n);
@@ -151,7 +156,7 @@ impl Vm {
             .map_or(USER_PRIORITY as usize, |p| p.clamp(1, MAX_PRIORITY as i64) as usize)
     }
 
-    fn body_state_mut(&mut self, process: Value) -> Option<&mut Option<ProcessState>> {
+    fn body_state_mut(&mut self, process: Value) -> Option<&mut Option<Box<ProcessState>>> {
         match &mut self.heap.get_mut(process)?.body {
             Body::Process(p) => Some(&mut p.state),
             _ => None,
@@ -190,7 +195,8 @@ impl Vm {
         if active.is_nil() {
             return;
         }
-        let state = std::mem::take(&mut self.scheduler.state);
+        let fresh = self.scheduler.spare.take().unwrap_or_default();
+        let state = std::mem::replace(&mut self.scheduler.state, fresh);
         if let Some(slot) = self.body_state_mut(active) {
             *slot = Some(state);
         }
@@ -200,7 +206,11 @@ impl Vm {
     /// Makes `process` the running one (the previous one must have been deactivated).
     pub(crate) fn activate_process(&mut self, process: Value) {
         let state = self.body_state_mut(process).and_then(Option::take).unwrap_or_default();
-        self.scheduler.state = state;
+        let mut old = std::mem::replace(&mut self.scheduler.state, state);
+        if old.frames.is_empty() && old.stack.capacity() == 0 {
+            old.status = Status::Suspended;
+            self.scheduler.spare = Some(old);
+        }
         self.scheduler.state.status = Status::Running;
         self.scheduler.active = process;
         let extra = if self.scheduler.state.overflow_signalled { 10_000 } else { 0 };

@@ -162,7 +162,7 @@ pub struct ProcessBody {
     /// The Process class's named instance variables.
     pub slots: Vec<Value>,
     /// The frames and value stack; `None` while the process runs (the VM holds them).
-    pub state: Option<ProcessState>,
+    pub state: Option<Box<ProcessState>>,
 }
 
 /// The body of a Semaphore.

@@ -18,7 +18,7 @@ fn with_state<R>(vm: &mut Vm, process: Value, f: impl FnOnce(&mut ProcessState) 
         return Some(f(&mut vm.scheduler.state));
     }
     match &mut vm.heap.get_mut(process)?.body {
-        Body::Process(p) => p.state.as_mut().map(f),
+        Body::Process(p) => p.state.as_deref_mut().map(f),
         _ => None,
     }
 }

@@ -202,7 +202,7 @@ pub(crate) fn spawn_closure(vm: &mut Vm, closure: Value, priority: i64) -> Optio
     let home = slots.get(cl::HOME).and_then(|v| v.as_int()).unwrap_or(0) as u64;
     let method = slots.get(cl::METHOD).copied().unwrap_or(Value::NIL);
     let copied = slots.get(cl::SIZE..).unwrap_or(&[]);
-    let mut state = ProcessState::new();
+    let mut state = Box::new(ProcessState::new());
     state.stack.resize(code.frame_size as usize, Value::NIL);
     state.stack[0] = receiver;
     for (i, &c) in copied.iter().enumerate() {
