@@ -55,28 +55,12 @@ impl Vm {
     pub fn spawn_doit(&mut self, source: &str, receiver: Value) -> Result<Value, EvalError> {
         let class = self.class_of(receiver);
         let code = compiler::compile(self, source, class, Mode::Doit).map_err(EvalError::Compile)?;
-        let method = self.new_method(code.clone());
-        let mut state = Box::new(ProcessState::new());
-        state.stack.resize(code.frame_size as usize, Value::NIL);
-        state.stack[0] = receiver;
-        let id = self.new_frame_id();
-        state.frames.push(Frame {
-            code,
-            method,
-            closure: Value::NIL,
-            pc: 0,
-            base: 0,
-            ret: 0,
-            id,
-            home: id,
-            context: Value::NIL,
-        });
-        let process = self.new_process_object(state, USER_PRIORITY);
-        self.make_ready(process);
+        let process = self.spawn_code(code, receiver, &[]);
         Ok(process)
     }
 
-    /// Makes a ready process that sends `selector` to `receiver` with `args`.
+    /// Makes a ready process that sends `selector` to `receiver` with `args` (at most 15, as
+    /// for any Smalltalk message; further ones are not passed).
     pub fn spawn_send(&mut self, receiver: Value, selector: &str, args: &[Value]) -> Value {
         let sel = self.intern(selector);
         let nargs = args.len().min(15) as u8;
@@ -101,25 +85,21 @@ impl Vm {
             span: Span::default(),
         });
         debug_assert!(crate::verify::verify(&code).is_ok());
+        self.spawn_code(code, receiver, args)
+    }
+
+    /// Makes a ready process whose only frame runs `code` (a method's) for `receiver` with
+    /// `args` in the registers after it.
+    fn spawn_code(&mut self, code: Rc<CompiledCode>, receiver: Value, args: &[Value]) -> Value {
         let method = self.new_method(code.clone());
         let mut state = Box::new(ProcessState::new());
-        state.stack.resize(code.frame_size as usize, Value::NIL);
+        state.stack.resize((code.frame_size as usize).max(1 + args.len()), Value::NIL);
         state.stack[0] = receiver;
-        for (i, &a) in args.iter().take(15).enumerate() {
-            state.stack[1 + i] = a;
+        for (slot, &a) in state.stack.iter_mut().skip(1).zip(args) {
+            *slot = a;
         }
         let id = self.new_frame_id();
-        state.frames.push(Frame {
-            code,
-            method,
-            closure: Value::NIL,
-            pc: 0,
-            base: 0,
-            ret: 0,
-            id,
-            home: id,
-            context: Value::NIL,
-        });
+        crate::process::push_frame(&mut state.frames, code, method, Value::NIL, 0, 0, id, id);
         let process = self.new_process_object(state, USER_PRIORITY);
         self.make_ready(process);
         process

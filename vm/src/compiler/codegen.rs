@@ -457,12 +457,7 @@ impl Gen<'_> {
             for s in body {
                 let mark = self.fun.next;
                 match s {
-                    Stmt::Return(e, span) => {
-                        self.step(*span);
-                        let r = self.operand(e, false)?;
-                        let in_method = self.fun.scope == 0;
-                        self.emit(if in_method { Instr::Return { r } } else { Instr::NonLocalReturn { r } });
-                    }
+                    Stmt::Return(e, span) => self.return_stmt(e, *span)?,
                     Stmt::Expr(e) => self.effect(e)?,
                 }
                 self.release_to(mark);
@@ -477,12 +472,7 @@ impl Gen<'_> {
         for (i, s) in body.iter().enumerate() {
             let mark = self.fun.next;
             match s {
-                Stmt::Return(e, span) => {
-                    self.step(*span);
-                    let r = self.operand(e, false)?;
-                    let in_method = self.fun.scope == 0;
-                    self.emit(if in_method { Instr::Return { r } } else { Instr::NonLocalReturn { r } });
-                }
+                Stmt::Return(e, span) => self.return_stmt(e, *span)?,
                 Stmt::Expr(e) if i + 1 == n => {
                     self.step(e.span());
                     self.expr_to(e, t)?;
@@ -491,6 +481,15 @@ impl Gen<'_> {
             }
             self.release_to(mark);
         }
+        Ok(())
+    }
+
+    /// `^ e`: a method return in the method's own code, a non-local return in a block.
+    fn return_stmt(&mut self, e: &Expr, span: Span) -> CResult<()> {
+        self.step(span);
+        let r = self.operand(e, false)?;
+        let in_method = self.fun.scope == 0;
+        self.emit(if in_method { Instr::Return { r } } else { Instr::NonLocalReturn { r } });
         Ok(())
     }
 
