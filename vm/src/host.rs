@@ -292,6 +292,21 @@ impl Vm {
         out
     }
 
+    /// Lets a suspended process (interrupted, or stopped by an error a debugger dealt with)
+    /// run again from where it stands. Answers false if it was not suspended.
+    pub fn resume_process(&mut self, process: Value) -> bool {
+        if self.status_of(process) != Some(Status::Suspended) || process == self.scheduler.active {
+            return false;
+        }
+        if let Some(Body::Process(p)) = self.heap.get_mut(process).map(|o| &mut o.body)
+            && let Some(state) = p.state.as_deref_mut()
+        {
+            state.error = None;
+        }
+        self.make_ready(process);
+        true
+    }
+
     /// Keeps `v` alive across collections until [`Vm::release`].
     pub fn retain(&mut self, v: Value) {
         self.handles.push(v);

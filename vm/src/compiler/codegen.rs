@@ -31,6 +31,8 @@ pub(super) struct Fun {
     pub caches: u16,
     pub next: usize,
     pub max: usize,
+    /// The first scratch register (after arguments, copied values and temporaries).
+    pub scratch_base: usize,
     pub regs: HashMap<VarId, Reg>,
     pub vector: Option<Reg>,
     pub outer_vectors: HashMap<ScopeId, Reg>,
@@ -148,6 +150,7 @@ fn new_fun(scope: ScopeId, span: Span) -> Fun {
         caches: 0,
         next: 0,
         max: 0,
+        scratch_base: 0,
         regs: HashMap::new(),
         vector: None,
         outer_vectors: HashMap::new(),
@@ -245,6 +248,7 @@ impl Gen<'_> {
         self.fun.num_temps = (r - first_temp) as u8;
         self.fun.next = r;
         self.fun.max = r;
+        self.fun.scratch_base = r;
         if let (Some(vec), Some(&size)) = (self.fun.vector, self.vector_size.get(&scope)) {
             self.emit(Instr::MakeVector { dst: vec, size: size as u8 });
         }
@@ -709,18 +713,29 @@ impl Gen<'_> {
             && let Ok(imm) = i16::try_from(if op == BinOp::Sub { -*n } else { *n })
         {
             let op = if op == BinOp::Sub { BinOp::Add } else { op };
-            let x = self.operand(receiver, false)?;
+            let x = self.receiver_operand(receiver, t, false)?;
             self.step(span);
             self.emit(Instr::BinImm { op, dst: t, x, imm });
             self.release_to(mark);
             return Ok(());
         }
-        let x = self.operand(receiver, contains_assign(arg))?;
+        let x = self.receiver_operand(receiver, t, contains_assign(arg))?;
         let y = self.operand(arg, false)?;
         self.step(span);
         self.emit(Instr::Bin { op, dst: t, x, y });
         self.release_to(mark);
         Ok(())
+    }
+
+    /// The register holding the receiver of a one-instruction operation targeting `t`. A
+    /// nested receiver is computed straight into `t` when `t` is scratch, so that
+    /// `((a + b) + c) + d` needs no more registers however deep it nests.
+    fn receiver_operand(&mut self, receiver: &Expr, t: Reg, unsafe_alias: bool) -> CResult<Reg> {
+        if !matches!(receiver, Expr::Variable(_)) && t as usize >= self.fun.scratch_base {
+            self.expr_to(receiver, t)?;
+            return Ok(t);
+        }
+        self.operand(receiver, unsafe_alias)
     }
 
     fn cascade_to(&mut self, receiver: &Expr, messages: &[Message], t: Reg, span: Span) -> CResult<()> {

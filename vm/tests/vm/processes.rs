@@ -141,3 +141,22 @@ fn frames_of_a_stopped_process_are_readable_from_the_host() {
     assert_eq!(frames.get(1).map(|f| f.label.as_str()), Some("UndefinedObject>>DoIt"));
     vm.interrupt_process(process);
 }
+
+#[test]
+fn an_interrupted_process_resumes_where_it_stood() {
+    let mut vm = vm();
+    eval_in(&mut vm, "Smalltalk at: #Ticks put: 0").expect("defines");
+    let process = vm.spawn_doit("[true] whileTrue: [Ticks := Ticks + 1]", onyx_vm::Value::NIL).expect("compiles");
+    assert!(matches!(vm.poll(process, Duration::from_millis(5)), Poll::Running));
+    vm.interrupt_process(process);
+    let ticks = |vm: &mut onyx_vm::Vm| eval_in(vm, "Ticks").expect("reads").parse::<u64>().expect("a number");
+    let stopped = ticks(&mut vm);
+    assert!(stopped > 0);
+    // Suspended: other evaluations run, the counter stays.
+    assert_eq!(ticks(&mut vm), stopped);
+    assert!(vm.resume_process(process));
+    assert!(!vm.resume_process(process), "already resumed");
+    assert!(matches!(vm.poll(process, Duration::from_millis(5)), Poll::Running));
+    assert!(ticks(&mut vm) > stopped, "it went on counting");
+    vm.interrupt_process(process);
+}
