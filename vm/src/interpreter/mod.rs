@@ -293,8 +293,36 @@ impl Vm {
                             Rc::increment_strong_count(target);
                             Rc::from_raw(target)
                         };
-                        self.activate(method, rc, at, at, Value::NIL, None);
-                        enter!();
+                        let depth = self.scheduler.state.frames.len();
+                        let top = at + callee.frame_size as usize;
+                        if depth >= self.depth_limit || self.scheduler.state.stack.len() < top {
+                            self.activate(method, rc, at, at, Value::NIL, None);
+                            enter!();
+                            continue;
+                        }
+                        // The common case inline: room on the stack, below the depth limit.
+                        let first_temp = at + 1 + callee.num_args as usize;
+                        for slot in
+                            self.scheduler.state.stack.iter_mut().skip(first_temp).take(callee.num_temps as usize)
+                        {
+                            *slot = Value::NIL;
+                        }
+                        let id = self.next_frame_id;
+                        self.next_frame_id += 1;
+                        crate::process::push_frame(
+                            &mut self.scheduler.state.frames,
+                            rc,
+                            method,
+                            Value::NIL,
+                            at as u32,
+                            at as u32,
+                            id,
+                            id,
+                        );
+                        code = target;
+                        base = at;
+                        pc = 0;
+                        regs = self.regs_at(base);
                     }
                     Instr::SuperSend { a, nargs, lit, cache: _ } => {
                         check!(pc - 1);
@@ -409,10 +437,12 @@ impl Vm {
                     Instr::Return { r } | Instr::BlockReturn { r } => {
                         let v = reg!(r);
                         let frames = &mut self.scheduler.state.frames;
-                        if frames.len() >= 2 {
-                            if let Some(done) = frames.pop()
-                                && let Some(slot) = self.scheduler.state.stack.get_mut(done.ret as usize)
-                            {
+                        let depth = frames.len();
+                        if depth >= 2 {
+                            // Drop the frame in place (no copy out), then continue the caller.
+                            let ret = frames.get(depth - 1).map_or(0, |f| f.ret as usize);
+                            frames.truncate(depth - 1);
+                            if let Some(slot) = self.scheduler.state.stack.get_mut(ret) {
                                 *slot = v;
                             }
                             enter!();
