@@ -154,12 +154,13 @@ pub enum Instr {
     Bin { op: BinOp, dst: Reg, x: Reg, y: Reg },
     /// `R[dst] := R[x] op imm` for a SmallInteger literal argument (`- n` is `+ -n`).
     BinImm { op: BinOp, dst: Reg, x: Reg, imm: i16 },
-    /// Compare and branch: if `R[x] op R[y]` is true, skip the next instruction; if false,
-    /// jump by `offset`. When there is no fast path the comparison is sent, its answer lands in
-    /// `R[t]`, and the next instruction (a `JumpIfFalse` on `R[t]` to the same target) decides.
-    CmpJump { op: BinOp, x: Reg, y: Reg, t: Reg, offset: i16 },
+    /// Compare and branch: if `R[x] op R[y]` equals `sense`, jump by `offset`; otherwise skip
+    /// the next instruction. When there is no fast path the comparison is sent, its answer
+    /// lands in `R[t]`, and the next instruction (a `JumpIfFalse`, or a `JumpIfTrue` when
+    /// `sense` is true, to the same target) decides.
+    CmpJump { op: BinOp, x: Reg, y: Reg, t: Reg, sense: bool, offset: i16 },
     /// As [`Instr::CmpJump`] with a small SmallInteger literal as the argument.
-    CmpImmJump { op: BinOp, x: Reg, imm: i8, t: Reg, offset: i16 },
+    CmpImmJump { op: BinOp, x: Reg, imm: i8, t: Reg, sense: bool, offset: i16 },
     /// `R[dst] := R[r] at: R[i] put: R[v]` with a fast path for Arrays; else a send of
     /// `at:put:`.
     AtPut { dst: Reg, r: Reg, i: Reg, v: Reg },

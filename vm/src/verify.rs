@@ -66,11 +66,13 @@ pub fn verify(code: &CompiledCode) -> Result<(), String> {
             Instr::BinImm { dst, x, .. } | Instr::IsNil { dst, x, .. } | Instr::Class { dst, x } => {
                 reg(pc, dst).and(reg(pc, x))
             }
-            Instr::CmpJump { x, y, t, offset, .. } => {
-                reg(pc, x).and(reg(pc, y)).and(reg(pc, t)).and(target(pc, i64::from(offset))).and(followed(code, pc))
-            }
-            Instr::CmpImmJump { x, t, offset, .. } => {
-                reg(pc, x).and(reg(pc, t)).and(target(pc, i64::from(offset))).and(followed(code, pc))
+            Instr::CmpJump { x, y, t, sense, offset, .. } => reg(pc, x)
+                .and(reg(pc, y))
+                .and(reg(pc, t))
+                .and(target(pc, i64::from(offset)))
+                .and(followed(code, pc, sense)),
+            Instr::CmpImmJump { x, t, sense, offset, .. } => {
+                reg(pc, x).and(reg(pc, t)).and(target(pc, i64::from(offset))).and(followed(code, pc, sense))
             }
             Instr::Jump { offset } => target(pc, i64::from(offset)),
             Instr::JumpIfTrue { r, offset }
@@ -88,10 +90,15 @@ pub fn verify(code: &CompiledCode) -> Result<(), String> {
     }
 }
 
-/// A compare-and-branch must be followed by the `JumpIfFalse` its fallback resumes at.
-fn followed(code: &CompiledCode, pc: usize) -> Result<(), String> {
-    match code.instrs.get(pc + 1) {
-        Some(Instr::JumpIfFalse { .. }) => Ok(()),
+/// A compare-and-branch must be followed by the conditional jump its fallback resumes at
+/// (and that jump by an instruction, since the fast path skips it).
+fn followed(code: &CompiledCode, pc: usize, sense: bool) -> Result<(), String> {
+    match (code.instrs.get(pc + 1), sense) {
+        (Some(Instr::JumpIfFalse { .. }), false) | (Some(Instr::JumpIfTrue { .. }), true)
+            if pc + 2 < code.instrs.len() =>
+        {
+            Ok(())
+        }
         _ => Err(format!("pc {pc}: compare-and-branch without its fallback jump")),
     }
 }

@@ -372,9 +372,14 @@ impl Gen<'_> {
     }
 
     /// Evaluates `cond` and jumps when it is false; answers the jumps to patch to the target.
-    /// A SmallInteger comparison becomes one compare-and-branch instruction (plus the
-    /// `JumpIfFalse` its fallback send uses).
     pub fn jump_if_false(&mut self, cond: &Expr, span: Span) -> CResult<Vec<usize>> {
+        self.jump_if(cond, false, span)
+    }
+
+    /// Evaluates `cond` and jumps when it equals `sense`; answers the jumps to patch to the
+    /// target. A SmallInteger comparison becomes one compare-and-branch instruction (plus the
+    /// conditional jump its fallback send uses).
+    pub fn jump_if(&mut self, cond: &Expr, sense: bool, span: Span) -> CResult<Vec<usize>> {
         let mark = self.fun.next;
         if let Expr::Send(send) = cond
             && send.message.args.len() == 1
@@ -393,22 +398,26 @@ impl Gen<'_> {
                     let t = self.alloc(span)?;
                     self.reserve_pair(t);
                     self.step(send.span);
-                    (self.emit(Instr::CmpImmJump { op, x, imm, t, offset: 0 }), t)
+                    (self.emit(Instr::CmpImmJump { op, x, imm, t, sense, offset: 0 }), t)
                 }
                 None => {
                     let y = self.operand(arg, false)?;
                     let t = self.alloc(span)?;
                     self.reserve_pair(t);
                     self.step(send.span);
-                    (self.emit(Instr::CmpJump { op, x, y, t, offset: 0 }), t)
+                    (self.emit(Instr::CmpJump { op, x, y, t, sense, offset: 0 }), t)
                 }
             };
-            let second = self.emit(Instr::JumpIfFalse { r: t, offset: 0 });
+            let second = self.emit(if sense {
+                Instr::JumpIfTrue { r: t, offset: 0 }
+            } else {
+                Instr::JumpIfFalse { r: t, offset: 0 }
+            });
             self.release_to(mark);
             return Ok(vec![first, second]);
         }
         let r = self.operand(cond, false)?;
-        let j = self.emit(Instr::JumpIfFalse { r, offset: 0 });
+        let j = self.emit(if sense { Instr::JumpIfTrue { r, offset: 0 } } else { Instr::JumpIfFalse { r, offset: 0 } });
         self.release_to(mark);
         Ok(vec![j])
     }

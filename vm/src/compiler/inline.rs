@@ -47,6 +47,14 @@ fn nil_to(g: &mut Gen<'_>, t: Option<Reg>) {
     }
 }
 
+/// The bottom test of a rotated counting loop: back to `body_pc` while `i op limit`.
+fn rotated_test(g: &mut Gen<'_>, op: BinOp, i: Reg, limit: Reg, c: Reg, body_pc: usize) {
+    let again = g.emit(Instr::CmpJump { op, x: i, y: limit, t: c, sense: true, offset: 0 });
+    let again2 = g.emit(Instr::JumpIfTrue { r: c, offset: 0 });
+    g.patch(again, body_pc);
+    g.patch(again2, body_pc);
+}
+
 /// Compiles an inlined send into `t`, or for its effect when `t` is `None`.
 pub(super) fn inline_send(g: &mut Gen<'_>, receiver: &Expr, msg: &Message, t: Option<Reg>, span: Span) -> CResult<()> {
     let arg = |i: usize| msg.args.get(i).and_then(block_of);
@@ -139,22 +147,24 @@ pub(super) fn inline_send(g: &mut Gen<'_>, receiver: &Expr, msg: &Message, t: Op
                 return Err(g.err(span, "internal error: loop receiver is not a block"));
             };
             let top = g.pc();
-            if msg.selector == "whileTrue:"
+            if matches!(msg.selector.as_str(), "whileTrue:" | "whileFalse:")
                 && cond.temps.is_empty()
                 && let [Stmt::Expr(test)] = cond.body.as_slice()
             {
-                // Fused: one compare-and-branch when the condition is a comparison.
-                let saved = g.enter_inlined(cond)?;
-                let exits = g.jump_if_false(test, span);
-                g.leave_inlined(saved);
-                let exits = exits?;
+                // Rotated: the body, then the test at the bottom, which jumps back while the
+                // loop goes on (one compare-and-branch per iteration for a comparison).
+                let to_test = g.jump_placeholder(Instr::Jump { offset: 0 });
+                let body_pc = g.pc();
                 if let Some(body) = arg(0) {
                     inline_block(g, body, None)?;
                 }
-                g.jump_back(top);
-                let end = g.pc();
-                for j in exits {
-                    g.patch(j, end);
+                let test_pc = g.pc();
+                g.patch(to_test, test_pc);
+                let saved = g.enter_inlined(cond)?;
+                let again = g.jump_if(test, msg.selector == "whileTrue:", span);
+                g.leave_inlined(saved);
+                for j in again? {
+                    g.patch(j, body_pc);
                 }
             } else {
                 let c = g.alloc(span)?;
@@ -200,18 +210,16 @@ pub(super) fn inline_send(g: &mut Gen<'_>, receiver: &Expr, msg: &Message, t: Op
             let c = g.alloc(span)?;
             g.reserve_pair(c);
             g.emit(Instr::LoadInt { dst: i, value: 1 });
-            let top = g.pc();
-            g.step(span);
-            let exit = g.emit(Instr::CmpJump { op: BinOp::Le, x: i, y: limit, t: c, offset: 0 });
-            let exit2 = g.emit(Instr::JumpIfFalse { r: c, offset: 0 });
+            let to_test = g.jump_placeholder(Instr::Jump { offset: 0 });
+            let body_pc = g.pc();
             if let Some(body) = arg(0) {
                 inline_block(g, body, None)?;
             }
             g.emit(Instr::BinImm { op: BinOp::Add, dst: i, x: i, imm: 1 });
-            g.jump_back(top);
-            let end = g.pc();
-            g.patch(exit, end);
-            g.patch(exit2, end);
+            let test_pc = g.pc();
+            g.patch(to_test, test_pc);
+            g.step(span);
+            rotated_test(g, BinOp::Le, i, limit, c, body_pc);
             if let Some(t) = t {
                 g.emit(Instr::Move { dst: t, src: limit });
             }
@@ -248,17 +256,15 @@ pub(super) fn inline_send(g: &mut Gen<'_>, receiver: &Expr, msg: &Message, t: Op
                 g.emit(Instr::Move { dst: i, src: start });
                 let c = g.alloc(span)?;
                 g.reserve_pair(c);
-                let top = g.pc();
-                g.step(span);
-                let op = if step > 0 { BinOp::Le } else { BinOp::Ge };
-                let exit = g.emit(Instr::CmpJump { op, x: i, y: limit, t: c, offset: 0 });
-                let exit2 = g.emit(Instr::JumpIfFalse { r: c, offset: 0 });
+                let to_test = g.jump_placeholder(Instr::Jump { offset: 0 });
+                let body_pc = g.pc();
                 g.stmts_to(&body.body, None)?;
                 g.emit(Instr::BinImm { op: BinOp::Add, dst: i, x: i, imm: step as i16 });
-                g.jump_back(top);
-                let end = g.pc();
-                g.patch(exit, end);
-                g.patch(exit2, end);
+                let test_pc = g.pc();
+                g.patch(to_test, test_pc);
+                g.step(span);
+                let op = if step > 0 { BinOp::Le } else { BinOp::Ge };
+                rotated_test(g, op, i, limit, c, body_pc);
                 Ok(())
             })();
             g.leave_inlined(saved);

@@ -91,3 +91,30 @@ fn fast_paths_answer_without_a_kernel() {
     assert_eq!(eval(&mut vm, "7 // -2"), crate::Value::small(-4));
     assert_eq!(eval(&mut vm, "7 \\\\ -2"), crate::Value::small(-1));
 }
+
+#[test]
+fn counting_loops_test_at_the_bottom() {
+    for src in [
+        "| s | s := 0. 1 to: 10 do: [:i | s := s + i]. s",
+        "| i | i := 0. [i < 10] whileTrue: [i := i + 1]. i",
+        "| n | n := 0. 5 timesRepeat: [n := n + 1]. n",
+    ] {
+        let code = code_of(src);
+        assert!(
+            code.iter().any(|i| matches!(i, Instr::CmpJump { sense: true, offset, .. } | Instr::CmpImmJump { sense: true, offset, .. } if *offset < 0)),
+            "{src}: {code:?}"
+        );
+        assert!(!code.iter().any(|i| matches!(i, Instr::Jump { offset } if *offset < 0)), "{src}: {code:?}");
+    }
+    let mut vm = Vm::with_core_classes();
+    assert_eq!(vm.evaluate("| s | s := 0. 1 to: 10 do: [:i | s := s + i]. s").expect("runs"), crate::Value::small(55));
+    assert_eq!(vm.evaluate("| s | s := 0. 1 to: 0 do: [:i | s := s + i]. s").expect("runs"), crate::Value::small(0));
+    assert_eq!(
+        vm.evaluate("| i | i := 0. [i < 10] whileTrue: [i := i + 1]. i").expect("runs"),
+        crate::Value::small(10)
+    );
+    assert_eq!(
+        vm.evaluate("| i | i := 20. [i < 10] whileFalse: [i := i - 3]. i").expect("runs"),
+        crate::Value::small(8)
+    );
+}

@@ -360,12 +360,17 @@ impl Vm {
                             flow!(self.send_from_top(sel, xv, &[yv], base + dst as usize));
                         }
                     }
-                    Instr::CmpJump { op, x, y, t, offset } => {
+                    Instr::CmpJump { op, x, y, t, sense, offset } => {
                         let xv = reg!(x);
                         let yv = reg!(y);
                         match self.bin_fast(op, xv, yv) {
-                            Some(Value::TRUE) => pc += 1,
-                            Some(Value::FALSE) => pc = (pc as i64 + i64::from(offset)) as usize,
+                            Some(b) if b == Value::boolean(sense) => {
+                                pc = (pc as i64 + i64::from(offset)) as usize;
+                                if offset < 0 {
+                                    check!(pc);
+                                }
+                            }
+                            Some(Value::TRUE | Value::FALSE) => pc += 1,
                             _ => {
                                 save_pc!();
                                 let sel = self.known.bin_selectors.get(op as usize).copied().unwrap_or(Value::NIL);
@@ -373,12 +378,17 @@ impl Vm {
                             }
                         }
                     }
-                    Instr::CmpImmJump { op, x, imm, t, offset } => {
+                    Instr::CmpImmJump { op, x, imm, t, sense, offset } => {
                         let xv = reg!(x);
                         let yv = Value::small(i64::from(imm));
                         match self.bin_fast(op, xv, yv) {
-                            Some(Value::TRUE) => pc += 1,
-                            Some(Value::FALSE) => pc = (pc as i64 + i64::from(offset)) as usize,
+                            Some(b) if b == Value::boolean(sense) => {
+                                pc = (pc as i64 + i64::from(offset)) as usize;
+                                if offset < 0 {
+                                    check!(pc);
+                                }
+                            }
+                            Some(Value::TRUE | Value::FALSE) => pc += 1,
                             _ => {
                                 save_pc!();
                                 let sel = self.known.bin_selectors.get(op as usize).copied().unwrap_or(Value::NIL);
