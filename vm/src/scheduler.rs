@@ -182,9 +182,23 @@ impl Vm {
 
     /// Puts a process in its ready queue; answers whether it should preempt the running one.
     pub(crate) fn make_ready(&mut self, process: Value) -> bool {
-        self.set_status(process, Status::Ready);
-        self.heap.set_slot(process, process_slots::MY_LIST, Value::NIL);
-        let p = self.priority_of(process);
+        let p = if process == self.scheduler.active {
+            self.scheduler.state.status = Status::Ready;
+            self.heap.set_slot(process, process_slots::MY_LIST, Value::NIL);
+            self.priority_of(process)
+        } else {
+            // One visit to the process object: status, list, priority.
+            let Some(Body::Process(body)) = self.heap.get_mut(process).map(|o| &mut o.body) else { return false };
+            if let Some(state) = body.state.as_deref_mut() {
+                state.status = Status::Ready;
+            }
+            if let Some(list) = body.slots.get_mut(process_slots::MY_LIST) {
+                *list = Value::NIL;
+            }
+            let priority = body.slots.get(process_slots::PRIORITY).and_then(|v| v.as_int());
+            self.heap.note_store(process);
+            priority.map_or(USER_PRIORITY as usize, |p| p.clamp(1, MAX_PRIORITY as i64) as usize)
+        };
         self.scheduler.ready.push_back(p, process);
         !self.scheduler.active.is_nil() && p > self.priority_of(self.scheduler.active)
     }
