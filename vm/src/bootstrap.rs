@@ -204,10 +204,7 @@ impl Vm {
         vm.known.sel_cannot_return = vm.intern("cannotReturn:");
         vm.known.sel_about_to_return = vm.intern("aboutToReturn:through:");
         vm.known.sel_stack_overflow = vm.intern("stackOverflow");
-        vm.known.sel_unhandled_error = vm.intern("unhandledError");
-        vm.known.sel_value = vm.intern("value");
         vm.known.sel_do_it = vm.intern("DoIt");
-        vm.known.sel_print_string = vm.intern("printString");
         vm.known.sel_at_put = vm.intern("at:put:");
         vm.known.bin_selectors = crate::bytecode::BinOp::ALL.iter().map(|op| vm.intern(op.selector())).collect();
         vm

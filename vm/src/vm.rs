@@ -90,10 +90,7 @@ pub struct Known {
     pub sel_cannot_return: Value,
     pub sel_about_to_return: Value,
     pub sel_stack_overflow: Value,
-    pub sel_unhandled_error: Value,
-    pub sel_value: Value,
     pub sel_do_it: Value,
-    pub sel_print_string: Value,
     pub sel_at_put: Value,
     /// Selectors of the [`crate::bytecode::BinOp`]s, by discriminant.
     pub bin_selectors: Vec<Value>,
@@ -468,12 +465,6 @@ impl Vm {
     fn undeclared_binding_for(&mut self, sym: Value) -> Option<Value> {
         let undeclared = self.known.undeclared;
         self.dict_mut(undeclared).and_then(|d| d.remove(sym))
-    }
-
-    /// Registers a value the host keeps: it survives collections until released.
-    pub fn hold(&mut self, v: Value) -> usize {
-        self.handles.push(v);
-        self.handles.len() - 1
     }
 
     /// Takes the Transcript output written since the last call.
