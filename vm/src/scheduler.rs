@@ -287,38 +287,40 @@ impl Vm {
         self.heap.set_slot(process, process_slots::MY_LIST, Value::NIL);
     }
 
-    /// `Semaphore>>signal`. Answers whether a process switch may be due.
-    pub(crate) fn signal_semaphore(&mut self, sem: Value) -> bool {
+    /// `Semaphore>>signal`. Answers whether a process switch may be due (`None`: `sem` is
+    /// not a semaphore).
+    pub(crate) fn signal_semaphore(&mut self, sem: Value) -> Option<bool> {
         let waiter = match self.heap.get_mut(sem).map(|o| &mut o.body) {
             Some(Body::Semaphore(s)) => match s.waiting.pop_front() {
                 Some(p) => p,
                 None => {
                     s.excess_signals = s.excess_signals.saturating_add(1);
-                    return false;
+                    return Some(false);
                 }
             },
-            _ => return false,
+            _ => return None,
         };
-        self.make_ready(waiter)
+        Some(self.make_ready(waiter))
     }
 
-    /// `Semaphore>>wait` for the running process. Answers true if the process now waits.
-    pub(crate) fn wait_semaphore(&mut self, sem: Value) -> bool {
+    /// `Semaphore>>wait` for the running process. Answers true if the process now waits
+    /// (`None`: `sem` is not a semaphore).
+    pub(crate) fn wait_semaphore(&mut self, sem: Value) -> Option<bool> {
         let active = self.scheduler.active;
         match self.heap.get_mut(sem).map(|o| &mut o.body) {
             Some(Body::Semaphore(s)) => {
                 if s.excess_signals > 0 {
                     s.excess_signals -= 1;
-                    return false;
+                    return Some(false);
                 }
                 s.waiting.push_back(active);
             }
-            _ => return false,
+            _ => return None,
         }
         self.heap.set_slot(active, process_slots::MY_LIST, sem);
         self.scheduler.state.status = Status::Waiting;
         self.switch_to_next();
-        true
+        Some(true)
     }
 
     /// Schedules `sem` to be signalled at `at`.
@@ -343,7 +345,7 @@ impl Vm {
             }
             let sem = t.semaphore;
             self.scheduler.timers.pop();
-            preempt |= self.signal_semaphore(sem);
+            preempt |= self.signal_semaphore(sem).unwrap_or(false);
         }
         preempt
     }

@@ -15,18 +15,19 @@ use crate::vm::Vm;
 pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
     let r = a.recv(vm);
     match index {
-        101 => {
-            is_semaphore(vm, r)?;
-            if vm.signal_semaphore(r) {
-                return preempt_with(vm, a, r);
-            }
-            Ok(r)
-        }
+        101 => match vm.signal_semaphore(r) {
+            None => Err(Prim::Fail),
+            Some(true) => preempt_with(vm, a, r),
+            Some(false) => Ok(r),
+        },
         102 => {
-            is_semaphore(vm, r)?;
             // The answer is stored before waiting, so the process resumes with it.
             set_result(vm, a, r);
-            if vm.wait_semaphore(r) { Err(Prim::Switched) } else { Ok(r) }
+            match vm.wait_semaphore(r) {
+                None => Err(Prim::Fail),
+                Some(true) => Err(Prim::Switched),
+                Some(false) => Ok(r),
+            }
         }
         103 => match vm.heap.get(r).map(|o| &o.body) {
             Some(Body::Semaphore(s)) => Ok(Value::small(s.excess_signals)),
