@@ -218,6 +218,12 @@ pub(crate) fn define_class(vm: &mut Vm, spec: &ClassSpec) -> Result<Value, Strin
         Some((k, _)) if !k.is_indexable() && k != Kind::Fixed && matches!(spec.kind, None | Some(Kind::Fixed)) => k,
         _ => kind,
     };
+    if let Some(c) = existing
+        && !superclass.is_nil()
+        && vm.inherits_from(superclass, c)
+    {
+        return Err(format!("{} cannot inherit from itself", spec.name));
+    }
     let class = match existing {
         Some(c) => {
             redefine(vm, c, superclass, kind, named, spec)?;

@@ -141,3 +141,21 @@ fn primitives_reject_bad_arguments() {
         ("(2 raisedTo: 64) bitShift: -60", "16"),
     ]);
 }
+
+#[test]
+fn a_class_cannot_become_its_own_superclass() {
+    crate::util::check_all(&[
+        ("Object subclass: #Loop1 instanceVariableNames: '' classVariableNames: '' package: 'T'. #ok", "#ok"),
+        ("Loop1 subclass: #Loop2 instanceVariableNames: '' classVariableNames: '' package: 'T'. #ok", "#ok"),
+        (
+            "[Loop2 subclass: #Loop1 instanceVariableNames: '' classVariableNames: '' package: 'T'] on: Error do: [:e | #refused]",
+            "#refused",
+        ),
+        (
+            "[Object subclass: #Object instanceVariableNames: '' classVariableNames: '' package: 'T'] on: Error do: [:e | #refused]",
+            "#refused",
+        ),
+        ("Loop2 superclass", "Loop1"),
+        ("Loop1 superclass", "Object"),
+    ]);
+}
