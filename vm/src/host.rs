@@ -99,7 +99,7 @@ impl Vm {
             *slot = a;
         }
         let id = self.new_frame_id();
-        crate::process::push_frame(&mut state.frames, code, method, Value::NIL, 0, 0, id, id);
+        crate::process::push_frame(&mut state.frames, Rc::as_ptr(&code), method, Value::NIL, 0, 0, id, id);
         let process = self.new_process_object(state, USER_PRIORITY);
         self.make_ready(process);
         process
@@ -223,12 +223,12 @@ impl Vm {
             .iter()
             .map(|f| {
                 let start =
-                    f.code.step_point_at((f.pc as usize).saturating_sub(1)).map_or(0, |s| s.span.start as usize);
-                let (line, column) = compiler::parser::line_col(&f.code.source, start);
+                    f.code().step_point_at((f.pc as usize).saturating_sub(1)).map_or(0, |s| s.span.start as usize);
+                let (line, column) = compiler::parser::line_col(&f.code().source, start);
                 let label = format!(
                     "{}>>{}",
-                    self.class_name(f.code.method_class.get()),
-                    self.string_of(f.code.selector).unwrap_or_default()
+                    self.class_name(f.code().method_class.get()),
+                    self.string_of(f.code().selector).unwrap_or_default()
                 );
                 crate::error::FrameInfo { label, line, column }
             })
@@ -271,7 +271,7 @@ impl Vm {
         for (i, f) in frames.iter().enumerate().rev() {
             let reg = |k: usize| stack.get(f.base as usize + k).copied().unwrap_or(Value::NIL);
             let mut variables = Vec::new();
-            for (name, loc) in f.code.var_names.iter() {
+            for (name, loc) in f.code().var_names.iter() {
                 let v = match *loc {
                     crate::bytecode::VarLoc::Reg(r) => reg(usize::from(r)),
                     crate::bytecode::VarLoc::Vector { vec, index } => {
@@ -283,8 +283,8 @@ impl Vm {
             // The host sees a process between time slices: its top frame stands before its
             // next instruction; every other frame stands at its pending send.
             let pc = if i == top { f.pc as usize } else { (f.pc as usize).saturating_sub(1) };
-            let span = f.code.step_point_at(pc).map(|sp| sp.span);
-            let (line, column) = compiler::parser::line_col(&f.code.source, span.map_or(0, |s| s.start as usize));
+            let span = f.code().step_point_at(pc).map(|sp| sp.span);
+            let (line, column) = compiler::parser::line_col(&f.code().source, span.map_or(0, |s| s.start as usize));
             let receiver = reg(0);
             let label = self.frame_label_for(f, receiver);
             out.push(FrameView { label, receiver, variables, method: f.method, span, line, column });

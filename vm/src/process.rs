@@ -4,16 +4,17 @@
 //! returns to the interpreter loop. So a process can be stopped between any two instructions,
 //! its frames read (receiver, arguments, temporaries, step point) and resumed later.
 
-use std::rc::Rc;
-
 use crate::bytecode::CompiledCode;
 use crate::value::Value;
 
 /// One activation of a method or block.
 #[derive(Clone, Debug)]
 pub struct Frame {
-    /// The code being run (a method's or a block's).
-    pub code: Rc<CompiledCode>,
+    /// The code being run (a method's or a block's). **Invariant:** owned by `method` (its
+    /// code, or one of its blocks), which this frame keeps alive: the collector traces every
+    /// frame's method, and a CompiledMethod's code never changes. Frames are made only by
+    /// [`push_frame`], whose callers pass a method and code that belong together.
+    code: *const CompiledCode,
     /// The home CompiledMethod object.
     pub method: Value,
     /// The BlockClosure for block activations, nil for methods.
@@ -34,7 +35,8 @@ pub struct Frame {
     pub context: Value,
 }
 
-/// Pushes a frame onto `frames`, writing each field in place.
+/// Pushes a frame onto `frames`, writing each field in place. `code` must be owned by
+/// `method` (see the invariant on [`Frame`]'s code).
 ///
 /// Building a `Frame` on the Rust stack and moving it into the vector costs a
 /// store-forwarding stall on every send (the move reads 16 bytes that were written as two
@@ -43,7 +45,7 @@ pub struct Frame {
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn push_frame(
     frames: &mut Vec<Frame>,
-    code: Rc<CompiledCode>,
+    code: *const CompiledCode,
     method: Value,
     closure: Value,
     base: u32,
@@ -74,9 +76,23 @@ pub(crate) fn push_frame(
 }
 
 impl Frame {
+    /// The code being run.
+    #[inline(always)]
+    pub fn code(&self) -> &CompiledCode {
+        // SAFETY: see the invariant on `code`: the method this frame holds owns the code, and
+        // the method lives at least as long as the frame.
+        unsafe { &*self.code }
+    }
+
+    /// The code being run, as a pointer (the dispatch loop keeps it in a local).
+    #[inline(always)]
+    pub(crate) fn code_ptr(&self) -> *const CompiledCode {
+        self.code
+    }
+
     /// The stack index one past this frame's registers.
     pub fn top(&self) -> usize {
-        self.base as usize + self.code.frame_size as usize
+        self.base as usize + self.code().frame_size as usize
     }
 }
 

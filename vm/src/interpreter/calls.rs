@@ -195,7 +195,7 @@ impl Vm {
         self.next_frame_id += 1;
         crate::process::push_frame(
             &mut state.frames,
-            code,
+            Rc::as_ptr(&code),
             method,
             closure,
             at as u32,
@@ -261,7 +261,7 @@ impl Vm {
         };
         let frames = &self.scheduler.state.frames;
         let unwind = (hi + 1..frames.len())
-            .find(|&i| frames.get(i).is_some_and(|f| f.code.primitive == primitives::UNWIND_MARKER));
+            .find(|&i| frames.get(i).is_some_and(|f| f.code().primitive == primitives::UNWIND_MARKER));
         if let Some(first_unwind) = unwind {
             let top_index = frames.len() - 1;
             let this_context = self.context_for_frame(top_index);

@@ -13,7 +13,6 @@
 
 mod calls;
 
-use std::rc::Rc;
 use std::time::Instant;
 
 use crate::bytecode::{CacheEntry, CompiledCode, Instr};
@@ -97,7 +96,7 @@ impl Vm {
                 continue;
             };
             // The frame's Rc keeps the code alive while the frame is on the stack.
-            let mut code: *const CompiledCode = Rc::as_ptr(&frame.code);
+            let mut code: *const CompiledCode = frame.code_ptr();
             let mut base = frame.base as usize;
             let mut pc = frame.pc as usize;
             let mut regs: *mut Value = self.regs_at(base);
@@ -173,7 +172,7 @@ impl Vm {
                 () => {
                     match self.scheduler.state.frames.last() {
                         Some(f) => {
-                            code = Rc::as_ptr(&f.code);
+                            code = f.code_ptr();
                             base = f.base as usize;
                             pc = f.pc as usize;
                             regs = self.regs_at(base);
@@ -287,15 +286,10 @@ impl Vm {
                             self.fatal_error("wrong number of arguments for method");
                             continue 'outer;
                         }
-                        // SAFETY: `target` came from an Rc that is alive (see above); the new
-                        // Rc owns one more strong count, released when the frame is popped.
-                        let rc = unsafe {
-                            Rc::increment_strong_count(target);
-                            Rc::from_raw(target)
-                        };
                         let depth = self.scheduler.state.frames.len();
                         let top = at + callee.frame_size as usize;
                         if depth >= self.depth_limit || self.scheduler.state.stack.len() < top {
+                            let Some(rc) = self.code_of(method) else { continue 'outer };
                             self.activate(method, rc, at, at, Value::NIL, None);
                             enter!();
                             continue;
@@ -311,7 +305,7 @@ impl Vm {
                         self.next_frame_id += 1;
                         crate::process::push_frame(
                             &mut self.scheduler.state.frames,
-                            rc,
+                            target,
                             method,
                             Value::NIL,
                             at as u32,

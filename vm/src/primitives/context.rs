@@ -133,7 +133,7 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             // nextHandlerContext: the nearest on:do: activation below this one
             let found = with_state(vm, process, |s| {
                 (0..i).rev().find(|&j| {
-                    s.frames.get(j).is_some_and(|f| f.closure.is_nil() && f.code.primitive == HANDLER_MARKER)
+                    s.frames.get(j).is_some_and(|f| f.closure.is_nil() && f.code().primitive == HANDLER_MARKER)
                 })
             })
             .flatten();
@@ -146,10 +146,9 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
                 _ => None,
             };
             let found = with_state(vm, process, |s| {
-                (0..i)
-                    .rev()
-                    .take_while(|&j| Some(j) != limit)
-                    .find(|&j| s.frames.get(j).is_some_and(|f| f.closure.is_nil() && f.code.primitive == UNWIND_MARKER))
+                (0..i).rev().take_while(|&j| Some(j) != limit).find(|&j| {
+                    s.frames.get(j).is_some_and(|f| f.closure.is_nil() && f.code().primitive == UNWIND_MARKER)
+                })
             })
             .flatten();
             Ok(found.map_or(Value::NIL, |j| context_at(vm, process, j)))
@@ -159,9 +158,9 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
         211 => {
             // step point: {line. column. start. end} (1-based offsets)
             let pc = current_pc(vm, process, i, &frame);
-            let sp = frame.code.step_point_at(pc);
+            let sp = frame.code().step_point_at(pc);
             let (start, end) = sp.map_or((0, 0), |s| (s.span.start as usize, s.span.end as usize));
-            let (line, col) = crate::compiler::parser::line_col(&frame.code.source, start);
+            let (line, col) = crate::compiler::parser::line_col(&frame.code().source, start);
             let items = vec![
                 Value::small(line as i64),
                 Value::small(col as i64),
@@ -174,17 +173,17 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             let label = vm.frame_label(&frame);
             Ok(vm.new_string(&label))
         }
-        213 => Ok(Value::small(i64::from(frame.code.num_args))),
+        213 => Ok(Value::small(i64::from(frame.code().num_args))),
         215 => {
             // names of the arguments and temporaries
-            let names: Vec<String> = frame.code.var_names.iter().map(|(n, _)| n.clone()).collect();
+            let names: Vec<String> = frame.code().var_names.iter().map(|(n, _)| n.clone()).collect();
             let items = names.iter().map(|n| vm.new_string(n)).collect();
             Ok(vm.new_array(items))
         }
         216 => {
             // tempNamed:
             let name = vm.string_of(a.arg(vm, 0)).ok_or(Prim::Fail)?;
-            let loc = frame.code.var_names.iter().find(|(n, _)| *n == name).map(|(_, l)| *l).ok_or(Prim::Fail)?;
+            let loc = frame.code().var_names.iter().find(|(n, _)| *n == name).map(|(_, l)| *l).ok_or(Prim::Fail)?;
             match loc {
                 VarLoc::Reg(k) => register(vm, process, &frame, usize::from(k)),
                 VarLoc::Vector { vec, index } => {
@@ -237,7 +236,7 @@ fn current_pc(vm: &mut Vm, process: Value, index: usize, frame: &Frame) -> usize
 /// receiver).
 fn temp_index(frame: &Frame, k: Value) -> Result<usize, Prim> {
     let k = k.as_int().ok_or(Prim::Fail)?;
-    let size = i64::from(frame.code.frame_size);
+    let size = i64::from(frame.code().frame_size);
     if k < 0 || k >= size { Err(Prim::Fail) } else { Ok(k as usize) }
 }
 
@@ -264,7 +263,7 @@ fn terminate_to(vm: &mut Vm, a: Args, process: Value, top_index: usize) -> PrimR
     let Some(mut top) = state.frames.pop() else { return Err(Prim::Fail) };
     let old_base = top.base as usize;
     let new_base = target.top();
-    let size = top.code.frame_size as usize;
+    let size = top.code().frame_size as usize;
     if new_base > old_base || old_base + size > state.stack.len() {
         state.frames.push(top);
         return Err(Prim::Fail);
@@ -292,8 +291,8 @@ fn restart(vm: &mut Vm, process: Value, index: usize) -> PrimResult {
     state.frames.truncate(index + 1);
     let Some(f) = state.frames.last_mut() else { return Err(Prim::Fail) };
     f.pc = 0;
-    let first_temp = f.base as usize + 1 + usize::from(f.code.num_args) + usize::from(f.code.num_copied);
-    let end = (first_temp + usize::from(f.code.num_temps)).min(state.stack.len());
+    let first_temp = f.base as usize + 1 + usize::from(f.code().num_args) + usize::from(f.code().num_copied);
+    let end = (first_temp + usize::from(f.code().num_temps)).min(state.stack.len());
     if let Some(temps) = state.stack.get_mut(first_temp..end) {
         temps.fill(Value::NIL);
     }
@@ -313,11 +312,11 @@ impl Vm {
 
     /// The label of a frame whose receiver (register 0, `self` in blocks too) is `receiver`.
     pub(crate) fn frame_label_for(&self, frame: &Frame, receiver: Value) -> String {
-        let method_class = frame.code.method_class.get();
-        let selector = self.string_of(frame.code.selector).unwrap_or_default();
+        let method_class = frame.code().method_class.get();
+        let selector = self.string_of(frame.code().selector).unwrap_or_default();
         let mc = self.class_name(method_class);
         let rc = self.class_name(self.class_of(receiver));
-        let prefix = if frame.code.is_block { "[] in " } else { "" };
+        let prefix = if frame.code().is_block { "[] in " } else { "" };
         if rc == mc || method_class.is_nil() {
             format!("{prefix}{rc}>>{selector}")
         } else {
@@ -336,8 +335,8 @@ impl Vm {
         let mut out = Vec::with_capacity(frames.len());
         for f in &frames {
             let pc = (f.pc as usize).saturating_sub(1);
-            let start = f.code.step_point_at(pc).map_or(0, |s| s.span.start as usize);
-            let (line, column) = crate::compiler::parser::line_col(&f.code.source, start);
+            let start = f.code().step_point_at(pc).map_or(0, |s| s.span.start as usize);
+            let (line, column) = crate::compiler::parser::line_col(&f.code().source, start);
             out.push(crate::error::FrameInfo { label: self.frame_label(f), line, column });
         }
         if total > out.len() {

@@ -1,6 +1,7 @@
 //! Process primitives (100-129): semaphores, process creation and control, the scheduler,
 //! timers for Delay, and clocks.
 
+use std::rc::Rc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use super::block::closure_code;
@@ -212,7 +213,7 @@ pub(crate) fn spawn_closure(vm: &mut Vm, closure: Value, priority: i64) -> Optio
         }
     }
     let id = vm.new_frame_id();
-    state.frames.push(Frame { code, method, closure, pc: 0, base: 0, ret: 0, id, home, context: Value::NIL });
+    crate::process::push_frame(&mut state.frames, Rc::as_ptr(&code), method, closure, 0, 0, id, home);
     Some(vm.new_process_object(state, priority))
 }
 
@@ -250,16 +251,6 @@ fn inject_send(vm: &mut Vm, process: Value, selector: Value) -> Result<(), Prim>
     for s in state.stack.iter_mut().take(top).skip(first_temp) {
         *s = Value::NIL;
     }
-    state.frames.push(Frame {
-        code,
-        method,
-        closure: Value::NIL,
-        pc: 0,
-        base: at as u32,
-        ret: at as u32,
-        id,
-        home: id,
-        context: Value::NIL,
-    });
+    crate::process::push_frame(&mut state.frames, Rc::as_ptr(&code), method, Value::NIL, at as u32, at as u32, id, id);
     Ok(())
 }
