@@ -117,6 +117,8 @@ pub(crate) struct Scheduler {
     /// An empty state to put in place of the running one when it stops (saves an allocation
     /// per switch).
     pub spare: Option<Box<ProcessState>>,
+    /// The running process's priority (kept here: preemption checks read it on every signal).
+    pub active_priority: usize,
     /// Ready processes by priority.
     pub ready: ReadyQueues,
     /// Pending timers, earliest first.
@@ -130,6 +132,7 @@ impl Default for Scheduler {
             active: Value::NIL,
             state: Box::default(),
             spare: None,
+            active_priority: 0,
             ready: ReadyQueues::default(),
             timers: BinaryHeap::new(),
             timer_seq: 0,
@@ -195,12 +198,12 @@ impl Vm {
             if let Some(list) = body.slots.get_mut(process_slots::MY_LIST) {
                 *list = Value::NIL;
             }
+            // (`myList` is the scheduler's bookkeeping: no write barrier.)
             let priority = body.slots.get(process_slots::PRIORITY).and_then(|v| v.as_int());
-            self.heap.note_store(process);
             priority.map_or(USER_PRIORITY as usize, |p| p.clamp(1, MAX_PRIORITY as i64) as usize)
         };
         self.scheduler.ready.push_back(p, process);
-        !self.scheduler.active.is_nil() && p > self.priority_of(self.scheduler.active)
+        !self.scheduler.active.is_nil() && p > self.scheduler.active_priority
     }
 
     /// Stops running the active process (its status must already say why) and saves its state.
@@ -219,7 +222,15 @@ impl Vm {
 
     /// Makes `process` the running one (the previous one must have been deactivated).
     pub(crate) fn activate_process(&mut self, process: Value) {
-        let state = self.body_state_mut(process).and_then(Option::take).unwrap_or_default();
+        // One visit to the process object: its state and its priority.
+        let (state, priority) = match self.heap.get_mut(process).map(|o| &mut o.body) {
+            Some(Body::Process(body)) => {
+                let p = body.slots.get(process_slots::PRIORITY).and_then(|v| v.as_int());
+                (body.state.take(), p.map_or(USER_PRIORITY as usize, |p| p.clamp(1, MAX_PRIORITY as i64) as usize))
+            }
+            _ => (None, USER_PRIORITY as usize),
+        };
+        let state = state.unwrap_or_default();
         let mut old = std::mem::replace(&mut self.scheduler.state, state);
         if old.frames.is_empty() && old.stack.capacity() == 0 {
             old.status = Status::Suspended;
@@ -227,6 +238,7 @@ impl Vm {
         }
         self.scheduler.state.status = Status::Running;
         self.scheduler.active = process;
+        self.scheduler.active_priority = priority;
         let extra = if self.scheduler.state.overflow_signalled { 10_000 } else { 0 };
         self.depth_limit = self.config.max_depth + extra;
     }
@@ -242,7 +254,7 @@ impl Vm {
         if active.is_nil() {
             return;
         }
-        let p = self.priority_of(active);
+        let p = self.scheduler.active_priority;
         if self.scheduler.ready.highest().is_none_or(|h| h <= p) {
             return;
         }
@@ -317,7 +329,11 @@ impl Vm {
             }
             _ => return None,
         }
-        self.heap.set_slot(active, process_slots::MY_LIST, sem);
+        if let Some(list) =
+            self.heap.get_mut(active).and_then(|o| o.slots_mut()).and_then(|s| s.get_mut(process_slots::MY_LIST))
+        {
+            *list = sem;
+        }
         self.scheduler.state.status = Status::Waiting;
         self.switch_to_next();
         Some(true)

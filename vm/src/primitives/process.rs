@@ -109,6 +109,9 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
                 vm.unlink(r);
             }
             vm.heap.set_slot(r, process_slots::PRIORITY, Value::small(p));
+            if r == vm.scheduler.active {
+                vm.scheduler.active_priority = p as usize;
+            }
             if (was_ready && vm.make_ready(r)) || r == vm.scheduler.active {
                 return preempt_with(vm, a, r);
             }
