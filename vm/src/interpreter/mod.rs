@@ -167,6 +167,43 @@ impl Vm {
                     }
                 };
             }
+            macro_rules! jump {
+                // Jump by `offset`; a backward jump counts toward the interrupt check.
+                ($offset:expr) => {{
+                    let offset = $offset;
+                    pc = (pc as i64 + i64::from(offset)) as usize;
+                    if offset < 0 {
+                        check!(pc);
+                    }
+                }};
+            }
+            macro_rules! send_special {
+                // The special selector `op` sent from the frame top, answer into register `dst`.
+                ($op:expr, $x:expr, $y:expr, $dst:expr) => {{
+                    save_pc!();
+                    let sel = self.known.bin_selectors.get($op as usize).copied().unwrap_or(Value::NIL);
+                    flow!(self.send_from_top(sel, $x, &[$y], base + $dst as usize));
+                }};
+            }
+            macro_rules! binary {
+                ($op:expr, $dst:expr, $x:expr, $y:expr) => {{
+                    let (xv, yv) = ($x, $y);
+                    match self.bin_fast($op, xv, yv) {
+                        Some(v) => set!($dst, v),
+                        None => send_special!($op, xv, yv, $dst),
+                    }
+                }};
+            }
+            macro_rules! compare_and_branch {
+                ($op:expr, $x:expr, $y:expr, $t:expr, $sense:expr, $offset:expr) => {{
+                    let (xv, yv) = ($x, $y);
+                    match self.bin_fast($op, xv, yv) {
+                        Some(b) if b == Value::boolean($sense) => jump!($offset),
+                        Some(Value::TRUE | Value::FALSE) => pc += 1,
+                        _ => send_special!($op, xv, yv, $t),
+                    }
+                }};
+            }
             macro_rules! enter {
                 // Continue in the frame just pushed on top.
                 () => {
@@ -332,63 +369,13 @@ impl Vm {
                             }
                         }
                     }
-                    Instr::Bin { op, dst, x, y } => {
-                        let xv = reg!(x);
-                        let yv = reg!(y);
-                        if let Some(v) = self.bin_fast(op, xv, yv) {
-                            set!(dst, v);
-                        } else {
-                            save_pc!();
-                            let sel = self.known.bin_selectors.get(op as usize).copied().unwrap_or(Value::NIL);
-                            flow!(self.send_from_top(sel, xv, &[yv], base + dst as usize));
-                        }
-                    }
-                    Instr::BinImm { op, dst, x, imm } => {
-                        let xv = reg!(x);
-                        let yv = Value::small(i64::from(imm));
-                        if let Some(v) = self.bin_fast(op, xv, yv) {
-                            set!(dst, v);
-                        } else {
-                            save_pc!();
-                            let sel = self.known.bin_selectors.get(op as usize).copied().unwrap_or(Value::NIL);
-                            flow!(self.send_from_top(sel, xv, &[yv], base + dst as usize));
-                        }
-                    }
+                    Instr::Bin { op, dst, x, y } => binary!(op, dst, reg!(x), reg!(y)),
+                    Instr::BinImm { op, dst, x, imm } => binary!(op, dst, reg!(x), Value::small(i64::from(imm))),
                     Instr::CmpJump { op, x, y, t, sense, offset } => {
-                        let xv = reg!(x);
-                        let yv = reg!(y);
-                        match self.bin_fast(op, xv, yv) {
-                            Some(b) if b == Value::boolean(sense) => {
-                                pc = (pc as i64 + i64::from(offset)) as usize;
-                                if offset < 0 {
-                                    check!(pc);
-                                }
-                            }
-                            Some(Value::TRUE | Value::FALSE) => pc += 1,
-                            _ => {
-                                save_pc!();
-                                let sel = self.known.bin_selectors.get(op as usize).copied().unwrap_or(Value::NIL);
-                                flow!(self.send_from_top(sel, xv, &[yv], base + t as usize));
-                            }
-                        }
+                        compare_and_branch!(op, reg!(x), reg!(y), t, sense, offset)
                     }
                     Instr::CmpImmJump { op, x, imm, t, sense, offset } => {
-                        let xv = reg!(x);
-                        let yv = Value::small(i64::from(imm));
-                        match self.bin_fast(op, xv, yv) {
-                            Some(b) if b == Value::boolean(sense) => {
-                                pc = (pc as i64 + i64::from(offset)) as usize;
-                                if offset < 0 {
-                                    check!(pc);
-                                }
-                            }
-                            Some(Value::TRUE | Value::FALSE) => pc += 1,
-                            _ => {
-                                save_pc!();
-                                let sel = self.known.bin_selectors.get(op as usize).copied().unwrap_or(Value::NIL);
-                                flow!(self.send_from_top(sel, xv, &[yv], base + t as usize));
-                            }
-                        }
+                        compare_and_branch!(op, reg!(x), Value::small(i64::from(imm)), t, sense, offset)
                     }
                     Instr::AtPut { dst, r, i, v } => {
                         let (rv, iv, vv) = (reg!(r), reg!(i), reg!(v));
@@ -407,20 +394,12 @@ impl Vm {
                         let v = reg!(x);
                         set!(dst, self.class_of(v));
                     }
-                    Instr::Jump { offset } => {
-                        pc = (pc as i64 + i64::from(offset)) as usize;
-                        if offset < 0 {
-                            check!(pc);
-                        }
-                    }
+                    Instr::Jump { offset } => jump!(offset),
                     Instr::JumpIfTrue { r, offset } | Instr::JumpIfFalse { r, offset } => {
                         let v = reg!(r);
                         let want = matches!(instr, Instr::JumpIfTrue { .. });
                         if v == Value::boolean(want) {
-                            pc = (pc as i64 + i64::from(offset)) as usize;
-                            if offset < 0 {
-                                check!(pc);
-                            }
+                            jump!(offset);
                         } else if v != Value::boolean(!want) {
                             save_pc!();
                             let sel = self.known.sel_must_be_boolean;
