@@ -34,6 +34,9 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
         }
         67 => {
             // instSize of a class
+            if !vm.is_behavior(r) {
+                return Err(Prim::Fail);
+            }
             vm.format_of(r).map(|(_, n)| Value::small(n as i64)).ok_or(Prim::Fail)
         }
         68 => replace(vm, r, a),
@@ -56,6 +59,9 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
         78 => {
             // changeClassTo: (same shape only)
             let new_class = a.arg(vm, 0);
+            if !vm.is_behavior(new_class) {
+                return Err(Prim::Fail);
+            }
             let (kind_new, named_new) = vm.format_of(new_class).ok_or(Prim::Fail)?;
             let obj = vm.heap.get(r).ok_or(Prim::Fail)?;
             let (kind_old, named_old) = vm.format_of(obj.class).ok_or(Prim::Fail)?;

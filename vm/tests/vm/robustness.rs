@@ -162,61 +162,34 @@ fn a_class_cannot_become_its_own_superclass() {
 
 #[test]
 fn every_primitive_survives_arguments_of_every_kind() {
-    // Calls each primitive number with receivers and arguments of every shape: each call
+    // Calls each primitive number with every pair of receiver and argument shapes: each call
     // answers, fails into its fallback code, or stops its own process; none takes the VM down.
     let mut vm = vm();
-    let values = [
-        "nil",
-        "0",
-        "-1",
-        "SmallInteger maxVal",
-        "(2 raisedTo: 100)",
-        "1.5",
-        "$a",
-        "'abc'",
-        "#sym",
-        "#(1 2 3)",
-        "#[1 2]",
-        "Object new",
-        "(Array new: 3)",
-        "[:x | x]",
-        "Semaphore new",
-        "thisContext",
-        "PrimFuzzDummy",
-    ];
     crate::util::eval_in(
         &mut vm,
-        "Object subclass: #PrimFuzzDummy instanceVariableNames: 'a' classVariableNames: '' package: 'Fuzz'",
+        "Smalltalk at: #FuzzValues put: {nil. 0. -1. SmallInteger maxVal. 2 raisedTo: 100. 1.5. -0.0. Float nan. \
+         $a. 'abc'. #sym. String new. #(1 2 3). #[1 2]. Object new. Array new: 3. OrderedCollection new. \
+         [:x | x]. Semaphore new. 3/4. Object. Processor}",
     )
-    .expect("defines");
-    let skip = [109, 170]; // terminating or collecting in the middle of the sweep says nothing new
-    for n in 1..300u32 {
-        if skip.contains(&n) {
-            continue;
-        }
-        for nargs in 0..3usize {
-            let pattern = match nargs {
-                0 => format!("fuzz{n}"),
-                1 => format!("fuzz{n}: a"),
-                _ => format!("fuzz{n}: a with: b"),
-            };
-            let source = format!("{pattern} <primitive: {n}> ^ #failed");
-            vm.evaluate(&format!("Object compile: '{source}'")).expect("compiles");
-            for (i, recv) in values.iter().enumerate() {
-                let arg = values[(i + n as usize) % values.len()];
-                let arg2 = values[(i * 7 + 3) % values.len()];
-                let send = match nargs {
-                    0 => format!("fuzz{n}"),
-                    1 => format!("fuzz{n}: {arg}"),
-                    _ => format!("fuzz{n}: {arg} with: {arg2}"),
-                };
-                let code = format!("[{recv} {send}] on: Error do: [:e | nil]");
-                // Some calls legitimately never end (`thisContext restart` loops): stop them.
-                if let Ok(p) = vm.spawn_doit(&code, Value::NIL)
-                    && let Poll::Running = vm.poll(p, Duration::from_millis(20))
-                {
-                    vm.interrupt_process(p);
-                }
+    .expect("defines the values");
+    // Primitives that redefine classes or change an object's class would only make the rest of
+    // the sweep meaningless; they have their own tests.
+    let skip = [78, 250, 251, 252, 257];
+    for n in (1..300u32).filter(|n| !skip.contains(n)) {
+        for (pattern, send) in [
+            (format!("fz0 <primitive: {n}> ^ #failed"), "r fz0"),
+            (format!("fz1: a <primitive: {n}> ^ #failed"), "r fz1: a"),
+            (format!("fz2: a with: b <primitive: {n}> ^ #failed"), "r fz2: a with: r"),
+        ] {
+            vm.evaluate(&format!("Object compile: '{pattern}'")).expect("compiles");
+            let code =
+                format!("FuzzValues do: [:r | FuzzValues do: [:a | [{send}] on: Error, Halt do: [:e | nil]]]. #done");
+            // Some calls legitimately never end (`thisContext restart` loops) or stop their
+            // process (`Processor activeProcess suspend`): those evaluations are cut short.
+            if let Ok(p) = vm.spawn_doit(&code, Value::NIL)
+                && let Poll::Running = vm.poll(p, Duration::from_millis(200))
+            {
+                vm.interrupt_process(p);
             }
         }
     }
