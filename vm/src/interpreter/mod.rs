@@ -355,15 +355,27 @@ impl Vm {
                         pc = 0;
                         regs = self.regs_at(base);
                     }
-                    Instr::SuperSend { a, nargs, lit, cache: _ } => {
+                    Instr::SuperSend { a, nargs, lit, cache } => {
                         check!(pc - 1);
                         let at = base + a as usize;
-                        let selector = lit!(lit as usize);
                         let start = self.superclass_of(code!().method_class.get());
+                        // The lookup starts at a fixed class: the cache holds its result.
+                        let slot = cache!(cache as usize);
+                        let entry = slot.get();
+                        let method = if entry.class == start && entry.epoch == self.cache_epoch {
+                            Some(entry.method)
+                        } else {
+                            let selector = lit!(lit as usize);
+                            self.lookup_code(start, selector).map(|(m, target)| {
+                                slot.set(CacheEntry { class: start, method: m, epoch: self.cache_epoch, code: target });
+                                m
+                            })
+                        };
                         save_pc!();
-                        match self.lookup(start, selector) {
+                        match method {
                             Some(m) => flow!(self.invoke(m, at, nargs as usize, at)),
                             None => {
+                                let selector = lit!(lit as usize);
                                 self.send_dnu(at, nargs as usize, selector, at);
                                 continue 'outer;
                             }
