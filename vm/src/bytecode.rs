@@ -164,6 +164,8 @@ pub enum Instr {
     /// `R[dst] := R[r] at: R[i] put: R[v]` with a fast path for Arrays; else a send of
     /// `at:put:`.
     AtPut { dst: Reg, r: Reg, i: Reg, v: Reg },
+    /// As [`Instr::AtPut`] with a literal as the value (`flags at: k put: false`).
+    AtPutLit { dst: Reg, r: Reg, i: Reg, lit: u16 },
     /// `R[dst] := R[x] == R[y]`
     IdEq { dst: Reg, x: Reg, y: Reg },
     /// `R[dst] := R[x] ~~ R[y]`

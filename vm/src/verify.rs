@@ -60,6 +60,9 @@ pub fn verify(code: &CompiledCode) -> Result<(), String> {
                 span(pc, a, 1 + usize::from(nargs)).and(lit(pc, l)).and(cache(pc, c))
             }
             Instr::AtPut { dst, r, i: idx, v } => reg(pc, dst).and(reg(pc, r)).and(reg(pc, idx)).and(reg(pc, v)),
+            Instr::AtPutLit { dst, r, i: idx, lit: l } => {
+                reg(pc, dst).and(reg(pc, r)).and(reg(pc, idx)).and(lit(pc, l))
+            }
             Instr::Bin { dst, x, y, .. } | Instr::IdEq { dst, x, y } | Instr::IdNe { dst, x, y } => {
                 reg(pc, dst).and(reg(pc, x)).and(reg(pc, y))
             }

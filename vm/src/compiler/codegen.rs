@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use super::ast::{Block, Expr, Ident, Literal, Message, MethodNode, Span, Stmt};
+use super::emit::MAX_REGS;
 use super::literals::literal_value;
 use super::scope::{Analysis, ScopeId, VarId};
 use super::{error_at, inline};
@@ -17,9 +18,6 @@ use crate::value::Value;
 use crate::vm::{Vm, class_slots};
 
 pub(super) type CResult<T> = Result<T, CompileError>;
-
-/// Most registers one activation may use.
-const MAX_REGS: usize = 250;
 
 /// The function (method or real block) being generated.
 pub(super) struct Fun {
@@ -280,153 +278,6 @@ impl Gen<'_> {
         }
     }
 
-    // ------------------------------------------------------------------ emission helpers
-
-    pub fn emit(&mut self, i: Instr) -> usize {
-        self.fun.instrs.push(i);
-        self.fun.instrs.len() - 1
-    }
-
-    pub fn pc(&self) -> usize {
-        self.fun.instrs.len()
-    }
-
-    pub fn step(&mut self, span: Span) {
-        let pc = self.pc() as u32;
-        if let Some(last) = self.fun.steps.last_mut()
-            && last.pc == pc
-        {
-            last.span = span;
-            return;
-        }
-        self.fun.steps.push(StepPoint { pc, span });
-    }
-
-    pub fn alloc(&mut self, span: Span) -> CResult<Reg> {
-        let r = self.fun.next;
-        if r >= MAX_REGS {
-            return Err(self.err(span, "expression too complex (out of registers)"));
-        }
-        self.fun.next += 1;
-        self.fun.max = self.fun.max.max(self.fun.next);
-        Ok(r as Reg)
-    }
-
-    pub fn release_to(&mut self, r: usize) {
-        self.fun.next = r;
-    }
-
-    /// Makes sure `t + 1` exists for instructions whose fallback uses it.
-    pub fn reserve_pair(&mut self, t: Reg) {
-        self.fun.max = self.fun.max.max(t as usize + 2);
-    }
-
-    pub fn lit(&mut self, v: Value, span: Span) -> CResult<u16> {
-        if let Some(i) = self.fun.literals.iter().position(|&x| x == v && !self.is_fresh_literal(x)) {
-            return Ok(i as u16);
-        }
-        if self.fun.literals.len() >= u16::MAX as usize {
-            return Err(self.err(span, "too many literals"));
-        }
-        self.fun.literals.push(v);
-        Ok((self.fun.literals.len() - 1) as u16)
-    }
-
-    fn is_fresh_literal(&self, v: Value) -> bool {
-        // Symbols and bindings are shared; other literal objects each get their own slot.
-        v.is_object() && self.vm.class_of(v) != self.vm.known.symbol && self.vm.class_of(v) != self.vm.known.association
-    }
-
-    pub fn new_cache(&mut self, span: Span) -> CResult<u16> {
-        if self.fun.caches == u16::MAX {
-            return Err(self.err(span, "too many sends"));
-        }
-        self.fun.caches += 1;
-        Ok(self.fun.caches - 1)
-    }
-
-    /// Emits a jump to be patched; answers its index.
-    pub fn jump_placeholder(&mut self, i: Instr) -> usize {
-        self.emit(i)
-    }
-
-    /// Points the jump at `at` to `target`.
-    pub fn patch(&mut self, at: usize, target: usize) {
-        let offset = target as i32 - (at as i32 + 1);
-        if let Some(i) = self.fun.instrs.get_mut(at) {
-            match i {
-                Instr::Jump { offset: o }
-                | Instr::JumpIfTrue { offset: o, .. }
-                | Instr::JumpIfFalse { offset: o, .. }
-                | Instr::JumpIfNil { offset: o, .. }
-                | Instr::JumpIfNotNil { offset: o, .. } => *o = offset,
-                Instr::CmpJump { offset: o, .. } | Instr::CmpImmJump { offset: o, .. } => {
-                    *o = i16::try_from(offset).unwrap_or(i16::MAX);
-                    if i16::try_from(offset).is_err() {
-                        self.too_large = true;
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-
-    /// Evaluates `cond` and jumps when it is false; answers the jumps to patch to the target.
-    pub fn jump_if_false(&mut self, cond: &Expr, span: Span) -> CResult<Vec<usize>> {
-        self.jump_if(cond, false, span)
-    }
-
-    /// Evaluates `cond` and jumps when it equals `sense`; answers the jumps to patch to the
-    /// target. A SmallInteger comparison becomes one compare-and-branch instruction (plus the
-    /// conditional jump its fallback send uses).
-    pub fn jump_if(&mut self, cond: &Expr, sense: bool, span: Span) -> CResult<Vec<usize>> {
-        let mark = self.fun.next;
-        if let Expr::Send(send) = cond
-            && send.message.args.len() == 1
-            && !matches!(&send.receiver, Expr::Variable(id) if id.name == "super")
-            && let Some(op) = BinOp::for_selector(&send.message.selector)
-            && matches!(op, BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge | BinOp::Eq | BinOp::Ne)
-        {
-            let arg = &send.message.args[0];
-            let x = self.operand(&send.receiver, contains_assign(arg))?;
-            let imm = match arg {
-                Expr::Literal(Literal::Integer(super::ast::IntLit::Small(n)), _) => i8::try_from(*n).ok(),
-                _ => None,
-            };
-            let (first, t) = match imm {
-                Some(imm) => {
-                    let t = self.alloc(span)?;
-                    self.reserve_pair(t);
-                    self.step(send.span);
-                    (self.emit(Instr::CmpImmJump { op, x, imm, t, sense, offset: 0 }), t)
-                }
-                None => {
-                    let y = self.operand(arg, false)?;
-                    let t = self.alloc(span)?;
-                    self.reserve_pair(t);
-                    self.step(send.span);
-                    (self.emit(Instr::CmpJump { op, x, y, t, sense, offset: 0 }), t)
-                }
-            };
-            let second = self.emit(if sense {
-                Instr::JumpIfTrue { r: t, offset: 0 }
-            } else {
-                Instr::JumpIfFalse { r: t, offset: 0 }
-            });
-            self.release_to(mark);
-            return Ok(vec![first, second]);
-        }
-        let r = self.operand(cond, false)?;
-        let j = self.emit(if sense { Instr::JumpIfTrue { r, offset: 0 } } else { Instr::JumpIfFalse { r, offset: 0 } });
-        self.release_to(mark);
-        Ok(vec![j])
-    }
-
-    pub fn jump_back(&mut self, target: usize) {
-        let at = self.pc();
-        self.emit(Instr::Jump { offset: target as i32 - (at as i32 + 1) });
-    }
-
     // ------------------------------------------------------------------ bodies
 
     /// A method or doit body: statements, then the implicit return.
@@ -669,6 +520,14 @@ impl Gen<'_> {
             let (index, value) = (&msg.args[0], &msg.args[1]);
             let r = self.operand(receiver, contains_assign(index) || contains_assign(value))?;
             let i = self.operand(index, contains_assign(value))?;
+            if let Expr::Literal(lit, lit_span) = value {
+                let v = literal_value(self.vm, lit).map_err(|m| self.err(*lit_span, m))?;
+                let lit = self.lit(v, *lit_span)?;
+                self.step(span);
+                self.emit(Instr::AtPutLit { dst: t, r, i, lit });
+                self.release_to(mark);
+                return Ok(());
+            }
             let v = self.operand(value, false)?;
             self.step(span);
             self.emit(Instr::AtPut { dst: t, r, i, v });

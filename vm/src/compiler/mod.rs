@@ -6,6 +6,7 @@
 
 pub mod ast;
 mod codegen;
+mod emit;
 mod inline;
 pub mod lexer;
 pub(crate) mod literals;

@@ -118,3 +118,10 @@ fn counting_loops_test_at_the_bottom() {
         crate::Value::small(8)
     );
 }
+
+#[test]
+fn at_put_takes_its_operands_where_they_are() {
+    let code = code_of("| a k | a := Array new: 3. k := 2. a at: k put: false. a at: k put: k. a");
+    assert!(code.iter().any(|i| matches!(i, Instr::AtPutLit { r: 1, i: 2, .. })), "{code:?}");
+    assert!(code.iter().any(|i| matches!(i, Instr::AtPut { r: 1, i: 2, v: 2, .. })), "{code:?}");
+}

@@ -204,6 +204,18 @@ impl Vm {
                     }
                 }};
             }
+            macro_rules! at_put {
+                ($dst:expr, $r:expr, $i:expr, $v:expr) => {{
+                    let (rv, iv, vv) = ($r, $i, $v);
+                    if self.at_put_fast(rv, iv, vv) {
+                        set!($dst, vv);
+                    } else {
+                        save_pc!();
+                        let selector = self.known.sel_at_put;
+                        flow!(self.send_from_top(selector, rv, &[iv, vv], base + $dst as usize));
+                    }
+                }};
+            }
             macro_rules! enter {
                 // Continue in the frame just pushed on top.
                 () => {
@@ -389,16 +401,8 @@ impl Vm {
                     Instr::CmpImmJump { op, x, imm, t, sense, offset } => {
                         compare_and_branch!(op, reg!(x), Value::small(i64::from(imm)), t, sense, offset)
                     }
-                    Instr::AtPut { dst, r, i, v } => {
-                        let (rv, iv, vv) = (reg!(r), reg!(i), reg!(v));
-                        if self.at_put_fast(rv, iv, vv) {
-                            set!(dst, vv);
-                        } else {
-                            save_pc!();
-                            let selector = self.known.sel_at_put;
-                            flow!(self.send_from_top(selector, rv, &[iv, vv], base + dst as usize));
-                        }
-                    }
+                    Instr::AtPut { dst, r, i, v } => at_put!(dst, reg!(r), reg!(i), reg!(v)),
+                    Instr::AtPutLit { dst, r, i, lit } => at_put!(dst, reg!(r), reg!(i), lit!(lit as usize)),
                     Instr::IdEq { dst, x, y } => set!(dst, Value::boolean(reg!(x) == reg!(y))),
                     Instr::IdNe { dst, x, y } => set!(dst, Value::boolean(reg!(x) != reg!(y))),
                     Instr::IsNil { dst, x, negate } => set!(dst, Value::boolean(reg!(x).is_nil() != negate)),
