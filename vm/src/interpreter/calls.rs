@@ -180,7 +180,7 @@ impl Vm {
     ) {
         let state = &mut self.scheduler.state;
         if state.frames.len() >= self.depth_limit {
-            self.activate_deep(method, code, at, ret, closure, home);
+            self.refuse_deep_activation();
             return;
         }
         let top = at + code.frame_size as usize;
@@ -205,33 +205,21 @@ impl Vm {
         );
     }
 
-    /// Activation beyond the recursion limit: signal the recursion error (or, if its handler
-    /// recursed too, stop the process).
+    /// An activation beyond the recursion limit: instead of it, signal the recursion error
+    /// (the limit rises while it is handled), or stop the process if the handler recursed
+    /// beyond the raised limit too.
     #[cold]
-    fn activate_deep(
-        &mut self,
-        method: Value,
-        code: Rc<CompiledCode>,
-        at: usize,
-        ret: usize,
-        closure: Value,
-        home: Option<u64>,
-    ) {
-        let depth = self.scheduler.state.frames.len();
-        if !self.scheduler.state.overflow_signalled {
-            self.scheduler.state.overflow_signalled = true;
-            self.depth_limit = self.config.max_depth + 10_000;
-            let sel = self.known.sel_stack_overflow;
-            let process = self.scheduler.active;
-            let top = self.frame_top();
-            let _ = self.send_from_top(sel, process, &[], top);
+    fn refuse_deep_activation(&mut self) {
+        if self.scheduler.state.overflow_signalled {
+            self.fatal_error("stack overflow: the recursion error handler recursed too deep");
             return;
         }
-        if depth < self.depth_limit {
-            self.activate(method, code, at, ret, closure, home);
-            return;
-        }
-        self.fatal_error("stack overflow: the recursion error handler recursed too deep");
+        self.scheduler.state.overflow_signalled = true;
+        self.depth_limit = self.config.max_depth + 10_000;
+        let sel = self.known.sel_stack_overflow;
+        let process = self.scheduler.active;
+        let top = self.frame_top();
+        let _ = self.send_from_top(sel, process, &[], top);
     }
 
     /// Pops the top frame, handing `v` to its caller (or finishing the process).
