@@ -88,9 +88,13 @@ impl Vm {
             metas.push(vm.heap.alloc(
                 Value::NIL,
                 cs::METACLASS_SIZE,
-                Body::Slots(vec![Value::NIL; cs::METACLASS_SIZE]),
+                Body::Slots(vec![Value::NIL; cs::METACLASS_SIZE].into()),
             ));
-            classes.push(vm.heap.alloc(Value::NIL, cs::CLASS_SIZE, Body::Slots(vec![Value::NIL; cs::CLASS_SIZE])));
+            classes.push(vm.heap.alloc(
+                Value::NIL,
+                cs::CLASS_SIZE,
+                Body::Slots(vec![Value::NIL; cs::CLASS_SIZE].into()),
+            ));
         }
         let by_name = |name: &str| CORE.iter().position(|c| c.name == name);
         let class_named = |name: &str| by_name(name).and_then(|i| classes.get(i).copied()).unwrap_or(Value::NIL);
@@ -163,14 +167,14 @@ impl Vm {
                 Value::NIL,
             ];
             if let Some(o) = vm.heap.get_mut(classes[i]) {
-                o.body = Body::Slots(slots);
+                o.body = Body::Slots(slots.into());
             }
             let md = vm.new_dict(vm.known.method_dictionary);
             let no_ivars = vm.new_array(Vec::new());
             let meta_slots =
                 vec![meta_super, md, Value::small(format(Kind::Fixed, cs::CLASS_SIZE)), no_ivars, classes[i]];
             if let Some(o) = vm.heap.get_mut(metas[i]) {
-                o.body = Body::Slots(meta_slots);
+                o.body = Body::Slots(meta_slots.into());
             }
         }
         // Subclass lists (metaclasses included; Object class's superclass is Class).
@@ -195,7 +199,7 @@ impl Vm {
         let undeclared = vm.known.undeclared;
         vm.set_global("Undeclared", undeclared);
         let processor_class = vm.known.processor_scheduler;
-        vm.known.processor = vm.heap.alloc(processor_class, 0, Body::Slots(Vec::new()));
+        vm.known.processor = vm.heap.alloc(processor_class, 0, Body::Slots(Vec::new().into()));
         let processor = vm.known.processor;
         vm.set_global("Processor", processor);
         // 5. Selectors the interpreter sends on its own.

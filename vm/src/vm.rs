@@ -239,7 +239,7 @@ impl Vm {
 
     /// A new Array holding `items`.
     pub fn new_array(&mut self, items: Vec<Value>) -> Value {
-        self.heap.alloc(self.known.array, 0, Body::Slots(items))
+        self.heap.alloc(self.known.array, 0, Body::Slots(items.into()))
     }
 
     /// A new Float.
@@ -267,7 +267,7 @@ impl Vm {
 
     /// A new Association `key -> value`.
     pub fn new_association(&mut self, key: Value, value: Value) -> Value {
-        self.heap.alloc(self.known.association, 2, Body::Slots(vec![key, value]))
+        self.heap.alloc(self.known.association, 2, Body::Slots(vec![key, value].into()))
     }
 
     /// A new native dictionary of the given class.

@@ -21,7 +21,7 @@ pub(crate) fn literal_value(vm: &mut Vm, lit: &Literal) -> Result<Value, String>
             let den = vm.new_integer(denominator.clone());
             let value = if den == Value::small(1) { num } else { fraction(vm, num, den)? };
             let class = vm.global("ScaledDecimal").ok_or("ScaledDecimal is not defined")?;
-            vm.heap.alloc(class, 2, Body::Slots(vec![value, Value::small(i64::from(*scale))]))
+            vm.heap.alloc(class, 2, Body::Slots(vec![value, Value::small(i64::from(*scale))].into()))
         }
         Literal::Character(c) => Value::char(u32::from(*c)),
         Literal::String(s) => vm.new_string(s),
@@ -42,5 +42,5 @@ pub(crate) fn literal_value(vm: &mut Vm, lit: &Literal) -> Result<Value, String>
 
 fn fraction(vm: &mut Vm, num: Value, den: Value) -> Result<Value, String> {
     let class = vm.global("Fraction").ok_or("Fraction is not defined")?;
-    Ok(vm.heap.alloc(class, 2, Body::Slots(vec![num, den])))
+    Ok(vm.heap.alloc(class, 2, Body::Slots(vec![num, den].into())))
 }

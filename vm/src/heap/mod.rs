@@ -7,9 +7,11 @@
 
 mod gc;
 pub mod object;
+pub mod slots;
 
 pub use gc::GcStats;
 pub use object::{Body, Dict, Kind, Object, ProcessBody, SemaphoreBody};
+pub use slots::Slots;
 
 use object::{DIRTY, NOT_LOADED, PERSISTENT};
 
@@ -239,7 +241,7 @@ mod tests {
         fn fault(&mut self, heap: &mut Heap, index: usize) -> Result<(), String> {
             self.faults += 1;
             let obj = heap.objects.get_mut(index).ok_or("no such object")?;
-            obj.body = Body::Slots(vec![Value::small(7)]);
+            obj.body = Body::Slots(vec![Value::small(7)].into());
             obj.flags &= !NOT_LOADED;
             Ok(())
         }
@@ -248,7 +250,7 @@ mod tests {
     #[test]
     fn stubs_fault_in_through_the_faulter() {
         let mut heap = Heap::new();
-        let v = heap.alloc(Value::NIL, 1, Body::Slots(vec![Value::small(1)]));
+        let v = heap.alloc(Value::NIL, 1, Body::Slots(vec![Value::small(1)].into()));
         heap.make_stub(v);
         assert!(heap.get(v).is_some_and(|o| o.flags & NOT_LOADED != 0));
         assert!(heap.ensure_loaded(v).is_err(), "no store attached");
@@ -261,8 +263,8 @@ mod tests {
     #[test]
     fn the_write_barrier_records_changed_persistent_objects_once() {
         let mut heap = Heap::new();
-        let transient = heap.alloc(Value::NIL, 2, Body::Slots(vec![Value::NIL; 2]));
-        let persistent = heap.alloc(Value::NIL, 2, Body::Slots(vec![Value::NIL; 2]));
+        let transient = heap.alloc(Value::NIL, 2, Body::Slots(vec![Value::NIL; 2].into()));
+        let persistent = heap.alloc(Value::NIL, 2, Body::Slots(vec![Value::NIL; 2].into()));
         heap.set_persistent(persistent);
         assert!(heap.set_slot(transient, 0, Value::TRUE));
         assert!(heap.set_slot(persistent, 0, Value::TRUE));
@@ -276,7 +278,7 @@ mod tests {
     #[test]
     fn collection_frees_unreachable_objects_and_reuses_their_entries() {
         let mut heap = Heap::new();
-        let kept = heap.alloc(Value::NIL, 1, Body::Slots(vec![Value::NIL]));
+        let kept = heap.alloc(Value::NIL, 1, Body::Slots(vec![Value::NIL].into()));
         let child = heap.alloc(Value::NIL, 0, Body::Bytes(vec![1, 2]));
         heap.set_slot(kept, 0, child);
         let garbage = heap.alloc(Value::NIL, 0, Body::Float(1.0));

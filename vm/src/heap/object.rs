@@ -6,6 +6,7 @@ use std::rc::Rc;
 use num_bigint::BigInt;
 
 use crate::bytecode::CompiledCode;
+use crate::heap::slots::Slots;
 use crate::process::ProcessState;
 use crate::value::Value;
 
@@ -131,15 +132,17 @@ impl Dict {
     }
 }
 
-/// The contents of an object.
+/// The contents of an object. `repr(C, u8)`: the variant tag is the first byte and the
+/// payload follows at [`Body::PAYLOAD_OFFSET`], so native code can read Slots bodies.
 #[derive(Debug)]
+#[repr(C, u8)]
 pub enum Body {
     /// A free table entry.
     Free,
     /// A persistent object not faulted in yet.
     NotLoaded,
     /// Named slots followed by indexed slots.
-    Slots(Vec<Value>),
+    Slots(Slots),
     /// Indexed bytes.
     Bytes(Vec<u8>),
     /// A boxed Float.
@@ -154,6 +157,20 @@ pub enum Body {
     Semaphore(Box<SemaphoreBody>),
     /// A native identity dictionary.
     Dict(Box<Dict>),
+}
+
+impl Body {
+    /// The tag byte of [`Body::Slots`] (variants are numbered in declaration order).
+    pub const SLOTS_TAG: u8 = 2;
+    /// Byte offset of a variant's payload: `repr(C, u8)` puts it after the tag, aligned for
+    /// the most aligned variant, which is the enum's own alignment.
+    pub const PAYLOAD_OFFSET: usize = std::mem::align_of::<Body>();
+
+    /// The tag byte of this body.
+    pub fn tag(&self) -> u8 {
+        // SAFETY: a `repr(C, u8)` enum starts with its `u8` tag.
+        unsafe { *(self as *const Body).cast::<u8>() }
+    }
 }
 
 /// The body of a Process object.
@@ -200,7 +217,7 @@ impl Object {
     }
 
     /// The pointer slots, mutably.
-    pub fn slots_mut(&mut self) -> Option<&mut Vec<Value>> {
+    pub fn slots_mut(&mut self) -> Option<&mut [Value]> {
         match &mut self.body {
             Body::Slots(s) => Some(s),
             Body::Process(p) => Some(&mut p.slots),
@@ -229,7 +246,7 @@ impl Object {
     pub fn footprint(&self) -> usize {
         std::mem::size_of::<Object>()
             + match &self.body {
-                Body::Slots(s) => s.capacity() * 8,
+                Body::Slots(s) => s.len() * 8,
                 Body::Bytes(b) => b.capacity(),
                 Body::Large(n) => n.bits() as usize / 8 + 32,
                 Body::Process(p) => 256 + p.slots.len() * 8,

@@ -283,7 +283,7 @@ impl Vm {
         if let Some(s) = slots.get_mut(2) {
             *s = class;
         }
-        let message = self.heap.alloc(message_class, named, Body::Slots(slots));
+        let message = self.heap.alloc(message_class, named, Body::Slots(slots.into()));
         let dnu = self.known.sel_does_not_understand;
         match self.lookup(class, dnu) {
             Some(m) => {
@@ -380,7 +380,7 @@ impl Vm {
         ]);
         slots.extend(copied);
         let class = self.known.block_closure;
-        self.heap.alloc(class, closure_slots::SIZE, Body::Slots(slots))
+        self.heap.alloc(class, closure_slots::SIZE, Body::Slots(slots.into()))
     }
 
     /// The Context object for frame `index` of the running process, made on first use.

@@ -275,7 +275,7 @@ impl Vm {
                     }
                     Instr::MakeVector { dst, size } => {
                         let array = self.known.array;
-                        set!(dst, self.heap.alloc(array, 0, Body::Slots(vec![Value::NIL; size as usize])));
+                        set!(dst, self.heap.alloc(array, 0, Body::Slots(vec![Value::NIL; size as usize].into())));
                     }
                     Instr::GetVector { dst, vec, index } => {
                         let v = reg!(vec);

@@ -270,7 +270,9 @@ pub(crate) fn new_class(
     let metaclass = vm.heap.alloc(
         vm.known.metaclass,
         cs::METACLASS_SIZE,
-        Body::Slots(vec![meta_superclass, md, Value::small(format(Kind::Fixed, meta_named)), meta_ivars, Value::NIL]),
+        Body::Slots(
+            vec![meta_superclass, md, Value::small(format(Kind::Fixed, meta_named)), meta_ivars, Value::NIL].into(),
+        ),
     );
     let md = vm.new_dict(vm.known.method_dictionary);
     let ivar_syms = symbols(vm, ivars);
@@ -292,7 +294,7 @@ pub(crate) fn new_class(
         Value::NIL,
     ];
     slots.resize(meta_named.max(cs::CLASS_SIZE), Value::NIL);
-    let class = vm.heap.alloc(metaclass, meta_named.max(cs::CLASS_SIZE), Body::Slots(slots));
+    let class = vm.heap.alloc(metaclass, meta_named.max(cs::CLASS_SIZE), Body::Slots(slots.into()));
     vm.heap.set_slot(metaclass, cs::THIS_CLASS, class);
     add_subclass(vm, superclass, class);
     class
@@ -398,16 +400,19 @@ fn redefine(
 fn migrate(vm: &mut Vm, inst: Value, old: &[String], new_names: &[String]) {
     let Some(obj) = vm.heap.get_mut(inst) else { return };
     let old_named = obj.named as usize;
-    if let Some(slots) = obj.slots_mut() {
-        let indexed: Vec<Value> = slots.get(old_named..).unwrap_or(&[]).to_vec();
-        let mut fresh: Vec<Value> = new_names
-            .iter()
-            .map(|n| old.iter().position(|o| o == n).and_then(|p| slots.get(p).copied()).unwrap_or(Value::NIL))
-            .collect();
-        fresh.extend(indexed);
-        *slots = fresh;
-        obj.named = new_names.len() as u16;
+    let Some(slots) = obj.slots() else { return };
+    let indexed: Vec<Value> = slots.get(old_named..).unwrap_or(&[]).to_vec();
+    let mut fresh: Vec<Value> = new_names
+        .iter()
+        .map(|n| old.iter().position(|o| o == n).and_then(|p| slots.get(p).copied()).unwrap_or(Value::NIL))
+        .collect();
+    fresh.extend(indexed);
+    match &mut obj.body {
+        Body::Slots(s) => *s = fresh.into(),
+        Body::Process(p) => p.slots = fresh,
+        _ => return,
     }
+    obj.named = new_names.len() as u16;
     vm.heap.note_store(inst);
 }
 

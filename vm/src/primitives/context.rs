@@ -57,7 +57,7 @@ pub(crate) fn new_context(vm: &mut Vm, process: Value, id: u64, receiver: Value,
     slots[cx::FRAME_ID] = Value::small(id as i64);
     slots[cx::RECEIVER] = receiver;
     slots[cx::METHOD] = method;
-    vm.heap.alloc(class, named, Body::Slots(slots))
+    vm.heap.alloc(class, named, Body::Slots(slots.into()))
 }
 
 /// The process and frame id a Context refers to.

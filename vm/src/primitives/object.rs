@@ -142,7 +142,7 @@ pub(crate) fn instantiate(vm: &mut Vm, class: Value, size: usize) -> PrimResult 
         return Err(Prim::Fail);
     }
     let body = match kind {
-        Kind::Fixed | Kind::Variable => Body::Slots(vec![Value::NIL; named + size]),
+        Kind::Fixed | Kind::Variable => Body::Slots(vec![Value::NIL; named + size].into()),
         Kind::Bytes => Body::Bytes(vec![0; size]),
         Kind::Float => Body::Float(0.0),
         Kind::Semaphore => Body::Semaphore(Box::default()),
