@@ -275,6 +275,18 @@ pub struct CompiledCode {
     pub is_block: bool,
     /// The source range of a block (the whole source for a method).
     pub span: Span,
+    /// Native code, once the code is hot.
+    pub native: crate::jit::NativeSlot,
+}
+
+impl CompiledCode {
+    /// Byte offsets of the fields native code reads.
+    pub(crate) const PRIMITIVE_OFFSET: usize = std::mem::offset_of!(CompiledCode, primitive);
+    pub(crate) const NUM_ARGS_OFFSET: usize = std::mem::offset_of!(CompiledCode, num_args);
+    pub(crate) const NUM_TEMPS_OFFSET: usize = std::mem::offset_of!(CompiledCode, num_temps);
+    pub(crate) const FRAME_SIZE_OFFSET: usize = std::mem::offset_of!(CompiledCode, frame_size);
+    pub(crate) const NATIVE_TABLE_OFFSET: usize =
+        std::mem::offset_of!(CompiledCode, native) + crate::jit::NativeSlot::TABLE_OFFSET;
 }
 
 impl CompiledCode {

@@ -83,6 +83,7 @@ impl Vm {
             caches: Box::new([std::cell::Cell::new(CacheEntry::default())]),
             is_block: false,
             span: Span::default(),
+            native: Default::default(),
         });
         debug_assert!(crate::verify::verify(&code).is_ok());
         self.spawn_code(code, receiver, args)

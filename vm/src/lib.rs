@@ -29,6 +29,7 @@ pub mod error;
 pub mod heap;
 mod host;
 mod interpreter;
+pub mod jit;
 mod primitives;
 pub mod process;
 mod scheduler;

@@ -35,6 +35,26 @@ pub struct Frame {
     pub context: Value,
 }
 
+/// Byte offsets and size of [`Frame`], for native code (which pushes and pops frames).
+pub(crate) mod frame_layout {
+    use super::Frame;
+    use std::mem::offset_of;
+
+    pub const SIZE: usize = std::mem::size_of::<Frame>();
+    pub const CODE: usize = offset_of!(Frame, code);
+    pub const METHOD: usize = offset_of!(Frame, method);
+    pub const CLOSURE: usize = offset_of!(Frame, closure);
+    pub const PC: usize = offset_of!(Frame, pc);
+    pub const BASE: usize = offset_of!(Frame, base);
+    pub const RET: usize = offset_of!(Frame, ret);
+    pub const ID: usize = offset_of!(Frame, id);
+    pub const HOME: usize = offset_of!(Frame, home);
+    pub const CONTEXT: usize = offset_of!(Frame, context);
+
+    // Native code pops frames by lowering the vector's length: nothing may need dropping.
+    const _: () = assert!(!std::mem::needs_drop::<Frame>());
+}
+
 /// Pushes a frame onto `frames`, writing each field in place. `code` must be owned by
 /// `method` (see the invariant on [`Frame`]'s code).
 ///

@@ -132,7 +132,7 @@ impl Value {
 
     /// The raw bits (for hashing and persistence).
     #[inline]
-    pub fn bits(self) -> u64 {
+    pub const fn bits(self) -> u64 {
         self.0
     }
 

@@ -143,11 +143,13 @@ impl Known {
 pub struct VmConfig {
     /// The frame depth at which a process gets a recursion error.
     pub max_depth: usize,
+    /// When methods are compiled to native code.
+    pub jit: crate::jit::JitConfig,
 }
 
 impl Default for VmConfig {
     fn default() -> Self {
-        VmConfig { max_depth: 100_000 }
+        VmConfig { max_depth: 100_000, jit: crate::jit::JitConfig::default() }
     }
 }
 

@@ -275,6 +275,7 @@ impl Gen<'_> {
             caches,
             is_block,
             span: fun.span,
+            native: Default::default(),
         }
     }
 

@@ -203,6 +203,11 @@ impl Heap {
         self.get(obj)?.bytes()
     }
 
+    /// The object table as raw parts, for native code (valid until the next allocation).
+    pub(crate) fn table_raw(&self) -> (*const Object, usize) {
+        (self.objects.as_ptr(), self.objects.len())
+    }
+
     /// The class of an object reference (immediates are the VM's business).
     #[inline(always)]
     pub fn class_of_object(&self, v: Value) -> Option<Value> {

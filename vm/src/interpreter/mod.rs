@@ -17,6 +17,7 @@ use std::time::Instant;
 
 use crate::bytecode::{CacheEntry, CompiledCode, Instr};
 use crate::heap::Body;
+use crate::jit::{Exit, JitCtx};
 use crate::primitives::{self, Prim};
 use crate::value::Value;
 use crate::vm::Vm;
@@ -80,6 +81,7 @@ impl Vm {
     /// or the watched process stops.
     pub fn run(&mut self, deadline: Option<Instant>) -> Stop {
         let mut countdown = CHECK_INTERVAL;
+        let jit = self.config.jit;
         'outer: loop {
             if self.watch_stopped {
                 self.watch_stopped = false;
@@ -105,6 +107,13 @@ impl Vm {
                     // SAFETY: `code` points to the running frame's code, kept alive by the
                     // frame (see the module comment).
                     unsafe { &*code }
+                };
+            }
+            // Whether the running frame's code has native code (see `crate::jit`).
+            let mut native = crate::jit::warm(code!(), jit);
+            macro_rules! frame_changed {
+                () => {
+                    native = crate::jit::warm(code!(), jit);
                 };
             }
             macro_rules! lit {
@@ -225,12 +234,40 @@ impl Vm {
                             base = f.base as usize;
                             pc = f.pc as usize;
                             regs = self.regs_at(base);
+                            frame_changed!();
                         }
                         None => continue 'outer,
                     }
                 };
             }
             loop {
+                if native && let Some(entry) = code!().native.entry(pc) {
+                    let exit = self.run_native(regs, entry, &mut countdown);
+                    let Some(f) = self.scheduler.state.frames.last_mut() else { continue 'outer };
+                    code = f.code_ptr();
+                    base = f.base as usize;
+                    match exit {
+                        Exit::Exec(p) => {
+                            // Run this one instruction here; native code goes on after it.
+                            pc = p as usize;
+                            regs = self.regs_at(base);
+                        }
+                        Exit::Check(p) => {
+                            f.pc = p;
+                            countdown = CHECK_INTERVAL;
+                            if let Some(stop) = self.check_interrupts(deadline) {
+                                return stop;
+                            }
+                            continue 'outer;
+                        }
+                        Exit::Resume => {
+                            pc = f.pc as usize;
+                            regs = self.regs_at(base);
+                            frame_changed!();
+                            continue;
+                        }
+                    }
+                }
                 let c = code!();
                 // SAFETY: verified: jumps land inside the code and the last instruction does
                 // not fall through, so `pc` is in range.
@@ -366,6 +403,7 @@ impl Vm {
                         base = at;
                         pc = 0;
                         regs = self.regs_at(base);
+                        frame_changed!();
                     }
                     Instr::SuperSend { a, nargs, lit, cache } => {
                         check!(pc - 1);
@@ -459,6 +497,40 @@ impl Vm {
                 }
             }
         }
+    }
+
+    /// Runs native code from `entry` for the top frame, whose registers are at `regs`, and
+    /// takes back the frame count, frame ids and interrupt countdown it changed.
+    fn run_native(&mut self, regs: *mut Value, entry: usize, countdown: &mut i32) -> Exit {
+        let (objects, objects_len) = self.heap.table_raw();
+        let state = &mut *self.scheduler.state;
+        let stack = state.stack.as_mut_ptr();
+        let mut ctx = JitCtx {
+            frames: state.frames.as_mut_ptr(),
+            frames_len: state.frames.len(),
+            frames_cap: state.frames.capacity(),
+            depth_limit: self.depth_limit,
+            stack,
+            // SAFETY: one past the end of the stack's initialised slots.
+            stack_end: unsafe { stack.add(state.stack.len()) },
+            objects,
+            objects_len,
+            small_integer: self.known.small_integer,
+            array: self.known.array,
+            epoch: u64::from(self.cache_epoch),
+            next_frame_id: self.next_frame_id,
+            countdown: i64::from(*countdown),
+        };
+        // SAFETY: `entry` is from the top frame's code's entry table, `regs` is that frame's
+        // register window, and `ctx` describes this process's stacks and the heap; nothing
+        // else runs until native code exits.
+        let exit = unsafe { crate::jit::enter(&mut ctx, regs, entry) };
+        // SAFETY: native code only pops frames (which need no drop) and pushes frames it
+        // wrote completely, within the capacity it was given.
+        unsafe { state.frames.set_len(ctx.frames_len.min(state.frames.capacity())) };
+        self.next_frame_id = ctx.next_frame_id;
+        *countdown = ctx.countdown.clamp(i64::from(i32::MIN), i64::from(CHECK_INTERVAL)) as i32;
+        exit
     }
 
     /// A pointer to register 0 of the frame whose registers start at stack index `base`.

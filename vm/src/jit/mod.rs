@@ -1,0 +1,209 @@
+//! Native code: a baseline compiler from verified register code to machine code, and the
+//! protocol by which native code and the interpreter hand the running frame to each other.
+//!
+//! Native code runs the top frame of the active process exactly as the interpreter would.
+//! It keeps every Smalltalk register in the frame's window on the value stack and pushes and
+//! pops the same [`Frame`]s, so frames stay readable from Rust and any frame can continue in
+//! the interpreter at any instruction. It runs the fast paths: moves and constants,
+//! SmallInteger arithmetic, comparisons and branches, Array `at:`/`at:put:`, instance
+//! variables, temp vectors and globals, sends that hit their inline cache and activate a
+//! method with native code, and returns into native code. Everything else it leaves to the
+//! interpreter by *exiting*: it answers an [`Exit`], and the interpreter runs that one
+//! instruction (or its interrupt check) and enters native code again at the next.
+//!
+//! Code is compiled per [`CompiledCode`] once it has been entered [`JitConfig`] times, and
+//! lives as long as the code (a frame keeps its method, and so its native code, alive).
+//! The code generator exists for x86-64 (`x64`); elsewhere nothing is compiled and the
+//! interpreter runs everything.
+
+#[cfg(target_arch = "x86_64")]
+mod x64;
+
+use std::cell::{Cell, OnceCell};
+
+use crate::bytecode::CompiledCode;
+use crate::heap::Object;
+use crate::process::Frame;
+use crate::value::Value;
+
+/// When code is compiled to native code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JitConfig {
+    /// Never: the interpreter runs everything.
+    Off,
+    /// After code has been entered (activated, or resumed after an interrupt check) this many
+    /// times; 0 compiles at first entry.
+    After(u32),
+}
+
+impl Default for JitConfig {
+    fn default() -> Self {
+        JitConfig::After(2)
+    }
+}
+
+/// The native code of one [`CompiledCode`], with its entry table.
+pub(crate) struct Native {
+    /// Keeps the machine code mapped.
+    #[cfg(target_arch = "x86_64")]
+    _buffer: dynasmrt::ExecutableBuffer,
+    /// The address of each instruction's native code, or 0 where native code would exit
+    /// at once (the interpreter runs those instructions).
+    entries: Box<[usize]>,
+}
+
+/// Per-code JIT state: the entry table native code reads, the native code, and a counter.
+#[derive(Default)]
+pub struct NativeSlot {
+    /// `native`'s entry table, or null until compiled. Native code reads it to find where to
+    /// continue a caller or start a callee.
+    table: Cell<*const usize>,
+    native: OnceCell<Option<Native>>,
+    heat: Cell<u32>,
+}
+
+impl std::fmt::Debug for NativeSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NativeSlot").field("compiled", &!self.table.get().is_null()).finish()
+    }
+}
+
+impl NativeSlot {
+    /// Byte offset of the entry table pointer, for native code.
+    pub(crate) const TABLE_OFFSET: usize = std::mem::offset_of!(NativeSlot, table);
+
+    /// The native entry for instruction `pc`, if the code is compiled and `pc` has one.
+    #[inline(always)]
+    pub(crate) fn entry(&self, pc: usize) -> Option<usize> {
+        let table = self.table.get();
+        if table.is_null() {
+            return None;
+        }
+        let native = self.native.get()?.as_ref()?;
+        native.entries.get(pc).copied().filter(|&e| e != 0)
+    }
+
+    /// Whether the code has native code.
+    #[inline(always)]
+    pub(crate) fn is_compiled(&self) -> bool {
+        !self.table.get().is_null()
+    }
+}
+
+/// Counts an entry into `code` and compiles it once it is hot. Answers whether it has
+/// native code.
+pub(crate) fn warm(code: &CompiledCode, config: JitConfig) -> bool {
+    let slot = &code.native;
+    if slot.is_compiled() {
+        return true;
+    }
+    let JitConfig::After(threshold) = config else { return false };
+    if slot.native.get().is_some() {
+        // Compiled before and found unsuitable.
+        return false;
+    }
+    let heat = slot.heat.get().saturating_add(1);
+    slot.heat.set(heat);
+    if heat <= threshold {
+        return false;
+    }
+    let native = compile(code);
+    if let Some(n) = &native {
+        slot.table.set(n.entries.as_ptr());
+    }
+    let compiled = native.is_some();
+    let _ = slot.native.set(native);
+    compiled
+}
+
+#[cfg(target_arch = "x86_64")]
+fn compile(code: &CompiledCode) -> Option<Native> {
+    x64::compile(code)
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn compile(_code: &CompiledCode) -> Option<Native> {
+    None
+}
+
+/// What native code shares with the interpreter while it runs: the running process's frame
+/// and value stacks as raw parts, and the VM state the fast paths read. The interpreter
+/// fills it before entering native code and takes the frame count, the next frame id and
+/// the interrupt countdown back after it exits.
+#[repr(C)]
+pub(crate) struct JitCtx {
+    /// Start of the process's frame vector.
+    pub frames: *mut Frame,
+    /// Frames in use (native code pushes and pops within the capacity).
+    pub frames_len: usize,
+    /// The frame vector's capacity.
+    pub frames_cap: usize,
+    /// Frames at which a send leaves the recursion check to the interpreter.
+    pub depth_limit: usize,
+    /// Start of the value stack.
+    pub stack: *mut Value,
+    /// One past the value stack's last initialised slot.
+    pub stack_end: *mut Value,
+    /// Start of the object table.
+    pub objects: *const Object,
+    /// Entries in the object table.
+    pub objects_len: usize,
+    /// The class of SmallIntegers.
+    pub small_integer: Value,
+    /// The class Array.
+    pub array: Value,
+    /// The inline cache epoch.
+    pub epoch: u64,
+    /// The id for the next activation.
+    pub next_frame_id: u64,
+    /// Sends and backward jumps left before an interrupt check.
+    pub countdown: i64,
+}
+
+/// Why native code gave the frame back to the interpreter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Exit {
+    /// Run the instruction at this pc of the top frame, then continue natively.
+    Exec(u32),
+    /// The interrupt countdown ran out; the top frame continues at this pc after the check.
+    Check(u32),
+    /// The top frame (a caller returned to, or a callee just activated) has no native code
+    /// at its pc; the interpreter continues it at its saved pc.
+    Resume,
+}
+
+const REASON_EXEC: u64 = 0;
+const REASON_CHECK: u64 = 1;
+const REASON_RESUME: u64 = 2;
+
+impl Exit {
+    fn decode(word: u64) -> Exit {
+        let pc = word as u32;
+        match word >> 32 {
+            REASON_EXEC => Exit::Exec(pc),
+            REASON_CHECK => Exit::Check(pc),
+            _ => Exit::Resume,
+        }
+    }
+}
+
+/// Enters native code at `entry` with the top frame's registers at `regs`.
+///
+/// # Safety
+/// `entry` comes from the entry table of the top frame's code, `regs` points to that frame's
+/// register 0, and `ctx` describes the active process's stacks and the heap as they are now;
+/// nothing else touches them until this returns.
+#[cfg(target_arch = "x86_64")]
+pub(crate) unsafe fn enter(ctx: &mut JitCtx, regs: *mut Value, entry: usize) -> Exit {
+    // SAFETY: as the caller promises.
+    Exit::decode(unsafe { x64::enter(ctx, regs, entry) })
+}
+
+/// Never called: no code is compiled on this architecture.
+///
+/// # Safety
+/// None needed.
+#[cfg(not(target_arch = "x86_64"))]
+pub(crate) unsafe fn enter(_ctx: &mut JitCtx, _regs: *mut Value, _entry: usize) -> Exit {
+    Exit::Resume
+}

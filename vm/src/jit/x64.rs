@@ -1,0 +1,678 @@
+//! The x86-64 code generator: one machine-code template per instruction, over the frame's
+//! registers in memory, with out-of-line exits to the interpreter for every slow path.
+//!
+//! Machine registers: `rbx` points at register 0 of the running frame's window, `r12` at the
+//! [`JitCtx`]; the rest are scratch within one instruction. Native code never calls and never
+//! allocates: a send that activates native code pushes the frame and jumps, and a return
+//! pops it and jumps to the caller's entry for its saved pc. The one native stack frame is
+//! the trampoline's, which every exit unwinds.
+
+use std::collections::HashMap;
+use std::mem::offset_of;
+use std::sync::OnceLock;
+
+use dynasmrt::{DynamicLabel, DynasmApi, DynasmLabelApi, ExecutableBuffer, dynasm, x64::Assembler};
+
+use super::{JitCtx, Native, REASON_CHECK, REASON_EXEC, REASON_RESUME};
+use crate::bytecode::{BinOp, CacheEntry, CompiledCode, Instr};
+use crate::heap::object::{NOT_LOADED, PERSISTENT};
+use crate::heap::{Body, Object, Slots};
+use crate::process::frame_layout as fl;
+use crate::value::Value;
+
+macro_rules! asm {
+    ($ops:expr; $($t:tt)*) => {
+        dynasm!($ops ; .arch x64 ; $($t)*)
+    };
+}
+
+/// An offset as an x86 displacement (every layout offset used here is small).
+const fn d(offset: usize) -> i32 {
+    offset as i32
+}
+
+const C_FRAMES: i32 = d(offset_of!(JitCtx, frames));
+const C_FRAMES_LEN: i32 = d(offset_of!(JitCtx, frames_len));
+const C_FRAMES_CAP: i32 = d(offset_of!(JitCtx, frames_cap));
+const C_DEPTH_LIMIT: i32 = d(offset_of!(JitCtx, depth_limit));
+const C_STACK: i32 = d(offset_of!(JitCtx, stack));
+const C_STACK_END: i32 = d(offset_of!(JitCtx, stack_end));
+const C_OBJECTS: i32 = d(offset_of!(JitCtx, objects));
+const C_OBJECTS_LEN: i32 = d(offset_of!(JitCtx, objects_len));
+const C_SMALL_INTEGER: i32 = d(offset_of!(JitCtx, small_integer));
+const C_ARRAY: i32 = d(offset_of!(JitCtx, array));
+const C_EPOCH: i32 = d(offset_of!(JitCtx, epoch));
+const C_NEXT_ID: i32 = d(offset_of!(JitCtx, next_frame_id));
+const C_COUNTDOWN: i32 = d(offset_of!(JitCtx, countdown));
+
+const O_SIZE: i32 = d(std::mem::size_of::<Object>());
+const O_CLASS: i32 = d(offset_of!(Object, class));
+const O_FLAGS: i32 = d(offset_of!(Object, flags));
+const O_BODY: i32 = d(offset_of!(Object, body));
+const O_SLOTS_PTR: i32 = O_BODY + d(Body::PAYLOAD_OFFSET + Slots::PTR_OFFSET);
+const O_SLOTS_LEN: i32 = O_BODY + d(Body::PAYLOAD_OFFSET + Slots::LEN_OFFSET);
+
+const E_CLASS: i32 = d(offset_of!(CacheEntry, class));
+const E_METHOD: i32 = d(offset_of!(CacheEntry, method));
+const E_EPOCH: i32 = d(offset_of!(CacheEntry, epoch));
+const E_CODE: i32 = d(offset_of!(CacheEntry, code));
+
+const CC_PRIMITIVE: i32 = d(CompiledCode::PRIMITIVE_OFFSET);
+const CC_NUM_ARGS: i32 = d(CompiledCode::NUM_ARGS_OFFSET);
+const CC_NUM_TEMPS: i32 = d(CompiledCode::NUM_TEMPS_OFFSET);
+const CC_FRAME_SIZE: i32 = d(CompiledCode::FRAME_SIZE_OFFSET);
+const CC_TABLE: i32 = d(CompiledCode::NATIVE_TABLE_OFFSET);
+
+const F_SIZE: i32 = d(fl::SIZE);
+
+const NIL: i32 = Value::NIL.bits() as i32;
+const TRUE: i32 = Value::TRUE.bits() as i32;
+const FALSE: i32 = Value::FALSE.bits() as i32;
+
+/// The displacement of register `r` in the window.
+fn reg(r: u8) -> i32 {
+    i32::from(r) * 8
+}
+
+/// An exit word: reason in the high half, pc in the low half.
+fn exit_word(reason: u64, pc: usize) -> i64 {
+    ((reason << 32) | pc as u64) as i64
+}
+
+/// The entry and exit code shared by all native code: saves the callee-saved registers,
+/// loads `rbx`/`r12` and jumps to the entry. Every method's `->exit` undoes exactly this.
+struct Trampoline {
+    _buffer: ExecutableBuffer,
+    enter: EnterFn,
+}
+
+type EnterFn = unsafe extern "sysv64" fn(*mut JitCtx, *mut Value, usize) -> u64;
+
+fn trampoline() -> Option<&'static Trampoline> {
+    static TRAMPOLINE: OnceLock<Option<Trampoline>> = OnceLock::new();
+    TRAMPOLINE
+        .get_or_init(|| {
+            let mut ops = Assembler::new().ok()?;
+            let start = ops.offset();
+            asm!(ops
+                ; push rbx ; push rbp ; push r12 ; push r13 ; push r14 ; push r15
+                ; sub rsp, 8
+                ; mov r12, rdi
+                ; mov rbx, rsi
+                ; jmp rdx
+            );
+            let buffer = ops.finalize().ok()?;
+            // SAFETY: the code at `start` follows the sysv64 convention for this signature.
+            let enter = unsafe { std::mem::transmute::<*const u8, EnterFn>(buffer.ptr(start)) };
+            Some(Trampoline { _buffer: buffer, enter })
+        })
+        .as_ref()
+}
+
+/// Runs native code from `entry` until it exits; answers the exit word.
+///
+/// # Safety
+/// See [`super::enter`].
+pub(super) unsafe fn enter(ctx: &mut JitCtx, regs: *mut Value, entry: usize) -> u64 {
+    match trampoline() {
+        // SAFETY: as the caller promises; `compile` only succeeds once the trampoline exists.
+        Some(t) => unsafe { (t.enter)(ctx, regs, entry) },
+        None => exit_word(REASON_RESUME, 0) as u64,
+    }
+}
+
+/// Compiles `code`, or answers `None` if the machine code cannot be made.
+pub(super) fn compile(code: &CompiledCode) -> Option<Native> {
+    trampoline()?;
+    let mut g = Gen { ops: Assembler::new().ok()?, labels: Vec::new(), stubs: HashMap::new(), code };
+    g.labels = (0..code.instrs.len()).map(|_| g.ops.new_dynamic_label()).collect();
+    let mut starts = Vec::with_capacity(code.instrs.len());
+    for (pc, &instr) in code.instrs.iter().enumerate() {
+        let label = g.labels[pc];
+        let start = g.ops.offset();
+        asm!(g.ops; =>label);
+        starts.push(g.instr(pc, instr).then_some(start));
+    }
+    g.finish_stubs();
+    let buffer = g.ops.finalize().ok()?;
+    let entries = starts.iter().map(|start| start.map_or(0, |s| buffer.ptr(s) as usize)).collect();
+    Some(Native { _buffer: buffer, entries })
+}
+
+struct Gen<'a> {
+    ops: Assembler,
+    labels: Vec<DynamicLabel>,
+    /// Out-of-line exits by (reason, pc).
+    stubs: HashMap<(u64, usize), DynamicLabel>,
+    code: &'a CompiledCode,
+}
+
+impl Gen<'_> {
+    /// The label of an exit with `reason` at `pc`, emitted after the body.
+    fn stub(&mut self, reason: u64, pc: usize) -> DynamicLabel {
+        let ops = &mut self.ops;
+        *self.stubs.entry((reason, pc)).or_insert_with(|| ops.new_dynamic_label())
+    }
+
+    fn exec(&mut self, pc: usize) -> DynamicLabel {
+        self.stub(REASON_EXEC, pc)
+    }
+
+    fn finish_stubs(&mut self) {
+        let mut stubs: Vec<_> = self.stubs.iter().map(|(&k, &l)| (k, l)).collect();
+        stubs.sort_by_key(|&(k, _)| k);
+        for ((reason, pc), label) in stubs {
+            let word = exit_word(reason, pc);
+            asm!(self.ops
+                ; =>label
+                ; mov rax, QWORD word
+                ; jmp ->exit
+            );
+        }
+        let resume = exit_word(REASON_RESUME, 0);
+        asm!(self.ops
+            ; ->resume:
+            ; mov rax, QWORD resume
+            ; ->exit:
+            ; add rsp, 8
+            ; pop r15 ; pop r14 ; pop r13 ; pop r12 ; pop rbp ; pop rbx
+            ; ret
+        );
+    }
+
+    /// Emits instruction `pc`; answers whether it has a native entry.
+    fn instr(&mut self, pc: usize, instr: Instr) -> bool {
+        match instr {
+            Instr::Move { dst, src } => {
+                asm!(self.ops; mov rax, [rbx + reg(src)] ; mov [rbx + reg(dst)], rax);
+            }
+            Instr::LoadLit { dst, lit } => {
+                let v = self.code.literals.get(lit as usize).copied().unwrap_or(Value::NIL);
+                self.store_const(dst, v);
+            }
+            Instr::LoadInt { dst, value } => self.store_const(dst, Value::small(i64::from(value))),
+            Instr::LoadNil { dst } => self.store_const(dst, Value::NIL),
+            Instr::LoadTrue { dst } => self.store_const(dst, Value::TRUE),
+            Instr::LoadFalse { dst } => self.store_const(dst, Value::FALSE),
+            Instr::GetIvar { dst, index } => {
+                asm!(self.ops; mov rax, [rbx]);
+                self.fixed_slot(pc, i32::from(index), Access::Load(dst));
+            }
+            Instr::SetIvar { index, src } => {
+                asm!(self.ops; mov rax, [rbx]);
+                self.fixed_slot(pc, i32::from(index), Access::Store(Src::Reg(src)));
+            }
+            Instr::GetVector { dst, vec, index } => {
+                asm!(self.ops; mov rax, [rbx + reg(vec)]);
+                self.fixed_slot(pc, i32::from(index), Access::Load(dst));
+            }
+            Instr::SetVector { vec, index, src } => {
+                asm!(self.ops; mov rax, [rbx + reg(vec)]);
+                self.fixed_slot(pc, i32::from(index), Access::Store(Src::Reg(src)));
+            }
+            Instr::GetGlobal { dst, lit } => {
+                let assoc = self.code.literals.get(lit as usize).copied().unwrap_or(Value::NIL);
+                asm!(self.ops; mov rax, QWORD assoc.bits() as i64);
+                self.fixed_slot(pc, 1, Access::Load(dst));
+            }
+            Instr::Bin { op, dst, x, y } => return self.binary(pc, op, dst, x, Src::Reg(y)),
+            Instr::BinImm { op, dst, x, imm } => {
+                return self.binary(pc, op, dst, x, Src::Const(Value::small(i64::from(imm))));
+            }
+            Instr::CmpJump { op, x, y, sense, offset, .. } => {
+                return self.compare_and_branch(pc, op, x, Src::Reg(y), sense, offset);
+            }
+            Instr::CmpImmJump { op, x, imm, sense, offset, .. } => {
+                let y = Src::Const(Value::small(i64::from(imm)));
+                return self.compare_and_branch(pc, op, x, y, sense, offset);
+            }
+            Instr::AtPut { dst, r, i, v } => self.at_put(pc, dst, r, i, Src::Reg(v)),
+            Instr::AtPutLit { dst, r, i, lit } => {
+                let v = self.code.literals.get(lit as usize).copied().unwrap_or(Value::NIL);
+                self.at_put(pc, dst, r, i, Src::Const(v));
+            }
+            Instr::IdEq { dst, x, y } | Instr::IdNe { dst, x, y } => {
+                let equal = matches!(instr, Instr::IdEq { .. });
+                asm!(self.ops; mov rax, [rbx + reg(x)] ; cmp rax, [rbx + reg(y)]);
+                self.set_boolean(dst, if equal { Cond::E } else { Cond::Ne });
+            }
+            Instr::IsNil { dst, x, negate } => {
+                asm!(self.ops; cmp QWORD [rbx + reg(x)], NIL);
+                self.set_boolean(dst, if negate { Cond::Ne } else { Cond::E });
+            }
+            Instr::Jump { offset } => self.jump(pc, i64::from(offset)),
+            Instr::JumpIfTrue { r, offset } | Instr::JumpIfFalse { r, offset } => {
+                let (taken, other) =
+                    if matches!(instr, Instr::JumpIfTrue { .. }) { (TRUE, FALSE) } else { (FALSE, TRUE) };
+                let exec = self.exec(pc);
+                let fall = self.ops.new_dynamic_label();
+                asm!(self.ops
+                    ; mov rax, [rbx + reg(r)]
+                    ; cmp rax, other
+                    ; je =>fall
+                    ; cmp rax, taken
+                    ; jne =>exec
+                );
+                self.jump(pc, i64::from(offset));
+                asm!(self.ops; =>fall);
+            }
+            Instr::JumpIfNil { r, offset } | Instr::JumpIfNotNil { r, offset } => {
+                let target = self.target(pc, i64::from(offset));
+                asm!(self.ops; cmp QWORD [rbx + reg(r)], NIL);
+                if matches!(instr, Instr::JumpIfNil { .. }) {
+                    asm!(self.ops; je =>target);
+                } else {
+                    asm!(self.ops; jne =>target);
+                }
+            }
+            Instr::Send { a, nargs, cache, .. } => self.send(pc, a, nargs, cache),
+            Instr::Return { r } | Instr::BlockReturn { r } => self.ret(pc, r),
+            Instr::LoadContext { .. }
+            | Instr::SetGlobal { .. }
+            | Instr::MakeVector { .. }
+            | Instr::MakeClosure { .. }
+            | Instr::MakeArray { .. }
+            | Instr::SuperSend { .. }
+            | Instr::Class { .. }
+            | Instr::NonLocalReturn { .. } => {
+                let word = exit_word(REASON_EXEC, pc);
+                asm!(self.ops; mov rax, QWORD word ; jmp ->exit);
+                return false;
+            }
+        }
+        true
+    }
+
+    fn store_const(&mut self, dst: u8, v: Value) {
+        asm!(self.ops; mov rax, QWORD v.bits() as i64 ; mov [rbx + reg(dst)], rax);
+    }
+
+    /// Loads an operand into `rcx`.
+    fn load_rcx(&mut self, src: Src) {
+        match src {
+            Src::Reg(r) => asm!(self.ops; mov rcx, [rbx + reg(r)]),
+            Src::Const(v) => asm!(self.ops; mov rcx, QWORD v.bits() as i64),
+        }
+    }
+
+    /// `R[dst] := cond ? true : false` from the flags.
+    fn set_boolean(&mut self, dst: u8, cond: Cond) {
+        asm!(self.ops; mov edx, FALSE ; mov esi, TRUE);
+        match cond {
+            Cond::E => asm!(self.ops; cmove edx, esi),
+            Cond::Ne => asm!(self.ops; cmovne edx, esi),
+            Cond::L => asm!(self.ops; cmovl edx, esi),
+            Cond::G => asm!(self.ops; cmovg edx, esi),
+            Cond::Le => asm!(self.ops; cmovle edx, esi),
+            Cond::Ge => asm!(self.ops; cmovge edx, esi),
+        }
+        asm!(self.ops; mov [rbx + reg(dst)], rdx);
+    }
+
+    /// Exits unless `rax` and `rcx` are both SmallIntegers.
+    fn check_ints(&mut self, pc: usize, y_is_const: bool) {
+        let exec = self.exec(pc);
+        asm!(self.ops; lea rdx, [rax - 1]);
+        if !y_is_const {
+            asm!(self.ops; lea rsi, [rcx - 1] ; or rdx, rsi);
+        }
+        asm!(self.ops; test dl, 7 ; jnz =>exec);
+    }
+
+    fn binary(&mut self, pc: usize, op: BinOp, dst: u8, x: u8, y: Src) -> bool {
+        if matches!(op, BinOp::Div | BinOp::Mod | BinOp::BitShift) {
+            let word = exit_word(REASON_EXEC, pc);
+            asm!(self.ops; mov rax, QWORD word ; jmp ->exit);
+            return false;
+        }
+        if op == BinOp::At {
+            self.at(pc, dst, x, y);
+            return true;
+        }
+        asm!(self.ops; mov rax, [rbx + reg(x)]);
+        self.load_rcx(y);
+        self.check_ints(pc, matches!(y, Src::Const(_)));
+        let exec = self.exec(pc);
+        match op {
+            BinOp::Add => asm!(self.ops; sub rax, 1 ; add rax, rcx ; jo =>exec ; mov [rbx + reg(dst)], rax),
+            BinOp::Sub => asm!(self.ops; sub rax, rcx ; jo =>exec ; add rax, 1 ; mov [rbx + reg(dst)], rax),
+            BinOp::Mul => asm!(self.ops
+                ; sub rax, 1 ; sar rcx, 3 ; imul rax, rcx ; jo =>exec ; add rax, 1
+                ; mov [rbx + reg(dst)], rax
+            ),
+            BinOp::BitAnd => asm!(self.ops; and rax, rcx ; mov [rbx + reg(dst)], rax),
+            BinOp::BitOr => asm!(self.ops; or rax, rcx ; mov [rbx + reg(dst)], rax),
+            BinOp::BitXor => asm!(self.ops; xor rax, rcx ; or rax, 1 ; mov [rbx + reg(dst)], rax),
+            _ => {
+                let cond = Cond::of(op).unwrap_or(Cond::E);
+                asm!(self.ops; cmp rax, rcx);
+                self.set_boolean(dst, cond);
+            }
+        }
+        true
+    }
+
+    fn compare_and_branch(&mut self, pc: usize, op: BinOp, x: u8, y: Src, sense: bool, offset: i16) -> bool {
+        let Some(cond) = Cond::of(op) else {
+            let word = exit_word(REASON_EXEC, pc);
+            asm!(self.ops; mov rax, QWORD word ; jmp ->exit);
+            return false;
+        };
+        let cond = if sense { cond } else { cond.negate() };
+        asm!(self.ops; mov rax, [rbx + reg(x)]);
+        self.load_rcx(y);
+        self.check_ints(pc, matches!(y, Src::Const(_)));
+        let taken = self.ops.new_dynamic_label();
+        let skip = self.target(pc, 1);
+        asm!(self.ops; cmp rax, rcx);
+        match cond {
+            Cond::E => asm!(self.ops; je =>taken),
+            Cond::Ne => asm!(self.ops; jne =>taken),
+            Cond::L => asm!(self.ops; jl =>taken),
+            Cond::G => asm!(self.ops; jg =>taken),
+            Cond::Le => asm!(self.ops; jle =>taken),
+            Cond::Ge => asm!(self.ops; jge =>taken),
+        }
+        asm!(self.ops; jmp =>skip ; =>taken);
+        self.jump(pc, i64::from(offset));
+        true
+    }
+
+    /// The label of the instruction `offset` after the one following `pc`.
+    fn target(&self, pc: usize, offset: i64) -> DynamicLabel {
+        let t = (pc as i64 + 1 + offset) as usize;
+        self.labels.get(t).copied().unwrap_or(self.labels[pc])
+    }
+
+    /// An unconditional jump; backward jumps count toward the interrupt check.
+    fn jump(&mut self, pc: usize, offset: i64) {
+        let target = self.target(pc, offset);
+        if offset < 0 {
+            let t = (pc as i64 + 1 + offset) as usize;
+            let check = self.stub(REASON_CHECK, t);
+            asm!(self.ops; sub QWORD [r12 + C_COUNTDOWN], 1 ; jle =>check);
+        }
+        if offset != 0 {
+            asm!(self.ops; jmp =>target);
+        }
+    }
+
+    /// With an object reference in `rax`: exits unless it is a loaded object whose body is
+    /// pointer slots (of class Array when `array`); leaves the slots in `rsi` and their
+    /// count in `rcx`. A store also exits for persistent objects (the write barrier is the
+    /// interpreter's).
+    fn slots_of(&mut self, pc: usize, array: bool, store: bool) {
+        let exec = self.exec(pc);
+        let flags = i32::from(if store { NOT_LOADED | PERSISTENT } else { NOT_LOADED });
+        asm!(self.ops
+            ; test al, 7
+            ; jnz =>exec
+            ; mov rdx, rax
+            ; shr rdx, 3
+            ; cmp rdx, [r12 + C_OBJECTS_LEN]
+            ; jae =>exec
+            ; imul rdx, rdx, O_SIZE
+            ; add rdx, [r12 + C_OBJECTS]
+        );
+        if array {
+            asm!(self.ops; mov rsi, [r12 + C_ARRAY] ; cmp [rdx + O_CLASS], rsi ; jne =>exec);
+        }
+        asm!(self.ops
+            ; test WORD [rdx + O_FLAGS], flags as i16
+            ; jnz =>exec
+            ; cmp BYTE [rdx + O_BODY], Body::SLOTS_TAG as i8
+            ; jne =>exec
+            ; mov rsi, [rdx + O_SLOTS_PTR]
+            ; mov rcx, [rdx + O_SLOTS_LEN]
+        );
+    }
+
+    /// Slot `index` of the object in `rax`.
+    fn fixed_slot(&mut self, pc: usize, index: i32, access: Access) {
+        let exec = self.exec(pc);
+        self.slots_of(pc, false, matches!(access, Access::Store(..)));
+        asm!(self.ops; cmp rcx, index ; jbe =>exec);
+        match access {
+            Access::Load(dst) => asm!(self.ops; mov rax, [rsi + index * 8] ; mov [rbx + reg(dst)], rax),
+            Access::Store(src) => {
+                self.load_r8(src);
+                asm!(self.ops; mov [rsi + index * 8], r8);
+            }
+        }
+    }
+
+    fn load_r8(&mut self, src: Src) {
+        match src {
+            Src::Reg(r) => asm!(self.ops; mov r8, [rbx + reg(r)]),
+            Src::Const(v) => asm!(self.ops; mov r8, QWORD v.bits() as i64),
+        }
+    }
+
+    /// Exits unless `rdi` holds a SmallInteger; turns it into a 0-based index.
+    fn index_in_rdi(&mut self, pc: usize) {
+        let exec = self.exec(pc);
+        asm!(self.ops
+            ; lea rdx, [rdi - 1]
+            ; test dl, 7
+            ; jnz =>exec
+            ; sar rdi, 3
+            ; sub rdi, 1
+        );
+    }
+
+    /// `R[dst] := R[x] at: y` for Arrays.
+    fn at(&mut self, pc: usize, dst: u8, x: u8, y: Src) {
+        let exec = self.exec(pc);
+        match y {
+            Src::Reg(r) => asm!(self.ops; mov rdi, [rbx + reg(r)]),
+            Src::Const(v) => asm!(self.ops; mov rdi, QWORD v.bits() as i64),
+        }
+        self.index_in_rdi(pc);
+        asm!(self.ops; mov rax, [rbx + reg(x)]);
+        self.slots_of(pc, true, false);
+        asm!(self.ops
+            ; cmp rdi, rcx
+            ; jae =>exec
+            ; mov rax, [rsi + rdi * 8]
+            ; mov [rbx + reg(dst)], rax
+        );
+    }
+
+    /// `R[dst] := R[r] at: R[i] put: v` for Arrays.
+    fn at_put(&mut self, pc: usize, dst: u8, r: u8, i: u8, v: Src) {
+        let exec = self.exec(pc);
+        asm!(self.ops; mov rdi, [rbx + reg(i)]);
+        self.index_in_rdi(pc);
+        asm!(self.ops; mov rax, [rbx + reg(r)]);
+        self.slots_of(pc, true, true);
+        asm!(self.ops; cmp rdi, rcx ; jae =>exec);
+        self.load_r8(v);
+        asm!(self.ops
+            ; mov [rsi + rdi * 8], r8
+            ; mov [rbx + reg(dst)], r8
+        );
+    }
+
+    /// A send that hits its inline cache and activates a method with native code: push the
+    /// callee's frame as the interpreter would and jump to its first instruction.
+    fn send(&mut self, pc: usize, a: u8, nargs: u8, cache: u16) {
+        let exec = self.exec(pc);
+        let check = self.stub(REASON_CHECK, pc);
+        let Some(entry) = self.code.caches.get(cache as usize) else {
+            asm!(self.ops; jmp =>exec);
+            return;
+        };
+        let entry = entry.as_ptr() as i64;
+        let first_temp = reg(a) + 8 * (1 + i32::from(nargs));
+        let (caller_pc, caller_base) = (d(fl::PC) - F_SIZE, d(fl::BASE) - F_SIZE);
+        asm!(self.ops
+            ; sub QWORD [r12 + C_COUNTDOWN], 1
+            ; jle =>check
+            // The receiver's class, for SmallIntegers and objects.
+            ; mov rax, [rbx + reg(a)]
+            ; mov ecx, eax
+            ; and ecx, 7
+            ; cmp ecx, 1
+            ; jne >not_int
+            ; mov rcx, [r12 + C_SMALL_INTEGER]
+            ; jmp >have_class
+            ; not_int:
+            ; test ecx, ecx
+            ; jnz =>exec
+            ; mov rdx, rax
+            ; shr rdx, 3
+            ; cmp rdx, [r12 + C_OBJECTS_LEN]
+            ; jae =>exec
+            ; imul rdx, rdx, O_SIZE
+            ; add rdx, [r12 + C_OBJECTS]
+            ; mov rcx, [rdx + O_CLASS]
+            ; have_class:
+            // The inline cache: this class, this epoch, a method (not a primitive) taking
+            // nargs arguments, with native code.
+            ; mov rdx, QWORD entry
+            ; cmp rcx, [rdx + E_CLASS]
+            ; jne =>exec
+            ; mov ecx, [r12 + C_EPOCH]
+            ; cmp ecx, [rdx + E_EPOCH]
+            ; jne =>exec
+            ; mov rsi, [rdx + E_CODE]
+            ; cmp WORD [rsi + CC_PRIMITIVE], 0
+            ; jne =>exec
+            ; cmp BYTE [rsi + CC_NUM_ARGS], nargs as i8
+            ; jne =>exec
+            ; mov rdi, [rsi + CC_TABLE]
+            ; test rdi, rdi
+            ; jz =>exec
+            // Below the depth limit, room for a frame, room on the value stack.
+            ; mov r8, [r12 + C_FRAMES_LEN]
+            ; cmp r8, [r12 + C_DEPTH_LIMIT]
+            ; jae =>exec
+            ; cmp r8, [r12 + C_FRAMES_CAP]
+            ; jae =>exec
+            ; movzx eax, WORD [rsi + CC_FRAME_SIZE]
+            ; lea r9, [rbx + reg(a)]
+            ; lea r10, [r9 + rax * 8]
+            ; cmp r10, [r12 + C_STACK_END]
+            ; ja =>exec
+            // Temporaries start nil.
+            ; movzx ecx, BYTE [rsi + CC_NUM_TEMPS]
+            ; lea r10, [rbx + first_temp]
+            ; test ecx, ecx
+            ; jz >temps_done
+            ; temps:
+            ; mov QWORD [r10], NIL
+            ; add r10, 8
+            ; sub ecx, 1
+            ; jnz <temps
+            ; temps_done:
+            // The caller continues after the send; the callee's frame goes on top.
+            ; imul r11, r8, F_SIZE
+            ; add r11, [r12 + C_FRAMES]
+            ; mov DWORD [r11 + caller_pc], (pc + 1) as i32
+            ; mov eax, DWORD [r11 + caller_base]
+            ; add eax, i32::from(a)
+            ; mov rcx, [r12 + C_NEXT_ID]
+            ; lea r10, [rcx + 1]
+            ; mov [r12 + C_NEXT_ID], r10
+            ; mov [r11 + d(fl::CODE)], rsi
+            ; mov r10, [rdx + E_METHOD]
+            ; mov [r11 + d(fl::METHOD)], r10
+            ; mov QWORD [r11 + d(fl::CLOSURE)], NIL
+            ; mov DWORD [r11 + d(fl::PC)], 0
+            ; mov DWORD [r11 + d(fl::BASE)], eax
+            ; mov DWORD [r11 + d(fl::RET)], eax
+            ; mov [r11 + d(fl::ID)], rcx
+            ; mov [r11 + d(fl::HOME)], rcx
+            ; mov QWORD [r11 + d(fl::CONTEXT)], NIL
+            ; add r8, 1
+            ; mov [r12 + C_FRAMES_LEN], r8
+            ; mov rbx, r9
+            ; mov rax, [rdi]
+            ; test rax, rax
+            ; jz ->resume
+            ; jmp rax
+        );
+    }
+
+    /// Return `R[r]` to the caller: pop the frame, store the answer, continue the caller
+    /// natively if it has native code at its saved pc.
+    fn ret(&mut self, pc: usize, r: u8) {
+        let exec = self.exec(pc);
+        let top_ret = d(fl::RET) - F_SIZE;
+        let (caller_code, caller_pc, caller_base) =
+            (d(fl::CODE) - 2 * F_SIZE, d(fl::PC) - 2 * F_SIZE, d(fl::BASE) - 2 * F_SIZE);
+        asm!(self.ops
+            ; mov rax, [rbx + reg(r)]
+            ; mov rcx, [r12 + C_FRAMES_LEN]
+            ; cmp rcx, 2
+            ; jb =>exec
+            ; imul rdx, rcx, F_SIZE
+            ; add rdx, [r12 + C_FRAMES]
+            ; mov esi, DWORD [rdx + top_ret]
+            ; mov rdi, [r12 + C_STACK]
+            ; mov [rdi + rsi * 8], rax
+            ; sub rcx, 1
+            ; mov [r12 + C_FRAMES_LEN], rcx
+            ; mov r8, [rdx + caller_code]
+            ; mov r9, [r8 + CC_TABLE]
+            ; test r9, r9
+            ; jz ->resume
+            ; mov r10d, DWORD [rdx + caller_pc]
+            ; mov r9, [r9 + r10 * 8]
+            ; test r9, r9
+            ; jz ->resume
+            ; mov r11d, DWORD [rdx + caller_base]
+            ; lea rbx, [rdi + r11 * 8]
+            ; jmp r9
+        );
+    }
+}
+
+/// An operand: a register or a constant.
+#[derive(Clone, Copy)]
+enum Src {
+    Reg(u8),
+    Const(Value),
+}
+
+/// A slot access: load into a register, or store an operand.
+enum Access {
+    Load(u8),
+    Store(Src),
+}
+
+/// A signed comparison.
+#[derive(Clone, Copy)]
+enum Cond {
+    E,
+    Ne,
+    L,
+    G,
+    Le,
+    Ge,
+}
+
+impl Cond {
+    fn of(op: BinOp) -> Option<Cond> {
+        Some(match op {
+            BinOp::Lt => Cond::L,
+            BinOp::Gt => Cond::G,
+            BinOp::Le => Cond::Le,
+            BinOp::Ge => Cond::Ge,
+            BinOp::Eq => Cond::E,
+            BinOp::Ne => Cond::Ne,
+            _ => return None,
+        })
+    }
+
+    fn negate(self) -> Cond {
+        match self {
+            Cond::E => Cond::Ne,
+            Cond::Ne => Cond::E,
+            Cond::L => Cond::Ge,
+            Cond::G => Cond::Le,
+            Cond::Le => Cond::G,
+            Cond::Ge => Cond::L,
+        }
+    }
+}
