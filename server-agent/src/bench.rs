@@ -3,8 +3,8 @@
 
 use std::process::ExitCode;
 
+use crate::cli::Setup;
 use anyhow::Result;
-use onyx_vm::KernelSource;
 
 /// Each benchmark as a doit answering the line to print.
 const BENCHMARKS: &[&str] = &[
@@ -21,8 +21,8 @@ const BENCHMARKS: &[&str] = &[
      'semaphore ping-pong: ', n printString, ' round trips in ', t printString, ' ms => ', (2 * n * 1000 // (t max: 1)) printString, ' switches/sec'",
 ];
 
-pub fn run(kernel: &KernelSource, runs: usize) -> Result<ExitCode> {
-    let mut vm = crate::cli::boot(kernel)?;
+pub fn run(setup: &Setup, runs: usize) -> Result<ExitCode> {
+    let mut vm = crate::cli::boot(setup)?;
     for code in BENCHMARKS {
         for _ in 0..runs.max(1) {
             let line = vm.evaluate(code).map(|v| vm.string_of(v).unwrap_or_default());

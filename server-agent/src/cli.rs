@@ -7,7 +7,7 @@ use anyhow::{Context as _, Result, bail};
 use clap::{Parser, Subcommand};
 use onyx_vm::source::chunk::{ChunkItem, read_chunks};
 use onyx_vm::source::tonel;
-use onyx_vm::{EvalError, KernelSource, Vm};
+use onyx_vm::{EvalError, JitConfig, KernelSource, Vm, VmConfig};
 
 /// Onyx: a transactional Smalltalk object server.
 #[derive(Parser, Debug)]
@@ -17,6 +17,9 @@ pub struct Args {
     /// (also `ONYX_KERNEL`).
     #[arg(long, global = true, env = "ONYX_KERNEL")]
     kernel: Option<PathBuf>,
+    /// Run everything in the interpreter: compile no method to native code.
+    #[arg(long, global = true)]
+    no_jit: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -58,18 +61,27 @@ pub fn run(args: Args) -> Result<ExitCode> {
         Some(dir) => KernelSource::from_dir(dir).map_err(|e| anyhow::anyhow!("{e}"))?,
         None => KernelSource::embedded(),
     };
+    let jit = if args.no_jit { JitConfig::Off } else { JitConfig::default() };
+    let setup = Setup { kernel, config: VmConfig { jit, ..VmConfig::default() } };
     match args.command {
-        Command::Eval { code } => eval(&kernel, &code),
-        Command::Run { file } => run_file(&kernel, &file),
-        Command::Check { paths } => check(&kernel, &paths),
-        Command::Test { packages } => test(&kernel, &packages),
-        Command::Bench { runs } => crate::bench::run(&kernel, runs),
+        Command::Eval { code } => eval(&setup, &code),
+        Command::Run { file } => run_file(&setup, &file),
+        Command::Check { paths } => check(&setup, &paths),
+        Command::Test { packages } => test(&setup, &packages),
+        Command::Bench { runs } => crate::bench::run(&setup, runs),
     }
 }
 
+/// What every subcommand boots: the kernel source and the VM settings.
+pub struct Setup {
+    kernel: KernelSource,
+    config: VmConfig,
+}
+
 /// Boots a VM on the kernel without its test packages.
-pub fn boot(kernel: &KernelSource) -> Result<Vm> {
-    Vm::boot(&kernel.without_tests()).map_err(|e| anyhow::anyhow!("the kernel did not load: {e}"))
+pub fn boot(setup: &Setup) -> Result<Vm> {
+    Vm::boot_with(&setup.kernel.without_tests(), setup.config)
+        .map_err(|e| anyhow::anyhow!("the kernel did not load: {e}"))
 }
 
 fn print_error(e: &EvalError) {
@@ -86,8 +98,8 @@ fn flush_transcript(vm: &mut Vm) {
     }
 }
 
-fn eval(kernel: &KernelSource, code: &str) -> Result<ExitCode> {
-    let mut vm = boot(kernel)?;
+fn eval(setup: &Setup, code: &str) -> Result<ExitCode> {
+    let mut vm = boot(setup)?;
     let result = vm.evaluate(code);
     flush_transcript(&mut vm);
     match result.and_then(|v| vm.print_string(v)) {
@@ -102,10 +114,10 @@ fn eval(kernel: &KernelSource, code: &str) -> Result<ExitCode> {
     }
 }
 
-fn run_file(kernel: &KernelSource, file: &Path) -> Result<ExitCode> {
+fn run_file(setup: &Setup, file: &Path) -> Result<ExitCode> {
     let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
     let items = read_chunks(&text).map_err(|e| anyhow::anyhow!("{}:{}: {}", file.display(), e.line, e.message))?;
-    let mut vm = boot(kernel)?;
+    let mut vm = boot(setup)?;
     for item in items {
         let outcome = file_in(&mut vm, &item);
         flush_transcript(&mut vm);
@@ -145,8 +157,8 @@ fn file_in(vm: &mut Vm, item: &ChunkItem) -> std::result::Result<(), String> {
     }
 }
 
-fn check(kernel: &KernelSource, paths: &[PathBuf]) -> Result<ExitCode> {
-    let mut vm = boot(kernel)?;
+fn check(setup: &Setup, paths: &[PathBuf]) -> Result<ExitCode> {
+    let mut vm = boot(setup)?;
     let mut methods = 0;
     let mut errors: Vec<String> = Vec::new();
     for path in paths {
@@ -196,9 +208,10 @@ fn check(kernel: &KernelSource, paths: &[PathBuf]) -> Result<ExitCode> {
     Ok(if errors.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
-fn test(kernel: &KernelSource, packages: &[String]) -> Result<ExitCode> {
-    let mut vm = Vm::boot(kernel).map_err(|e| anyhow::anyhow!("the kernel did not load: {e}"))?;
-    let names: Vec<String> = if packages.is_empty() { kernel.test_package_names() } else { packages.to_vec() };
+fn test(setup: &Setup, packages: &[String]) -> Result<ExitCode> {
+    let mut vm =
+        Vm::boot_with(&setup.kernel, setup.config).map_err(|e| anyhow::anyhow!("the kernel did not load: {e}"))?;
+    let names: Vec<String> = if packages.is_empty() { setup.kernel.test_package_names() } else { packages.to_vec() };
     let list = names.iter().map(|n| format!("'{}'", n.replace('\'', "''"))).collect::<Vec<_>>().join(" ");
     let code = format!("TestRunner reportForPackages: #({list})");
     let result = vm.evaluate(&code);

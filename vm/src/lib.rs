@@ -41,6 +41,7 @@ mod vm;
 pub use error::{BootError, CompileError, ErrorReport, EvalError, FrameInfo};
 pub use host::{FrameView, Poll};
 pub use interpreter::Stop;
+pub use jit::JitConfig;
 pub use source::{KernelSource, LoadReport};
 pub use value::Value;
 pub use vm::{Known, Vm, VmConfig, class_slots, latin1};

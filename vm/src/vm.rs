@@ -139,7 +139,7 @@ impl Known {
 }
 
 /// Settings of a VM.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct VmConfig {
     /// The frame depth at which a process gets a recursion error.
     pub max_depth: usize,
@@ -167,6 +167,8 @@ pub struct Vm {
     pub(crate) cache_epoch: u32,
     pub(crate) scheduler: Scheduler,
     pub(crate) next_frame_id: u64,
+    /// How many methods and blocks have been compiled to native code.
+    pub(crate) native_compiled: usize,
     /// Set from any thread to make the running evaluation stop at its next interrupt check.
     pub interrupt: Arc<AtomicBool>,
     /// Objects the host holds (kept alive across collections).
@@ -200,6 +202,7 @@ impl Vm {
             cache_epoch: 0,
             scheduler: Scheduler::default(),
             next_frame_id: 1,
+            native_compiled: 0,
             interrupt: Arc::new(AtomicBool::new(false)),
             handles: Vec::new(),
             transcript: String::new(),
@@ -210,6 +213,11 @@ impl Vm {
             depth_limit: VmConfig::default().max_depth,
             last_compile_error: None,
         }
+    }
+
+    /// How many methods and blocks have been compiled to native code so far.
+    pub fn native_code_count(&self) -> usize {
+        self.native_compiled
     }
 
     // ----------------------------------------------------------------- making objects

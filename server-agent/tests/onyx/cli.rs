@@ -38,6 +38,15 @@ fn eval_prints_the_value() {
 }
 
 #[test]
+fn no_jit_runs_the_same_code_in_the_interpreter() {
+    for args in [&["eval", "25 benchFib"][..], &["--no-jit", "eval", "25 benchFib"][..]] {
+        let o = onyx(args);
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        assert_eq!(stdout(&o), "242785\n", "{args:?}");
+    }
+}
+
+#[test]
 fn eval_error_prints_the_stack_and_exits_1() {
     let o = onyx(&["eval", "#(1 2) collect: [:x | x / 0]"]);
     assert_eq!(o.status.code(), Some(1));

@@ -110,10 +110,10 @@ impl Vm {
                 };
             }
             // Whether the running frame's code has native code (see `crate::jit`).
-            let mut native = crate::jit::warm(code!(), jit);
+            let mut native = crate::jit::warm(code!(), jit, &mut self.native_compiled);
             macro_rules! frame_changed {
                 () => {
-                    native = crate::jit::warm(code!(), jit);
+                    native = crate::jit::warm(code!(), jit, &mut self.native_compiled);
                 };
             }
             macro_rules! lit {

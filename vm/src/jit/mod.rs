@@ -90,14 +90,20 @@ impl NativeSlot {
     }
 }
 
-/// Counts an entry into `code` and compiles it once it is hot. Answers whether it has
-/// native code.
-pub(crate) fn warm(code: &CompiledCode, config: JitConfig) -> bool {
-    let slot = &code.native;
-    if slot.is_compiled() {
+/// Counts an entry into `code` and compiles it once it is hot (adding one to `compiled` when
+/// it does). Answers whether the code runs natively.
+#[inline(always)]
+pub(crate) fn warm(code: &CompiledCode, config: JitConfig, compiled: &mut usize) -> bool {
+    let JitConfig::After(threshold) = config else { return false };
+    if code.native.is_compiled() {
         return true;
     }
-    let JitConfig::After(threshold) = config else { return false };
+    warm_slow(code, threshold, compiled)
+}
+
+#[cold]
+fn warm_slow(code: &CompiledCode, threshold: u32, compiled: &mut usize) -> bool {
+    let slot = &code.native;
     if slot.native.get().is_some() {
         // Compiled before and found unsuitable.
         return false;
@@ -111,9 +117,10 @@ pub(crate) fn warm(code: &CompiledCode, config: JitConfig) -> bool {
     if let Some(n) = &native {
         slot.table.set(n.entries.as_ptr());
     }
-    let compiled = native.is_some();
+    let ok = native.is_some();
+    *compiled += usize::from(ok);
     let _ = slot.native.set(native);
-    compiled
+    ok
 }
 
 #[cfg(target_arch = "x86_64")]

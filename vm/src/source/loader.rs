@@ -13,7 +13,7 @@ use crate::heap::Kind;
 use crate::primitives::class::ClassSpec;
 use crate::primitives::define_class;
 use crate::value::Value;
-use crate::vm::{Vm, class_slots as cs};
+use crate::vm::{Vm, VmConfig, class_slots as cs};
 
 mod embedded {
     include!(concat!(env!("OUT_DIR"), "/kernel_files.rs"));
@@ -140,7 +140,13 @@ fn definition_error(def: &ClassDef, message: String) -> BootError {
 impl Vm {
     /// Boots a VM: core classes, then the kernel packages, then their class initializers.
     pub fn boot(kernel: &KernelSource) -> Result<Vm, BootError> {
+        Vm::boot_with(kernel, VmConfig::default())
+    }
+
+    /// Boots a VM with `config` in effect from the start.
+    pub fn boot_with(kernel: &KernelSource, config: VmConfig) -> Result<Vm, BootError> {
         let mut vm = Vm::with_core_classes();
+        vm.config = config;
         let packages = kernel.packages()?;
         let report = vm.load_packages(&packages)?;
         if let Some(first) = report.errors.first() {

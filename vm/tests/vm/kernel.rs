@@ -1,12 +1,23 @@
 //! Runs the kernel's own SUnit suite (the `*-Tests-*` packages) and requires every test to
-//! pass and at least 1,500 assertions to run.
+//! pass and at least 1,500 assertions to run: once in the interpreter alone, once with every
+//! method compiled to native code at its first activation.
 
-use onyx_vm::{KernelSource, Vm};
+use onyx_vm::{JitConfig, KernelSource, Vm, VmConfig};
 
 #[test]
-fn kernel_sunit_suite_passes() {
+fn kernel_sunit_suite_passes_in_the_interpreter() {
+    run_suite(JitConfig::Off);
+}
+
+#[test]
+fn kernel_sunit_suite_passes_in_native_code() {
+    run_suite(JitConfig::After(0));
+}
+
+fn run_suite(jit: JitConfig) {
     let kernel = KernelSource::embedded();
-    let mut vm = Vm::boot(&kernel).expect("the kernel and its tests load");
+    let config = VmConfig { jit, ..VmConfig::default() };
+    let mut vm = Vm::boot_with(&kernel, config).expect("the kernel and its tests load");
     let names = kernel.test_package_names();
     assert!(!names.is_empty(), "no test packages");
     let list = names.iter().map(|n| format!("'{n}'")).collect::<Vec<_>>().join(" ");

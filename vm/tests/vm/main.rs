@@ -13,6 +13,7 @@
 mod exceptions;
 mod kernel;
 mod memory;
+mod native;
 mod processes;
 mod robustness;
 mod syntax;

@@ -4,10 +4,10 @@
 use std::time::Duration;
 
 use onyx_vm::compiler::{self, Mode};
-use onyx_vm::{Poll, Value};
+use onyx_vm::{JitConfig, Poll, Value};
 use proptest::prelude::*;
 
-use crate::util::vm;
+use crate::util::{vm, vm_with};
 
 const WORDS: &[&str] = &[
     "x",
@@ -91,7 +91,8 @@ proptest! {
 
     #[test]
     fn random_token_soup_never_panics(src in program()) {
-        let mut vm = vm();
+        // Everything that runs is compiled to native code at once.
+        let mut vm = vm_with(JitConfig::After(0));
         let nil_class = vm.known.undefined_object;
         let _ = compiler::compile(&mut vm, &src, nil_class, Mode::Doit);
         let _ = compiler::compile(&mut vm, &format!("m {src}"), nil_class, Mode::Method);

@@ -1,10 +1,16 @@
 //! Helpers shared by the integration tests.
 
-use onyx_vm::{EvalError, KernelSource, Vm};
+use onyx_vm::{EvalError, JitConfig, KernelSource, Vm, VmConfig};
 
 /// A VM on the embedded kernel (without its test packages).
 pub fn vm() -> Vm {
     Vm::boot(&KernelSource::embedded().without_tests()).expect("the kernel boots")
+}
+
+/// A VM on the embedded kernel that compiles to native code as `jit` says.
+pub fn vm_with(jit: JitConfig) -> Vm {
+    let config = VmConfig { jit, ..VmConfig::default() };
+    Vm::boot_with(&KernelSource::embedded().without_tests(), config).expect("the kernel boots")
 }
 
 /// Evaluates `source` in `vm` and answers the printString of the result.

@@ -1,0 +1,143 @@
+//! Native code: every program answers the same with methods compiled at first entry as in
+//! the interpreter alone, native code really runs, and what native code leaves to the
+//! interpreter (write barrier, interrupts, frames) still happens.
+
+use std::time::{Duration, Instant};
+
+use onyx_vm::{JitConfig, Poll};
+
+use crate::util::{eval_in, vm_with};
+
+/// Methods whose bodies exercise each instruction native code handles and each of its exits.
+const PROBE: &[&str] = &[
+    "Object subclass: #JitProbe instanceVariableNames: 'a b' classVariableNames: 'Shared' package: 'Tests-Native'",
+    "JitProbe compile: 'a ^ a'",
+    "JitProbe compile: 'a: x a := x'",
+    "JitProbe compile: 'shared ^ Shared'",
+    "JitProbe compile: 'shared: x Shared := x'",
+    "JitProbe compile: 'sumTo: n | s | s := 0. 1 to: n do: [:i | s := s + i]. ^ s'",
+    "JitProbe compile: 'fib: n ^ n < 2 ifTrue: [n] ifFalse: [(self fib: n - 1) + (self fib: n - 2)]'",
+    "JitProbe compile: 'count: n | k | k := 0. [k < n] whileTrue: [a := (a ifNil: [0]) + 1. k := k + 1]. ^ a'",
+    "JitProbe compile: 'deep: n ^ n = 0 ifTrue: [0] ifFalse: [1 + (self deep: n - 1)]'",
+    "JitProbe compile: 'mixed: x ^ (x + 1) * 2 - 3'",
+    "JitProbe compile: 'at: i in: c ^ c at: i'",
+    "JitProbe compile: 'at: i in: c put: v ^ c at: i put: v'",
+    "JitProbe compile: 'double: arr | out | out := Array new: arr size. 1 to: arr size do: [:i | out at: i put: (arr at: i) * 2]. ^ out'",
+    "JitProbe compile: 'cmp: x with: y ^ {x < y. x > y. x <= y. x >= y. x = y. x ~= y. x == y. x ~~ y. x isNil. x notNil}'",
+    "JitProbe compile: 'ops: x with: y ^ {x + y. x - y. x * y. x bitAnd: y. x bitOr: y. x bitXor: y. x // y. x \\\\ y}'",
+    "JitProbe compile: 'branch: x ^ x ifTrue: [1] ifFalse: [2]'",
+    "JitProbe compile: 'firstOver: n in: c c do: [:x | x > n ifTrue: [^ x]]. ^ nil'",
+    "JitProbe compile: 'sieve: size | flags count | flags := Array new: size withAll: true. count := 0. 1 to: size do: [:i | (flags at: i) ifTrue: [| k | k := i + i + 1. [k <= size] whileTrue: [flags at: k put: false. k := k + i + 1]. count := count + 1]]. ^ count'",
+];
+
+/// Doits whose answers must not depend on native code.
+const CASES: &[&str] = &[
+    "JitProbe new sumTo: 100000",
+    "JitProbe new fib: 22",
+    "(JitProbe new a: 5; yourself) a",
+    "JitProbe new count: 1000",
+    "JitProbe new shared: 42; shared",
+    "JitProbe new deep: 5000",
+    "{JitProbe new mixed: 3. JitProbe new mixed: 1.5. JitProbe new mixed: SmallInteger maxVal. JitProbe new mixed: 1/3}",
+    "JitProbe new ops: 12345 with: 678",
+    "JitProbe new ops: -7 with: 2",
+    "JitProbe new ops: SmallInteger maxVal with: SmallInteger maxVal",
+    "JitProbe new ops: SmallInteger minVal with: -1",
+    "JitProbe new ops: 1000000007 with: 1000000009",
+    "JitProbe new cmp: 3 with: 4",
+    "JitProbe new cmp: 4 with: 3",
+    "JitProbe new cmp: 2 with: 2.0",
+    "JitProbe new cmp: 1/2 with: 0.5",
+    "JitProbe new cmp: SmallInteger maxVal + 1 with: SmallInteger maxVal",
+    "JitProbe new at: 2 in: #(10 20 30)",
+    "JitProbe new at: 2 in: 'abc'",
+    "JitProbe new at: 2 in: (OrderedCollection with: 5 with: 6)",
+    "[JitProbe new at: 0 in: #(1 2 3)] on: Error do: [:e | e class name]",
+    "[JitProbe new at: 4 in: (Array new: 3)] on: Error do: [:e | e class name]",
+    "[JitProbe new at: nil in: (Array new: 3)] on: Error do: [:e | e class name]",
+    "JitProbe new at: 3 in: (Array new: 3) put: #x",
+    "[JitProbe new at: 4 in: (Array new: 3) put: #x] on: Error do: [:e | e class name]",
+    "[JitProbe new at: 1 in: #sym put: $x] on: Error do: [:e | e class name]",
+    "JitProbe new double: #(1 2 3 4)",
+    "[JitProbe new double: #(1 $a)] on: Error do: [:e | e class name]",
+    "[JitProbe new branch: 3] on: Error do: [:e | e class name]",
+    "JitProbe new branch: false",
+    "JitProbe new firstOver: 3 in: #(1 2 5 7)",
+    "JitProbe new sieve: 8190",
+    "[JitProbe new deep: 200000] on: Error do: [:e | e class name]",
+    "| x | x := 0. 1 to: 100 do: [:i | x := x + i]. x",
+    "(1 to: 10) inject: 0 into: [:acc :each | acc + each]",
+    "((1 to: 20) collect: [:i | i * i]) asArray reverse",
+    "1000 factorial printString size",
+    "(1 to: 30) inject: 0 into: [:acc :i | acc + (i bitShift: 40)]",
+];
+
+fn answers(jit: JitConfig) -> (Vec<String>, usize) {
+    let mut vm = vm_with(jit);
+    for source in PROBE {
+        eval_in(&mut vm, source).unwrap_or_else(|e| panic!("{source}: {e}"));
+    }
+    let answers =
+        CASES.iter().map(|source| eval_in(&mut vm, source).unwrap_or_else(|e| format!("error: {e}"))).collect();
+    (answers, vm.native_code_count())
+}
+
+#[test]
+fn native_code_answers_as_the_interpreter_does() {
+    let (interpreted, none) = answers(JitConfig::Off);
+    let (native, compiled) = answers(JitConfig::After(0));
+    assert_eq!(none, 0, "nothing is compiled with the JIT off");
+    assert!(compiled > 20, "only {compiled} methods were compiled");
+    let mut differences = Vec::new();
+    for ((source, i), n) in CASES.iter().zip(&interpreted).zip(&native) {
+        if i != n {
+            differences.push(format!("{source}\n  interpreter: {i}\n  native:      {n}"));
+        }
+        assert!(!i.starts_with("error"), "{source}: {i}");
+    }
+    assert!(differences.is_empty(), "{}", differences.join("\n"));
+}
+
+#[test]
+fn hot_methods_are_compiled_and_cold_ones_are_not() {
+    let mut vm = vm_with(JitConfig::After(50));
+    let before = vm.native_code_count();
+    eval_in(&mut vm, "3 + 4").expect("evaluates");
+    assert_eq!(vm.native_code_count(), before, "a doit run once is not compiled");
+    assert_eq!(eval_in(&mut vm, "20 benchFib").expect("evaluates"), "21891");
+    assert!(vm.native_code_count() > before, "benchFib, run thousands of times, is compiled");
+}
+
+#[test]
+fn stores_from_native_code_reach_the_write_barrier() {
+    let mut vm = vm_with(JitConfig::After(0));
+    for source in PROBE {
+        eval_in(&mut vm, source).unwrap_or_else(|e| panic!("{source}: {e}"));
+    }
+    let array = vm.evaluate("Smalltalk at: #JitTarget put: (Array new: 3)").expect("evaluates");
+    let probe = vm.evaluate("Smalltalk at: #JitProbeTarget put: JitProbe new").expect("evaluates");
+    vm.heap.set_persistent(array);
+    vm.heap.set_persistent(probe);
+    vm.heap.take_write_set();
+    eval_in(&mut vm, "1 to: 100 do: [:i | JitProbe new at: 1 in: JitTarget put: i]").expect("runs");
+    eval_in(&mut vm, "JitProbeTarget count: 100").expect("runs");
+    let written = vm.heap.take_write_set();
+    assert!(written.contains(&array), "at:put: on a persistent Array");
+    assert!(written.contains(&probe), "an instance variable of a persistent object");
+    assert_eq!(eval_in(&mut vm, "JitTarget first").expect("evaluates"), "100");
+}
+
+#[test]
+fn an_endless_loop_in_native_code_is_interrupted() {
+    let mut vm = vm_with(JitConfig::After(0));
+    let process = vm.spawn_doit("| n | n := 0. [true] whileTrue: [n := n + 1]", onyx_vm::Value::NIL).expect("compiles");
+    for _ in 0..3 {
+        let t = Instant::now();
+        assert!(matches!(vm.poll(process, Duration::from_millis(5)), Poll::Running));
+        assert!(t.elapsed() < Duration::from_millis(50), "the host waited {:?}", t.elapsed());
+    }
+    assert!(vm.native_code_count() > 0);
+    let report = vm.interrupt_process(process);
+    assert_eq!(report.class_name, "Interrupt");
+    assert!(report.stack.iter().any(|f| f.label.contains("DoIt")), "{report:?}");
+}
