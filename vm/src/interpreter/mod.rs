@@ -12,12 +12,13 @@
 //! anything that may grow (reallocate) the value stack.
 
 mod calls;
+mod native;
 
 use std::time::Instant;
 
 use crate::bytecode::{CacheEntry, CompiledCode, Instr};
 use crate::heap::Body;
-use crate::jit::{Exit, JitCtx};
+use crate::jit::Exit;
 use crate::primitives::{self, Prim};
 use crate::value::Value;
 use crate::vm::Vm;
@@ -260,12 +261,8 @@ impl Vm {
                             }
                             continue 'outer;
                         }
-                        Exit::Resume => {
-                            pc = f.pc as usize;
-                            regs = self.regs_at(base);
-                            frame_changed!();
-                            continue;
-                        }
+                        // Frames or processes changed under a primitive: start over.
+                        Exit::Resume => continue 'outer,
                     }
                 }
                 let c = code!();
@@ -499,43 +496,9 @@ impl Vm {
         }
     }
 
-    /// Runs native code from `entry` for the top frame, whose registers are at `regs`, and
-    /// takes back the frame count, frame ids and interrupt countdown it changed.
-    fn run_native(&mut self, regs: *mut Value, entry: usize, countdown: &mut i32) -> Exit {
-        let (objects, objects_len) = self.heap.table_raw();
-        let state = &mut *self.scheduler.state;
-        let stack = state.stack.as_mut_ptr();
-        let mut ctx = JitCtx {
-            frames: state.frames.as_mut_ptr(),
-            frames_len: state.frames.len(),
-            frames_cap: state.frames.capacity(),
-            depth_limit: self.depth_limit,
-            stack,
-            // SAFETY: one past the end of the stack's initialised slots.
-            stack_end: unsafe { stack.add(state.stack.len()) },
-            objects,
-            objects_len,
-            small_integer: self.known.small_integer,
-            array: self.known.array,
-            epoch: u64::from(self.cache_epoch),
-            next_frame_id: self.next_frame_id,
-            countdown: i64::from(*countdown),
-        };
-        // SAFETY: `entry` is from the top frame's code's entry table, `regs` is that frame's
-        // register window, and `ctx` describes this process's stacks and the heap; nothing
-        // else runs until native code exits.
-        let exit = unsafe { crate::jit::enter(&mut ctx, regs, entry) };
-        // SAFETY: native code only pops frames (which need no drop) and pushes frames it
-        // wrote completely, within the capacity it was given.
-        unsafe { state.frames.set_len(ctx.frames_len.min(state.frames.capacity())) };
-        self.next_frame_id = ctx.next_frame_id;
-        *countdown = ctx.countdown.clamp(i64::from(i32::MIN), i64::from(CHECK_INTERVAL)) as i32;
-        exit
-    }
-
     /// A pointer to register 0 of the frame whose registers start at stack index `base`.
     #[inline(always)]
-    fn regs_at(&mut self, base: usize) -> *mut Value {
+    pub(crate) fn regs_at(&mut self, base: usize) -> *mut Value {
         let stack = &mut self.scheduler.state.stack;
         debug_assert!(base <= stack.len());
         // SAFETY: `base` is a frame base, at most the stack's length (activation sizes the

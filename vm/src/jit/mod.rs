@@ -21,7 +21,7 @@ mod x64;
 
 use std::cell::{Cell, OnceCell};
 
-use crate::bytecode::CompiledCode;
+use crate::bytecode::{CacheEntry, CompiledCode};
 use crate::heap::Object;
 use crate::process::Frame;
 use crate::value::Value;
@@ -165,7 +165,19 @@ pub(crate) struct JitCtx {
     pub next_frame_id: u64,
     /// Sends and backward jumps left before an interrupt check.
     pub countdown: i64,
+    /// The VM, for [`JitCtx::primitive`].
+    pub vm: *mut crate::vm::Vm,
+    /// Where [`JitCtx::primitive`] leaves the running frame's register window.
+    pub regs: *mut Value,
+    /// What native code calls for a send whose method has a primitive: runs it (or the
+    /// method, if it fails) and answers 0 to go on after the send with registers at `regs`,
+    /// 1 to exit to the interpreter, or a native entry to jump to with registers at `regs`.
+    pub primitive: PrimitiveFn,
 }
+
+/// See [`JitCtx::primitive`]: called with the context, the send's cache entry (filled in
+/// this epoch, for a method with a primitive), the receiver's register and the argument count.
+pub(crate) type PrimitiveFn = unsafe extern "sysv64" fn(*mut JitCtx, *const CacheEntry, u64, u64) -> usize;
 
 /// Why native code gave the frame back to the interpreter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -44,6 +44,8 @@ const C_ARRAY: i32 = d(offset_of!(JitCtx, array));
 const C_EPOCH: i32 = d(offset_of!(JitCtx, epoch));
 const C_NEXT_ID: i32 = d(offset_of!(JitCtx, next_frame_id));
 const C_COUNTDOWN: i32 = d(offset_of!(JitCtx, countdown));
+const C_REGS: i32 = d(offset_of!(JitCtx, regs));
+const C_PRIMITIVE: i32 = d(offset_of!(JitCtx, primitive));
 
 const O_SIZE: i32 = d(std::mem::size_of::<Object>());
 const O_CLASS: i32 = d(offset_of!(Object, class));
@@ -505,6 +507,7 @@ impl Gen<'_> {
         let entry = entry.as_ptr() as i64;
         let first_temp = reg(a) + 8 * (1 + i32::from(nargs));
         let (caller_pc, caller_base) = (d(fl::PC) - F_SIZE, d(fl::BASE) - F_SIZE);
+        let next = self.target(pc, 0);
         asm!(self.ops
             ; sub QWORD [r12 + C_COUNTDOWN], 1
             ; jle =>check
@@ -537,7 +540,7 @@ impl Gen<'_> {
             ; jne =>exec
             ; mov rsi, [rdx + E_CODE]
             ; cmp WORD [rsi + CC_PRIMITIVE], 0
-            ; jne =>exec
+            ; jne >primitive
             ; cmp BYTE [rsi + CC_NUM_ARGS], nargs as i8
             ; jne =>exec
             ; mov rdi, [rsi + CC_TABLE]
@@ -590,6 +593,24 @@ impl Gen<'_> {
             ; mov rax, [rdi]
             ; test rax, rax
             ; jz ->resume
+            ; jmp rax
+            // A primitive: the VM runs it (or its method, if it fails) with the caller's pc
+            // saved, then says where to go on.
+            ; primitive:
+            ; mov rcx, [r12 + C_FRAMES_LEN]
+            ; imul rcx, rcx, F_SIZE
+            ; add rcx, [r12 + C_FRAMES]
+            ; mov DWORD [rcx + caller_pc], (pc + 1) as i32
+            ; mov rdi, r12
+            ; mov rsi, rdx
+            ; mov edx, i32::from(a)
+            ; mov ecx, i32::from(nargs)
+            ; call QWORD [r12 + C_PRIMITIVE]
+            ; mov rbx, [r12 + C_REGS]
+            ; test rax, rax
+            ; jz =>next
+            ; cmp rax, 1
+            ; je ->resume
             ; jmp rax
         );
     }

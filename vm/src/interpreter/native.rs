@@ -1,0 +1,132 @@
+//! The interpreter's side of native code: entering it with a [`JitCtx`] that describes the
+//! running process, taking the process back when it exits, and running primitives for it.
+//!
+//! While native code runs, the frame vector's length, the next frame id and the interrupt
+//! countdown live in the context; everything else it reads stays valid because native code
+//! neither allocates nor switches processes. A primitive may do both, so the primitive hook
+//! gives the process back to the VM first and describes it afresh afterwards.
+
+use crate::bytecode::CacheEntry;
+use crate::jit::{self, Exit, JitCtx};
+use crate::value::Value;
+use crate::vm::Vm;
+
+use super::Flow;
+
+/// What [`native_primitive`] answers besides a native entry.
+const GO_ON: usize = 0;
+const EXIT: usize = 1;
+
+impl Vm {
+    /// Runs native code from `entry` for the top frame, whose registers are at `regs`.
+    pub(super) fn run_native(&mut self, regs: *mut Value, entry: usize, countdown: &mut i32) -> Exit {
+        let mut ctx = JitCtx {
+            frames: std::ptr::null_mut(),
+            frames_len: 0,
+            frames_cap: 0,
+            depth_limit: 0,
+            stack: std::ptr::null_mut(),
+            stack_end: std::ptr::null_mut(),
+            objects: std::ptr::null(),
+            objects_len: 0,
+            small_integer: Value::NIL,
+            array: Value::NIL,
+            epoch: 0,
+            next_frame_id: 0,
+            countdown: i64::from(*countdown),
+            vm: std::ptr::null_mut(),
+            regs,
+            primitive: native_primitive,
+        };
+        self.describe(&mut ctx);
+        // SAFETY: `entry` is from the top frame's code's entry table, `regs` is that frame's
+        // register window, and `ctx` describes this process's stacks and the heap; only
+        // native code and `native_primitive` (which keeps `ctx` up to date) touch them until
+        // native code exits.
+        let exit = unsafe { jit::enter(&mut ctx, regs, entry) };
+        self.take_back(&ctx);
+        *countdown = ctx.countdown.clamp(i64::from(i32::MIN), i64::from(super::CHECK_INTERVAL)) as i32;
+        exit
+    }
+
+    /// Fills `ctx` from the running process and the heap (all but the countdown and `regs`).
+    fn describe(&mut self, ctx: &mut JitCtx) {
+        let (objects, objects_len) = self.heap.table_raw();
+        let state = &mut *self.scheduler.state;
+        let stack = state.stack.as_mut_ptr();
+        ctx.frames = state.frames.as_mut_ptr();
+        ctx.frames_len = state.frames.len();
+        ctx.frames_cap = state.frames.capacity();
+        ctx.depth_limit = self.depth_limit;
+        ctx.stack = stack;
+        // SAFETY: one past the end of the stack's initialised slots.
+        ctx.stack_end = unsafe { stack.add(state.stack.len()) };
+        ctx.objects = objects;
+        ctx.objects_len = objects_len;
+        ctx.small_integer = self.known.small_integer;
+        ctx.array = self.known.array;
+        ctx.epoch = u64::from(self.cache_epoch);
+        ctx.next_frame_id = self.next_frame_id;
+        ctx.vm = self;
+    }
+
+    /// Takes back what native code changed: the frames it pushed or popped and frame ids.
+    fn take_back(&mut self, ctx: &JitCtx) {
+        let frames = &mut self.scheduler.state.frames;
+        // SAFETY: native code only pops frames (which need no drop) and pushes frames it
+        // wrote completely, within the capacity it was given.
+        unsafe { frames.set_len(ctx.frames_len.min(frames.capacity())) };
+        self.next_frame_id = ctx.next_frame_id;
+    }
+
+    /// A send from native code to a method with a primitive (see [`JitCtx::primitive`]).
+    fn primitive_for_native(&mut self, ctx: &mut JitCtx, entry: CacheEntry, a: usize, nargs: usize) -> usize {
+        let Some(base) = self.scheduler.state.frames.last().map(|f| f.base as usize) else { return EXIT };
+        let at = base + a;
+        match self.invoke(entry.method, at, nargs, at) {
+            Flow::Done => {
+                ctx.regs = self.regs_at(base);
+                GO_ON
+            }
+            Flow::Reload => self.native_entry_of_top(ctx),
+        }
+    }
+
+    /// Where native code goes on after frames or processes changed: the top frame's native
+    /// entry (with `ctx.regs` set), or [`EXIT`] when the interpreter must look first.
+    fn native_entry_of_top(&mut self, ctx: &mut JitCtx) -> usize {
+        if self.watch_stopped || self.scheduler.active.is_nil() {
+            return EXIT;
+        }
+        let Some(f) = self.scheduler.state.frames.last() else { return EXIT };
+        let (code, base, pc) = (f.code(), f.base as usize, f.pc as usize);
+        if !jit::warm(code, self.config.jit, &mut self.native_compiled) {
+            return EXIT;
+        }
+        let entry = code.native.entry(pc);
+        match entry {
+            Some(entry) => {
+                ctx.regs = self.regs_at(base);
+                entry
+            }
+            None => EXIT,
+        }
+    }
+}
+
+/// The primitive hook native code calls (see [`JitCtx::primitive`]).
+///
+/// # Safety
+/// Called only by native code, with the context it runs under and a cache entry of the
+/// running code that was filled in the current epoch.
+unsafe extern "sysv64" fn native_primitive(ctx: *mut JitCtx, entry: *const CacheEntry, a: u64, nargs: u64) -> usize {
+    // SAFETY: native code passes the context `run_native` made, whose `vm` is the VM that
+    // entered native code and is not otherwise in use while native code runs.
+    let (ctx, vm) = unsafe { (&mut *ctx, &mut *(*ctx).vm) };
+    // SAFETY: the entry is a cache slot of code a frame keeps alive.
+    let entry = unsafe { *entry };
+    vm.take_back(ctx);
+    let outcome = vm.primitive_for_native(ctx, entry, a as usize, nargs as usize);
+    vm.describe(ctx);
+    outcome
+}
