@@ -46,7 +46,8 @@ impl Vm {
                     let r = i128::from(a) << b;
                     if (r >> b) == i128::from(a) { Some(self.new_integer_i128(r)) } else { None }
                 }
-                BinOp::BitShift if (-64..0).contains(&b) => Some(Value::small(a >> (-b))),
+                // Shifting right by 63 or more leaves the sign.
+                BinOp::BitShift if b < 0 => Some(Value::small(a >> (-b).min(63))),
                 _ => None,
             };
         }

@@ -8,10 +8,9 @@
 
 use crate::bytecode::CacheEntry;
 use crate::jit::{self, Exit, JitCtx};
+use crate::primitives::{self, Prim};
 use crate::value::Value;
 use crate::vm::Vm;
-
-use super::Flow;
 
 /// What [`native_primitive`] answers besides a native entry.
 const GO_ON: usize = 0;
@@ -79,17 +78,32 @@ impl Vm {
         self.next_frame_id = ctx.next_frame_id;
     }
 
-    /// A send from native code to a method with a primitive (see [`JitCtx::primitive`]).
+    /// A send from native code to a method with a primitive (see [`JitCtx::primitive`]):
+    /// the primitive, and if it fails the method's code, as the interpreter's send does.
     fn primitive_for_native(&mut self, ctx: &mut JitCtx, entry: CacheEntry, a: usize, nargs: usize) -> usize {
         let Some(base) = self.scheduler.state.frames.last().map(|f| f.base as usize) else { return EXIT };
         let at = base + a;
-        match self.invoke(entry.method, at, nargs, at) {
-            Flow::Done => {
+        // SAFETY: native code checked that the entry is from this epoch, so the method that
+        // owns the code is alive (see `CacheEntry::code`).
+        let callee = unsafe { &*entry.code };
+        match primitives::call(self, callee.primitive, at, nargs, at) {
+            Ok(v) => {
+                if let Some(slot) = self.scheduler.state.stack.get_mut(at) {
+                    *slot = v;
+                }
                 ctx.regs = self.regs_at(base);
-                GO_ON
+                return GO_ON;
             }
-            Flow::Reload => self.native_entry_of_top(ctx),
+            Err(Prim::Switched) => {}
+            Err(Prim::Fail) => {
+                if usize::from(callee.num_args) != nargs {
+                    self.fatal_error("wrong number of arguments for method");
+                } else if let Some(code) = self.code_of(entry.method) {
+                    self.activate(entry.method, code, at, at, Value::NIL, None);
+                }
+            }
         }
+        self.native_entry_of_top(ctx)
     }
 
     /// Where native code goes on after frames or processes changed: the top frame's native

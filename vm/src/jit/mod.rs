@@ -38,7 +38,7 @@ pub enum JitConfig {
 
 impl Default for JitConfig {
     fn default() -> Self {
-        JitConfig::After(2)
+        JitConfig::After(50)
     }
 }
 

@@ -322,11 +322,6 @@ impl Gen<'_> {
     }
 
     fn binary(&mut self, pc: usize, op: BinOp, dst: u8, x: u8, y: Src) -> bool {
-        if matches!(op, BinOp::Div | BinOp::Mod | BinOp::BitShift) {
-            let word = exit_word(REASON_EXEC, pc);
-            asm!(self.ops; mov rax, QWORD word ; jmp ->exit);
-            return false;
-        }
         if op == BinOp::At {
             self.at(pc, dst, x, y);
             return true;
@@ -345,6 +340,8 @@ impl Gen<'_> {
             BinOp::BitAnd => asm!(self.ops; and rax, rcx ; mov [rbx + reg(dst)], rax),
             BinOp::BitOr => asm!(self.ops; or rax, rcx ; mov [rbx + reg(dst)], rax),
             BinOp::BitXor => asm!(self.ops; xor rax, rcx ; or rax, 1 ; mov [rbx + reg(dst)], rax),
+            BinOp::Div | BinOp::Mod => self.floor_divide(pc, op == BinOp::Div, dst),
+            BinOp::BitShift => self.bit_shift(pc, dst),
             _ => {
                 let cond = Cond::of(op).unwrap_or(Cond::E);
                 asm!(self.ops; cmp rax, rcx);
@@ -352,6 +349,77 @@ impl Gen<'_> {
             }
         }
         true
+    }
+
+    /// `//` or `\\` of the SmallIntegers in `rax` and `rcx`: rounding toward negative
+    /// infinity, as Smalltalk does; exits for a zero divisor or a result beyond SmallInteger.
+    fn floor_divide(&mut self, pc: usize, quotient: bool, dst: u8) {
+        let exec = self.exec(pc);
+        asm!(self.ops
+            ; sar rax, 3
+            ; sar rcx, 3
+            ; test rcx, rcx
+            ; jz =>exec
+            ; cqo
+            ; idiv rcx
+            // Truncated to floored: when the remainder's sign differs from the divisor's.
+            ; test rdx, rdx
+            ; jz >floored
+            ; mov rsi, rdx
+            ; xor rsi, rcx
+            ; jns >floored
+            ; sub rax, 1
+            ; add rdx, rcx
+            ; floored:
+        );
+        if !quotient {
+            asm!(self.ops; mov rax, rdx);
+        }
+        self.tag_checked(pc, dst);
+    }
+
+    /// `rax bitShift: rcx` for shifts that stay SmallIntegers (right shifts always do).
+    fn bit_shift(&mut self, pc: usize, dst: u8) {
+        let exec = self.exec(pc);
+        asm!(self.ops
+            ; sar rax, 3
+            ; sar rcx, 3
+            ; js >right
+            ; cmp rcx, 63
+            ; ja =>exec
+            ; mov rsi, rax
+            ; shl rsi, cl
+            ; mov rdi, rsi
+            ; sar rdi, cl
+            ; cmp rdi, rax
+            ; jne =>exec
+            ; mov rax, rsi
+            ; jmp >shifted
+            ; right:
+            ; neg rcx
+            ; cmp rcx, 63
+            ; jbe >count
+            ; mov ecx, 63
+            ; count:
+            ; sar rax, cl
+            ; shifted:
+        );
+        self.tag_checked(pc, dst);
+    }
+
+    /// `R[dst] :=` the integer in `rax` as a SmallInteger; exits if it does not fit.
+    fn tag_checked(&mut self, pc: usize, dst: u8) {
+        let exec = self.exec(pc);
+        asm!(self.ops
+            ; mov rsi, rax
+            ; shl rsi, 3
+            ; mov rdi, rsi
+            ; sar rdi, 3
+            ; cmp rdi, rax
+            ; jne =>exec
+            ; or rsi, 1
+            ; mov [rbx + reg(dst)], rsi
+        );
     }
 
     fn compare_and_branch(&mut self, pc: usize, op: BinOp, x: u8, y: Src, sense: bool, offset: i16) -> bool {
