@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs Onyx's VM benchmarks and the same benchmarks on a Squeak interpreter VM, in one go,
-# and prints the medians and the ratios (Onyx / Squeak; higher is better for Onyx).
+# Runs Onyx's VM benchmarks (with native code, and in the interpreter alone) and the same
+# benchmarks on a Squeak interpreter VM, in one go, and prints the medians and the ratios
+# (Onyx / Squeak; higher is better for Onyx).
 #
 #   SQUEAK_RUN=<command that runs a chunk-format script in a Squeak image and prints what it
 #   writes> SQUEAK_BENCH=<the Squeak benchmark script> scripts/bench-vs-squeak.sh [runs]
@@ -12,14 +13,16 @@ runs=${1:-3}
 cargo build --release -q -p onyx-server-agent
 onyx_out=$(./target/release/onyx bench --runs "$runs")
 echo "== Onyx"; echo "$onyx_out"
+interp_out=$(./target/release/onyx --no-jit bench --runs "$runs")
+echo "== Onyx, interpreter only"; echo "$interp_out"
 squeak_out=""
 if [ -n "${SQUEAK_RUN:-}" ] && [ -n "${SQUEAK_BENCH:-}" ]; then
   squeak_out=$($SQUEAK_RUN "$SQUEAK_BENCH" 600)
   echo "== Squeak"; echo "$squeak_out"
 fi
-python3 - "$onyx_out" "$squeak_out" <<'PY'
+python3 - "$onyx_out" "$interp_out" "$squeak_out" <<'PY'
 import re, statistics, sys
-onyx, squeak = sys.argv[1], sys.argv[2]
+onyx, interp, squeak = sys.argv[1], sys.argv[2], sys.argv[3]
 def med(pattern, text):
     vals = [float(m) for m in re.findall(pattern, text)]
     return statistics.median(vals) if vals else None
@@ -31,12 +34,13 @@ rows = [
     ("process switches/sec", r"=> ([0-9]+) switches/sec", r"=> ([0-9]+) switches/sec", False),
 ]
 print("\n== medians")
-print(f"{'figure':36} {'Onyx':>16} {'Squeak':>16} {'ratio':>8}")
+print(f"{'figure':32} {'Onyx':>15} {'interpreter':>15} {'Squeak':>15} {'ratio':>7} {'interp.':>7}")
+def ratio(o, s, lower_better):
+    if not (o and s):
+        return ""
+    return f"{(s / o if lower_better else o / s):.2f}x"
+fmt = lambda v: "-" if v is None else (f"{v:.3f}" if v < 1000 else f"{v:,.0f}")
 for name, po, ps, lower_better in rows:
-    o, s = med(po, onyx), med(ps, squeak)
-    ratio = ""
-    if o and s:
-        ratio = f"{(s / o if lower_better else o / s):.2f}x"
-    fmt = lambda v: "-" if v is None else (f"{v:.3f}" if v < 1000 else f"{v:,.0f}")
-    print(f"{name:36} {fmt(o):>16} {fmt(s):>16} {ratio:>8}")
+    o, i, s = med(po, onyx), med(po, interp), med(ps, squeak)
+    print(f"{name:32} {fmt(o):>15} {fmt(i):>15} {fmt(s):>15} {ratio(o, s, lower_better):>7} {ratio(i, s, lower_better):>7}")
 PY
