@@ -285,6 +285,7 @@ impl CompiledCode {
     pub(crate) const NUM_ARGS_OFFSET: usize = std::mem::offset_of!(CompiledCode, num_args);
     pub(crate) const NUM_TEMPS_OFFSET: usize = std::mem::offset_of!(CompiledCode, num_temps);
     pub(crate) const FRAME_SIZE_OFFSET: usize = std::mem::offset_of!(CompiledCode, frame_size);
+    pub(crate) const METHOD_CLASS_OFFSET: usize = std::mem::offset_of!(CompiledCode, method_class);
     pub(crate) const NATIVE_TABLE_OFFSET: usize =
         std::mem::offset_of!(CompiledCode, native) + crate::jit::NativeSlot::TABLE_OFFSET;
 }

@@ -7,7 +7,7 @@ use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use super::{Flow, Stop, closure_slots};
-use crate::bytecode::{BinOp, CompiledCode};
+use crate::bytecode::{BinOp, CompiledCode, Instr};
 use crate::heap::Body;
 use crate::primitives::{self, Prim};
 use crate::process::{Frame, Status};
@@ -363,6 +363,37 @@ impl Vm {
             self.watch_stopped = true;
         }
         self.switch_to_next();
+    }
+
+    /// Runs an instruction that makes an object without a send (a temp vector, a closure, a
+    /// brace array, `thisContext`, a receiver's class) for the top frame, whose registers
+    /// are at `regs`. The dispatch loop and native code both run these here.
+    pub(super) fn make_object(&mut self, instr: Instr, regs: *mut Value) {
+        // SAFETY: the instruction is the top frame's, verified, so its registers are inside
+        // the frame's window at `regs`; making objects never moves the value stack.
+        let reg = |r: u8| unsafe { *regs.add(usize::from(r)) };
+        let (dst, value) = match instr {
+            Instr::MakeVector { dst, size } => {
+                let array = self.known.array;
+                (dst, self.heap.alloc(array, 0, Body::Slots(vec![Value::NIL; usize::from(size)].into())))
+            }
+            Instr::MakeClosure { dst, block, first, count } => {
+                let copied: Vec<Value> = (0..count).map(|i| reg(first + i)).collect();
+                (dst, self.make_closure(block, copied, reg(0)))
+            }
+            Instr::MakeArray { dst, first, count } => {
+                let items: Vec<Value> = (0..count).map(|i| reg(first + i)).collect();
+                (dst, self.new_array(items))
+            }
+            Instr::LoadContext { dst } => {
+                let top = self.scheduler.state.frames.len().saturating_sub(1);
+                (dst, self.context_for_frame(top))
+            }
+            Instr::Class { dst, x } => (dst, self.class_of(reg(x))),
+            _ => return,
+        };
+        // SAFETY: as above.
+        unsafe { *regs.add(usize::from(dst)) = value };
     }
 
     /// Builds a BlockClosure for block `index` of the running method.

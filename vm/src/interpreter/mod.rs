@@ -17,7 +17,6 @@ mod native;
 use std::time::Instant;
 
 use crate::bytecode::{CacheEntry, CompiledCode, Instr};
-use crate::heap::Body;
 use crate::jit::Exit;
 use crate::primitives::{self, Prim};
 use crate::value::Value;
@@ -277,10 +276,11 @@ impl Vm {
                     Instr::LoadNil { dst } => set!(dst, Value::NIL),
                     Instr::LoadTrue { dst } => set!(dst, Value::TRUE),
                     Instr::LoadFalse { dst } => set!(dst, Value::FALSE),
-                    Instr::LoadContext { dst } => {
-                        let top = self.scheduler.state.frames.len() - 1;
-                        set!(dst, self.context_for_frame(top));
-                    }
+                    Instr::LoadContext { .. }
+                    | Instr::MakeVector { .. }
+                    | Instr::MakeClosure { .. }
+                    | Instr::MakeArray { .. }
+                    | Instr::Class { .. } => self.make_object(instr, regs),
                     Instr::GetIvar { dst, index } => {
                         let recv = reg!(0);
                         if self.heap.ensure_loaded(recv).is_err() {
@@ -307,25 +307,12 @@ impl Vm {
                         let assoc = lit!(lit as usize);
                         self.heap.set_slot(assoc, 1, reg!(src));
                     }
-                    Instr::MakeVector { dst, size } => {
-                        let array = self.known.array;
-                        set!(dst, self.heap.alloc(array, 0, Body::Slots(vec![Value::NIL; size as usize].into())));
-                    }
                     Instr::GetVector { dst, vec, index } => {
                         let v = reg!(vec);
                         set!(dst, self.heap.slot(v, index as usize).unwrap_or(Value::NIL));
                     }
                     Instr::SetVector { vec, index, src } => {
                         self.heap.set_slot(reg!(vec), index as usize, reg!(src));
-                    }
-                    Instr::MakeClosure { dst, block, first, count } => {
-                        let copied: Vec<Value> = (0..count).map(|i| reg!(first + i)).collect();
-                        let receiver = reg!(0);
-                        set!(dst, self.make_closure(block, copied, receiver));
-                    }
-                    Instr::MakeArray { dst, first, count } => {
-                        let items: Vec<Value> = (0..count).map(|i| reg!(first + i)).collect();
-                        set!(dst, self.new_array(items));
                     }
                     Instr::Send { a, nargs, lit, cache } => {
                         check!(pc - 1);
@@ -441,10 +428,6 @@ impl Vm {
                     Instr::IdEq { dst, x, y } => set!(dst, Value::boolean(reg!(x) == reg!(y))),
                     Instr::IdNe { dst, x, y } => set!(dst, Value::boolean(reg!(x) != reg!(y))),
                     Instr::IsNil { dst, x, negate } => set!(dst, Value::boolean(reg!(x).is_nil() != negate)),
-                    Instr::Class { dst, x } => {
-                        let v = reg!(x);
-                        set!(dst, self.class_of(v));
-                    }
                     Instr::Jump { offset } => jump!(offset),
                     Instr::JumpIfTrue { r, offset } | Instr::JumpIfFalse { r, offset } => {
                         let v = reg!(r);

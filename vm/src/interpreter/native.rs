@@ -36,6 +36,7 @@ impl Vm {
             vm: std::ptr::null_mut(),
             regs,
             primitive: native_primitive,
+            make_object: native_make_object,
         };
         self.describe(&mut ctx);
         // SAFETY: `entry` is from the top frame's code's entry table, `regs` is that frame's
@@ -143,4 +144,20 @@ unsafe extern "sysv64" fn native_primitive(ctx: *mut JitCtx, entry: *const Cache
     let outcome = vm.primitive_for_native(ctx, entry, a as usize, nargs as usize);
     vm.describe(ctx);
     outcome
+}
+
+/// The object-making hook native code calls (see [`JitCtx::make_object`]).
+///
+/// # Safety
+/// Called only by native code, with the context it runs under, the top frame's registers
+/// and the pc of one of its instructions.
+unsafe extern "sysv64" fn native_make_object(ctx: *mut JitCtx, regs: *mut Value, pc: u64) {
+    // SAFETY: as for `native_primitive`.
+    let (ctx, vm) = unsafe { (&mut *ctx, &mut *(*ctx).vm) };
+    vm.take_back(ctx);
+    let instr = vm.scheduler.state.frames.last().and_then(|f| f.code().instrs.get(pc as usize).copied());
+    if let Some(instr) = instr {
+        vm.make_object(instr, regs);
+    }
+    vm.describe(ctx);
 }

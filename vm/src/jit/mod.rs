@@ -173,7 +173,14 @@ pub(crate) struct JitCtx {
     /// method, if it fails) and answers 0 to go on after the send with registers at `regs`,
     /// 1 to exit to the interpreter, or a native entry to jump to with registers at `regs`.
     pub primitive: PrimitiveFn,
+    /// What native code calls to run an instruction that makes an object (a closure, a temp
+    /// vector, a brace array, `thisContext`, a class): with the context, the frame's
+    /// registers and the instruction's pc.
+    pub make_object: MakeObjectFn,
 }
+
+/// See [`JitCtx::make_object`].
+pub(crate) type MakeObjectFn = unsafe extern "sysv64" fn(*mut JitCtx, *mut Value, u64);
 
 /// See [`JitCtx::primitive`]: called with the context, the send's cache entry (filled in
 /// this epoch, for a method with a primitive), the receiver's register and the argument count.

@@ -46,6 +46,7 @@ const C_NEXT_ID: i32 = d(offset_of!(JitCtx, next_frame_id));
 const C_COUNTDOWN: i32 = d(offset_of!(JitCtx, countdown));
 const C_REGS: i32 = d(offset_of!(JitCtx, regs));
 const C_PRIMITIVE: i32 = d(offset_of!(JitCtx, primitive));
+const C_MAKE_OBJECT: i32 = d(offset_of!(JitCtx, make_object));
 
 const O_SIZE: i32 = d(std::mem::size_of::<Object>());
 const O_CLASS: i32 = d(offset_of!(Object, class));
@@ -64,6 +65,8 @@ const CC_NUM_ARGS: i32 = d(CompiledCode::NUM_ARGS_OFFSET);
 const CC_NUM_TEMPS: i32 = d(CompiledCode::NUM_TEMPS_OFFSET);
 const CC_FRAME_SIZE: i32 = d(CompiledCode::FRAME_SIZE_OFFSET);
 const CC_TABLE: i32 = d(CompiledCode::NATIVE_TABLE_OFFSET);
+const CC_METHOD_CLASS: i32 = d(CompiledCode::METHOD_CLASS_OFFSET);
+const SUPERCLASS_SLOT: usize = crate::vm::class_slots::SUPERCLASS;
 
 const F_SIZE: i32 = d(fl::SIZE);
 
@@ -267,16 +270,22 @@ impl Gen<'_> {
                     asm!(self.ops; jne =>target);
                 }
             }
-            Instr::Send { a, nargs, cache, .. } => self.send(pc, a, nargs, cache),
+            Instr::Send { a, nargs, cache, .. } => self.send(pc, a, nargs, cache, false),
+            Instr::SuperSend { a, nargs, cache, .. } => self.send(pc, a, nargs, cache, true),
             Instr::Return { r } | Instr::BlockReturn { r } => self.ret(pc, r),
             Instr::LoadContext { .. }
-            | Instr::SetGlobal { .. }
             | Instr::MakeVector { .. }
             | Instr::MakeClosure { .. }
             | Instr::MakeArray { .. }
-            | Instr::SuperSend { .. }
-            | Instr::Class { .. }
-            | Instr::NonLocalReturn { .. } => {
+            | Instr::Class { .. } => {
+                asm!(self.ops
+                    ; mov rdi, r12
+                    ; mov rsi, rbx
+                    ; mov edx, pc as i32
+                    ; call QWORD [r12 + C_MAKE_OBJECT]
+                );
+            }
+            Instr::SetGlobal { .. } | Instr::NonLocalReturn { .. } => {
                 let word = exit_word(REASON_EXEC, pc);
                 asm!(self.ops; mov rax, QWORD word ; jmp ->exit);
                 return false;
@@ -565,7 +574,9 @@ impl Gen<'_> {
 
     /// A send that hits its inline cache and activates a method with native code: push the
     /// callee's frame as the interpreter would and jump to its first instruction.
-    fn send(&mut self, pc: usize, a: u8, nargs: u8, cache: u16) {
+    /// A send (`sup`: a super send, whose lookup starts at the superclass of the method's
+    /// class).
+    fn send(&mut self, pc: usize, a: u8, nargs: u8, cache: u16, sup: bool) {
         let exec = self.exec(pc);
         let check = self.stub(REASON_CHECK, pc);
         let Some(entry) = self.code.caches.get(cache as usize) else {
@@ -576,28 +587,37 @@ impl Gen<'_> {
         let first_temp = reg(a) + 8 * (1 + i32::from(nargs));
         let (caller_pc, caller_base) = (d(fl::PC) - F_SIZE, d(fl::BASE) - F_SIZE);
         let next = self.target(pc, 0);
+        asm!(self.ops; sub QWORD [r12 + C_COUNTDOWN], 1 ; jle =>check);
+        if sup {
+            // The class the cache is keyed on: the superclass of the method's class.
+            let code = self.code as *const CompiledCode as i64;
+            asm!(self.ops; mov rax, QWORD code ; mov rax, [rax + CC_METHOD_CLASS]);
+            self.slots_of(pc, false, false);
+            asm!(self.ops; test rcx, rcx ; jz =>exec ; mov rcx, [rsi + d(SUPERCLASS_SLOT * 8)]);
+        } else {
+            asm!(self.ops
+                // The receiver's class, for SmallIntegers and objects.
+                ; mov rax, [rbx + reg(a)]
+                ; mov ecx, eax
+                ; and ecx, 7
+                ; cmp ecx, 1
+                ; jne >not_int
+                ; mov rcx, [r12 + C_SMALL_INTEGER]
+                ; jmp >have_class
+                ; not_int:
+                ; test ecx, ecx
+                ; jnz =>exec
+                ; mov rdx, rax
+                ; shr rdx, 3
+                ; cmp rdx, [r12 + C_OBJECTS_LEN]
+                ; jae =>exec
+                ; imul rdx, rdx, O_SIZE
+                ; add rdx, [r12 + C_OBJECTS]
+                ; mov rcx, [rdx + O_CLASS]
+                ; have_class:
+            );
+        }
         asm!(self.ops
-            ; sub QWORD [r12 + C_COUNTDOWN], 1
-            ; jle =>check
-            // The receiver's class, for SmallIntegers and objects.
-            ; mov rax, [rbx + reg(a)]
-            ; mov ecx, eax
-            ; and ecx, 7
-            ; cmp ecx, 1
-            ; jne >not_int
-            ; mov rcx, [r12 + C_SMALL_INTEGER]
-            ; jmp >have_class
-            ; not_int:
-            ; test ecx, ecx
-            ; jnz =>exec
-            ; mov rdx, rax
-            ; shr rdx, 3
-            ; cmp rdx, [r12 + C_OBJECTS_LEN]
-            ; jae =>exec
-            ; imul rdx, rdx, O_SIZE
-            ; add rdx, [r12 + C_OBJECTS]
-            ; mov rcx, [rdx + O_CLASS]
-            ; have_class:
             // The inline cache: this class, this epoch, a method (not a primitive) taking
             // nargs arguments, with native code.
             ; mov rdx, QWORD entry

@@ -1,6 +1,7 @@
 //! Block and perform primitives (80-99): evaluating closures, `perform:` and friends.
 
 use super::{Args, Prim, PrimResult};
+use crate::heap::Body;
 use crate::interpreter::{Flow, closure_slots as cl};
 use crate::value::Value;
 use crate::vm::Vm;
@@ -68,30 +69,36 @@ pub(crate) fn closure_code(vm: &Vm, closure: Value) -> Option<std::rc::Rc<crate:
     code.blocks.get(usize::try_from(index).ok()?).cloned()
 }
 
-/// Evaluates the closure at stack index `at` with the `nargs` arguments after it.
+/// Evaluates the closure at stack index `at` with the `nargs` arguments after it: one visit
+/// to the closure, its copied values straight onto the stack.
 pub(crate) fn activate_closure(vm: &mut Vm, at: usize, nargs: usize, ret: usize) -> PrimResult {
     let closure = vm.scheduler.state.stack.get(at).copied().ok_or(Prim::Fail)?;
-    let code = closure_code(vm, closure).ok_or(Prim::Fail)?;
-    if usize::from(code.num_args) != nargs {
-        return Err(Prim::Fail);
-    }
     let obj = vm.heap.get(closure).ok_or(Prim::Fail)?;
-    let slots = obj.slots().ok_or(Prim::Fail)?;
-    let receiver = slots.get(cl::RECEIVER).copied().unwrap_or(Value::NIL);
-    let home = slots.get(cl::HOME).and_then(|v| v.as_int()).unwrap_or(0) as u64;
-    let method = slots.get(cl::METHOD).copied().unwrap_or(Value::NIL);
-    let copied: Vec<Value> = slots.get(cl::SIZE..).unwrap_or(&[]).to_vec();
-    if copied.len() != usize::from(code.num_copied) {
+    if obj.class != vm.known.block_closure {
         return Err(Prim::Fail);
     }
-    let top = at + code.frame_size as usize;
+    let slots = obj.slots().ok_or(Prim::Fail)?;
+    let slot = |i: usize| slots.get(i).copied().unwrap_or(Value::NIL);
+    let (method, receiver) = (slot(cl::METHOD), slot(cl::RECEIVER));
+    let index = slot(cl::INDEX).as_int().and_then(|i| usize::try_from(i).ok()).ok_or(Prim::Fail)?;
+    let home = slot(cl::HOME).as_int().unwrap_or(0) as u64;
+    let copied = slots.get(cl::SIZE..).unwrap_or(&[]);
+    let code = match vm.heap.get(method).map(|m| &m.body) {
+        Some(Body::Method(m)) => m.blocks.get(index).cloned().ok_or(Prim::Fail)?,
+        _ => return Err(Prim::Fail),
+    };
+    if usize::from(code.num_args) != nargs || copied.len() != usize::from(code.num_copied) {
+        return Err(Prim::Fail);
+    }
+    let first_copied = at + 1 + nargs;
+    let top = (at + code.frame_size as usize).max(first_copied + copied.len());
     let stack = &mut vm.scheduler.state.stack;
-    if stack.len() < top.max(at + 1 + nargs + copied.len()) {
-        stack.resize(top.max(at + 1 + nargs + copied.len()), Value::NIL);
+    if stack.len() < top {
+        stack.resize(top, Value::NIL);
     }
     stack[at] = receiver;
-    if let Some(dst) = stack.get_mut(at + 1 + nargs..at + 1 + nargs + copied.len()) {
-        dst.copy_from_slice(&copied);
+    if let Some(dst) = stack.get_mut(first_copied..first_copied + copied.len()) {
+        dst.copy_from_slice(copied);
     }
     vm.activate(method, code, at, ret, closure, Some(home));
     Err(Prim::Switched)
