@@ -107,6 +107,29 @@ impl Vm {
         self.native_entry_of_top(ctx)
     }
 
+    /// `signal` and `wait` sent from native code, the process switch path kept short: what
+    /// touches neither frames nor the object table runs without handing the process back.
+    /// The semaphore is in the send's register, which is also where its answer (itself) goes;
+    /// `ctx.regs` is the sending frame's window, where native code goes on when this answers
+    /// [`GO_ON`]. `None` when `semaphore` is not one (the primitive fails in the general path).
+    fn semaphore_for_native(&mut self, ctx: &mut JitCtx, primitive: u16, semaphore: Value) -> Option<usize> {
+        if primitive == primitives::SEMAPHORE_SIGNAL {
+            if !self.signal_semaphore(semaphore)? {
+                return Some(GO_ON);
+            }
+            // A higher-priority process is ready.
+            self.take_back(ctx);
+            self.preempt();
+        } else {
+            self.take_back(ctx);
+            if !self.wait_semaphore(semaphore)? {
+                return Some(GO_ON);
+            }
+        }
+        self.describe(ctx);
+        Some(self.native_entry_of_top(ctx))
+    }
+
     /// Where native code goes on after frames or processes changed: the top frame's native
     /// entry (with `ctx.regs` set), or [`EXIT`] when the interpreter must look first.
     fn native_entry_of_top(&mut self, ctx: &mut JitCtx) -> usize {
@@ -134,12 +157,28 @@ impl Vm {
 /// # Safety
 /// Called only by native code, with the context it runs under and a cache entry of the
 /// running code that was filled in the current epoch.
-unsafe extern "sysv64" fn native_primitive(ctx: *mut JitCtx, entry: *const CacheEntry, a: u64, nargs: u64) -> usize {
+unsafe extern "sysv64" fn native_primitive(
+    ctx: *mut JitCtx,
+    entry: *const CacheEntry,
+    regs: *mut Value,
+    a: u64,
+    nargs: u64,
+) -> usize {
     // SAFETY: native code passes the context `run_native` made, whose `vm` is the VM that
     // entered native code and is not otherwise in use while native code runs.
     let (ctx, vm) = unsafe { (&mut *ctx, &mut *(*ctx).vm) };
     // SAFETY: the entry is a cache slot of code a frame keeps alive.
     let entry = unsafe { *entry };
+    // SAFETY: as for `entry`, and native code checked the epoch.
+    let primitive = unsafe { (*entry.code).primitive };
+    if nargs == 0 && matches!(primitive, primitives::SEMAPHORE_SIGNAL | primitives::SEMAPHORE_WAIT) {
+        // SAFETY: `regs` is the sending frame's window and `a` a verified register of it.
+        let semaphore = unsafe { *regs.add(a as usize) };
+        ctx.regs = regs;
+        if let Some(outcome) = vm.semaphore_for_native(ctx, primitive, semaphore) {
+            return outcome;
+        }
+    }
     vm.take_back(ctx);
     let outcome = vm.primitive_for_native(ctx, entry, a as usize, nargs as usize);
     vm.describe(ctx);

@@ -183,8 +183,9 @@ pub(crate) struct JitCtx {
 pub(crate) type MakeObjectFn = unsafe extern "sysv64" fn(*mut JitCtx, *mut Value, u64);
 
 /// See [`JitCtx::primitive`]: called with the context, the send's cache entry (filled in
-/// this epoch, for a method with a primitive), the receiver's register and the argument count.
-pub(crate) type PrimitiveFn = unsafe extern "sysv64" fn(*mut JitCtx, *const CacheEntry, u64, u64) -> usize;
+/// this epoch, for a method with a primitive), the sending frame's registers, the receiver's
+/// register and the argument count.
+pub(crate) type PrimitiveFn = unsafe extern "sysv64" fn(*mut JitCtx, *const CacheEntry, *mut Value, u64, u64) -> usize;
 
 /// Why native code gave the frame back to the interpreter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

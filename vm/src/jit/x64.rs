@@ -691,8 +691,9 @@ impl Gen<'_> {
             ; mov DWORD [rcx + caller_pc], (pc + 1) as i32
             ; mov rdi, r12
             ; mov rsi, rdx
-            ; mov edx, i32::from(a)
-            ; mov ecx, i32::from(nargs)
+            ; mov rdx, rbx
+            ; mov ecx, i32::from(a)
+            ; mov r8d, i32::from(nargs)
             ; call QWORD [r12 + C_PRIMITIVE]
             ; mov rbx, [r12 + C_REGS]
             ; test rax, rax

@@ -45,6 +45,11 @@ pub enum Prim {
 /// What a primitive returns.
 pub type PrimResult = Result<Value, Prim>;
 
+/// `Semaphore>>signal`.
+pub const SEMAPHORE_SIGNAL: u16 = 101;
+/// `Semaphore>>wait`.
+pub const SEMAPHORE_WAIT: u16 = 102;
+
 /// Marks `ensure:` and `ifCurtailed:`, whose activations unwinding must run.
 pub const UNWIND_MARKER: u16 = 198;
 /// Marks `on:do:`, whose activations the exception search looks for.

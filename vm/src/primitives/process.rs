@@ -16,12 +16,12 @@ use crate::vm::Vm;
 pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
     let r = a.recv(vm);
     match index {
-        101 => match vm.signal_semaphore(r) {
+        super::SEMAPHORE_SIGNAL => match vm.signal_semaphore(r) {
             None => Err(Prim::Fail),
             Some(true) => preempt_with(vm, a, r),
             Some(false) => Ok(r),
         },
-        102 => {
+        super::SEMAPHORE_WAIT => {
             // The answer is stored before waiting, so the process resumes with it.
             set_result(vm, a, r);
             match vm.wait_semaphore(r) {

@@ -87,6 +87,15 @@ const CASES: &[&str] = &[
     "(1 to: 10) inject: 0 into: [:acc :each | acc + each]",
     "((1 to: 20) collect: [:i | i * i]) asArray reverse",
     "1000 factorial printString size",
+    "| s r | s := Semaphore forMutualExclusion. r := 0. 1 to: 100 do: [:i | s critical: [r := r + i]]. r",
+    "| s | s := Semaphore new. s signal; signal. s wait; wait. s signal. s excessSignals",
+    "| q out | q := SharedQueue new. out := OrderedCollection new. [1 to: 50 do: [:i | q nextPut: i * i]] fork. 50 timesRepeat: [out add: q next]. out asArray",
+    "| s1 s2 done log | s1 := Semaphore new. s2 := Semaphore new. done := Semaphore new. log := OrderedCollection new. \
+     [1 to: 20 do: [:i | s1 wait. log add: i. s2 signal]] fork. \
+     [1 to: 20 do: [:i | s1 signal. s2 wait. log add: i negated]. done signal] fork. done wait. log asArray",
+    "| s log | s := Semaphore new. log := OrderedCollection new. \
+     [log add: #high. s signal. log add: #highAgain] forkAt: Processor activePriority + 1. \
+     [s wait. log add: #woken] forkAt: Processor activePriority + 2. Processor yield. log asArray",
     "(1 to: 30) inject: 0 into: [:acc :i | acc + (i bitShift: 40)]",
 ];
 
