@@ -94,8 +94,8 @@ const CASES: &[&str] = &[
      [1 to: 20 do: [:i | s1 wait. log add: i. s2 signal]] fork. \
      [1 to: 20 do: [:i | s1 signal. s2 wait. log add: i negated]. done signal] fork. done wait. log asArray",
     "| s log | s := Semaphore new. log := OrderedCollection new. \
-     [log add: #high. s signal. log add: #highAgain] forkAt: Processor activePriority + 1. \
-     [s wait. log add: #woken] forkAt: Processor activePriority + 2. Processor yield. log asArray",
+     [s wait. log add: #woken] forkAt: Processor activePriority + 2. \
+     [log add: #signalling. s signal. log add: #signalled] forkAt: Processor activePriority + 1. log asArray",
     "(1 to: 30) inject: 0 into: [:acc :i | acc + (i bitShift: 40)]",
 ];
 
