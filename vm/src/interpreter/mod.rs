@@ -251,6 +251,7 @@ impl Vm {
                             // Run this one instruction here; native code goes on after it.
                             pc = p as usize;
                             regs = self.regs_at(base);
+                            frame_changed!();
                         }
                         Exit::Check(p) => {
                             f.pc = p;

@@ -7,7 +7,7 @@
 //! gives the process back to the VM first and describes it afresh afterwards.
 
 use crate::bytecode::CacheEntry;
-use crate::jit::{self, Exit, JitCtx};
+use crate::jit::{self, Exit, JitConfig, JitCtx};
 use crate::primitives::{self, Prim};
 use crate::value::Value;
 use crate::vm::Vm;
@@ -138,7 +138,8 @@ impl Vm {
         }
         let Some(f) = self.scheduler.state.frames.last() else { return EXIT };
         let (code, base, pc) = (f.code(), f.base as usize, f.pc as usize);
-        if !jit::warm(code, self.config.jit, &mut self.native_compiled) {
+        // Code not compiled yet is warmed up (counted) by the interpreter, where it runs.
+        if self.config.jit == JitConfig::Off {
             return EXIT;
         }
         let entry = code.native.entry(pc);

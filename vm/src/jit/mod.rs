@@ -31,8 +31,8 @@ use crate::value::Value;
 pub enum JitConfig {
     /// Never: the interpreter runs everything.
     Off,
-    /// After code has been entered (activated, or resumed after an interrupt check) this many
-    /// times; 0 compiles at first entry.
+    /// After the interpreter has entered code (activated it, returned into it, or resumed it
+    /// after an interrupt check) this many times; 0 compiles at first entry.
     After(u32),
 }
 

@@ -129,7 +129,7 @@ pub(super) unsafe fn enter(ctx: &mut JitCtx, regs: *mut Value, entry: usize) -> 
 /// Compiles `code`, or answers `None` if the machine code cannot be made.
 pub(super) fn compile(code: &CompiledCode) -> Option<Native> {
     trampoline()?;
-    let mut g = Gen { ops: Assembler::new().ok()?, labels: Vec::new(), stubs: HashMap::new(), code };
+    let mut g = Gen { ops: Assembler::new().ok()?, labels: Vec::new(), stubs: HashMap::new(), invalid: false, code };
     g.labels = (0..code.instrs.len()).map(|_| g.ops.new_dynamic_label()).collect();
     let mut starts = Vec::with_capacity(code.instrs.len());
     for (pc, &instr) in code.instrs.iter().enumerate() {
@@ -139,6 +139,9 @@ pub(super) fn compile(code: &CompiledCode) -> Option<Native> {
         starts.push(g.instr(pc, instr).then_some(start));
     }
     g.finish_stubs();
+    if g.invalid {
+        return None;
+    }
     let buffer = g.ops.finalize().ok()?;
     let entries = starts.iter().map(|start| start.map_or(0, |s| buffer.ptr(s) as usize)).collect();
     Some(Native { _buffer: buffer, entries })
@@ -149,6 +152,8 @@ struct Gen<'a> {
     labels: Vec<DynamicLabel>,
     /// Out-of-line exits by (reason, pc).
     stubs: HashMap<(u64, usize), DynamicLabel>,
+    /// Set when the code jumps outside itself: it is not compiled.
+    invalid: bool,
     code: &'a CompiledCode,
 }
 
@@ -458,9 +463,16 @@ impl Gen<'_> {
     }
 
     /// The label of the instruction `offset` after the one following `pc`.
-    fn target(&self, pc: usize, offset: i64) -> DynamicLabel {
-        let t = (pc as i64 + 1 + offset) as usize;
-        self.labels.get(t).copied().unwrap_or(self.labels[pc])
+    fn target(&mut self, pc: usize, offset: i64) -> DynamicLabel {
+        let t = usize::try_from(pc as i64 + 1 + offset).ok();
+        match t.and_then(|t| self.labels.get(t)) {
+            Some(&label) => label,
+            None => {
+                // Verified code never jumps outside itself; if it did, no native code.
+                self.invalid = true;
+                self.labels[pc]
+            }
+        }
     }
 
     /// An unconditional jump; backward jumps count toward the interrupt check.
@@ -587,7 +599,6 @@ impl Gen<'_> {
         let first_temp = reg(a) + 8 * (1 + i32::from(nargs));
         let (caller_pc, caller_base) = (d(fl::PC) - F_SIZE, d(fl::BASE) - F_SIZE);
         let next = self.target(pc, 0);
-        asm!(self.ops; sub QWORD [r12 + C_COUNTDOWN], 1 ; jle =>check);
         if sup {
             // The class the cache is keyed on: the superclass of the method's class.
             let code = self.code as *const CompiledCode as i64;
@@ -645,6 +656,10 @@ impl Gen<'_> {
             ; lea r10, [r9 + rax * 8]
             ; cmp r10, [r12 + C_STACK_END]
             ; ja =>exec
+            // The send counts toward the interrupt check once nothing can exit any more (an
+            // exit leaves the send to the interpreter, which counts it).
+            ; sub QWORD [r12 + C_COUNTDOWN], 1
+            ; jle =>check
             // Temporaries start nil.
             ; movzx ecx, BYTE [rsi + CC_NUM_TEMPS]
             ; lea r10, [rbx + first_temp]
@@ -685,6 +700,8 @@ impl Gen<'_> {
             // A primitive: the VM runs it (or its method, if it fails) with the caller's pc
             // saved, then says where to go on.
             ; primitive:
+            ; sub QWORD [r12 + C_COUNTDOWN], 1
+            ; jle =>check
             ; mov rcx, [r12 + C_FRAMES_LEN]
             ; imul rcx, rcx, F_SIZE
             ; add rcx, [r12 + C_FRAMES]
