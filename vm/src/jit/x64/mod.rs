@@ -26,6 +26,8 @@ macro_rules! asm {
     };
 }
 
+mod calls;
+
 /// An offset as an x86 displacement (every layout offset used here is small).
 const fn d(offset: usize) -> i32 {
     offset as i32
@@ -495,16 +497,8 @@ impl Gen<'_> {
     fn slots_of(&mut self, pc: usize, array: bool, store: bool) {
         let exec = self.exec(pc);
         let flags = i32::from(if store { NOT_LOADED | PERSISTENT } else { NOT_LOADED });
-        asm!(self.ops
-            ; test al, 7
-            ; jnz =>exec
-            ; mov rdx, rax
-            ; shr rdx, 3
-            ; cmp rdx, [r12 + C_OBJECTS_LEN]
-            ; jae =>exec
-            ; imul rdx, rdx, O_SIZE
-            ; add rdx, [r12 + C_OBJECTS]
-        );
+        asm!(self.ops; test al, 7 ; jnz =>exec);
+        self.object_entry(exec);
         if array {
             asm!(self.ops; mov rsi, [r12 + C_ARRAY] ; cmp [rdx + O_CLASS], rsi ; jne =>exec);
         }
@@ -515,6 +509,19 @@ impl Gen<'_> {
             ; jne =>exec
             ; mov rsi, [rdx + O_SLOTS_PTR]
             ; mov rcx, [rdx + O_SLOTS_LEN]
+        );
+    }
+
+    /// With an object reference in `rax`: its object table entry in `rdx` (exits if the
+    /// index is beyond the table).
+    fn object_entry(&mut self, exec: DynamicLabel) {
+        asm!(self.ops
+            ; mov rdx, rax
+            ; shr rdx, 3
+            ; cmp rdx, [r12 + C_OBJECTS_LEN]
+            ; jae =>exec
+            ; imul rdx, rdx, O_SIZE
+            ; add rdx, [r12 + C_OBJECTS]
         );
     }
 
@@ -581,176 +588,6 @@ impl Gen<'_> {
         asm!(self.ops
             ; mov [rsi + rdi * 8], r8
             ; mov [rbx + reg(dst)], r8
-        );
-    }
-
-    /// A send that hits its inline cache and activates a method with native code: push the
-    /// callee's frame as the interpreter would and jump to its first instruction.
-    /// A send (`sup`: a super send, whose lookup starts at the superclass of the method's
-    /// class).
-    fn send(&mut self, pc: usize, a: u8, nargs: u8, cache: u16, sup: bool) {
-        let exec = self.exec(pc);
-        let check = self.stub(REASON_CHECK, pc);
-        let Some(entry) = self.code.caches.get(cache as usize) else {
-            asm!(self.ops; jmp =>exec);
-            return;
-        };
-        let entry = entry.as_ptr() as i64;
-        let first_temp = reg(a) + 8 * (1 + i32::from(nargs));
-        let (caller_pc, caller_base) = (d(fl::PC) - F_SIZE, d(fl::BASE) - F_SIZE);
-        let next = self.target(pc, 0);
-        if sup {
-            // The class the cache is keyed on: the superclass of the method's class.
-            let code = self.code as *const CompiledCode as i64;
-            asm!(self.ops; mov rax, QWORD code ; mov rax, [rax + CC_METHOD_CLASS]);
-            self.slots_of(pc, false, false);
-            asm!(self.ops; test rcx, rcx ; jz =>exec ; mov rcx, [rsi + d(SUPERCLASS_SLOT * 8)]);
-        } else {
-            asm!(self.ops
-                // The receiver's class, for SmallIntegers and objects.
-                ; mov rax, [rbx + reg(a)]
-                ; mov ecx, eax
-                ; and ecx, 7
-                ; cmp ecx, 1
-                ; jne >not_int
-                ; mov rcx, [r12 + C_SMALL_INTEGER]
-                ; jmp >have_class
-                ; not_int:
-                ; test ecx, ecx
-                ; jnz =>exec
-                ; mov rdx, rax
-                ; shr rdx, 3
-                ; cmp rdx, [r12 + C_OBJECTS_LEN]
-                ; jae =>exec
-                ; imul rdx, rdx, O_SIZE
-                ; add rdx, [r12 + C_OBJECTS]
-                ; mov rcx, [rdx + O_CLASS]
-                ; have_class:
-            );
-        }
-        asm!(self.ops
-            // The inline cache: this class, this epoch, a method (not a primitive) taking
-            // nargs arguments, with native code.
-            ; mov rdx, QWORD entry
-            ; cmp rcx, [rdx + E_CLASS]
-            ; jne =>exec
-            ; mov ecx, [r12 + C_EPOCH]
-            ; cmp ecx, [rdx + E_EPOCH]
-            ; jne =>exec
-            ; mov rsi, [rdx + E_CODE]
-            ; cmp WORD [rsi + CC_PRIMITIVE], 0
-            ; jne >primitive
-            ; cmp BYTE [rsi + CC_NUM_ARGS], nargs as i8
-            ; jne =>exec
-            ; mov rdi, [rsi + CC_TABLE]
-            ; test rdi, rdi
-            ; jz =>exec
-            // Below the depth limit, room for a frame, room on the value stack.
-            ; mov r8, [r12 + C_FRAMES_LEN]
-            ; cmp r8, [r12 + C_DEPTH_LIMIT]
-            ; jae =>exec
-            ; cmp r8, [r12 + C_FRAMES_CAP]
-            ; jae =>exec
-            ; movzx eax, WORD [rsi + CC_FRAME_SIZE]
-            ; lea r9, [rbx + reg(a)]
-            ; lea r10, [r9 + rax * 8]
-            ; cmp r10, [r12 + C_STACK_END]
-            ; ja =>exec
-            // The send counts toward the interrupt check once nothing can exit any more (an
-            // exit leaves the send to the interpreter, which counts it).
-            ; sub QWORD [r12 + C_COUNTDOWN], 1
-            ; jle =>check
-            // Temporaries start nil.
-            ; movzx ecx, BYTE [rsi + CC_NUM_TEMPS]
-            ; lea r10, [rbx + first_temp]
-            ; test ecx, ecx
-            ; jz >temps_done
-            ; temps:
-            ; mov QWORD [r10], NIL
-            ; add r10, 8
-            ; sub ecx, 1
-            ; jnz <temps
-            ; temps_done:
-            // The caller continues after the send; the callee's frame goes on top.
-            ; imul r11, r8, F_SIZE
-            ; add r11, [r12 + C_FRAMES]
-            ; mov DWORD [r11 + caller_pc], (pc + 1) as i32
-            ; mov eax, DWORD [r11 + caller_base]
-            ; add eax, i32::from(a)
-            ; mov rcx, [r12 + C_NEXT_ID]
-            ; lea r10, [rcx + 1]
-            ; mov [r12 + C_NEXT_ID], r10
-            ; mov [r11 + d(fl::CODE)], rsi
-            ; mov r10, [rdx + E_METHOD]
-            ; mov [r11 + d(fl::METHOD)], r10
-            ; mov QWORD [r11 + d(fl::CLOSURE)], NIL
-            ; mov DWORD [r11 + d(fl::PC)], 0
-            ; mov DWORD [r11 + d(fl::BASE)], eax
-            ; mov DWORD [r11 + d(fl::RET)], eax
-            ; mov [r11 + d(fl::ID)], rcx
-            ; mov [r11 + d(fl::HOME)], rcx
-            ; mov QWORD [r11 + d(fl::CONTEXT)], NIL
-            ; add r8, 1
-            ; mov [r12 + C_FRAMES_LEN], r8
-            ; mov rbx, r9
-            ; mov rax, [rdi]
-            ; test rax, rax
-            ; jz ->resume
-            ; jmp rax
-            // A primitive: the VM runs it (or its method, if it fails) with the caller's pc
-            // saved, then says where to go on.
-            ; primitive:
-            ; sub QWORD [r12 + C_COUNTDOWN], 1
-            ; jle =>check
-            ; mov rcx, [r12 + C_FRAMES_LEN]
-            ; imul rcx, rcx, F_SIZE
-            ; add rcx, [r12 + C_FRAMES]
-            ; mov DWORD [rcx + caller_pc], (pc + 1) as i32
-            ; mov rdi, r12
-            ; mov rsi, rdx
-            ; mov rdx, rbx
-            ; mov ecx, i32::from(a)
-            ; mov r8d, i32::from(nargs)
-            ; call QWORD [r12 + C_PRIMITIVE]
-            ; mov rbx, [r12 + C_REGS]
-            ; test rax, rax
-            ; jz =>next
-            ; cmp rax, 1
-            ; je ->resume
-            ; jmp rax
-        );
-    }
-
-    /// Return `R[r]` to the caller: pop the frame, store the answer, continue the caller
-    /// natively if it has native code at its saved pc.
-    fn ret(&mut self, pc: usize, r: u8) {
-        let exec = self.exec(pc);
-        let top_ret = d(fl::RET) - F_SIZE;
-        let (caller_code, caller_pc, caller_base) =
-            (d(fl::CODE) - 2 * F_SIZE, d(fl::PC) - 2 * F_SIZE, d(fl::BASE) - 2 * F_SIZE);
-        asm!(self.ops
-            ; mov rax, [rbx + reg(r)]
-            ; mov rcx, [r12 + C_FRAMES_LEN]
-            ; cmp rcx, 2
-            ; jb =>exec
-            ; imul rdx, rcx, F_SIZE
-            ; add rdx, [r12 + C_FRAMES]
-            ; mov esi, DWORD [rdx + top_ret]
-            ; mov rdi, [r12 + C_STACK]
-            ; mov [rdi + rsi * 8], rax
-            ; sub rcx, 1
-            ; mov [r12 + C_FRAMES_LEN], rcx
-            ; mov r8, [rdx + caller_code]
-            ; mov r9, [r8 + CC_TABLE]
-            ; test r9, r9
-            ; jz ->resume
-            ; mov r10d, DWORD [rdx + caller_pc]
-            ; mov r9, [r9 + r10 * 8]
-            ; test r9, r9
-            ; jz ->resume
-            ; mov r11d, DWORD [rdx + caller_base]
-            ; lea rbx, [rdi + r11 * 8]
-            ; jmp r9
         );
     }
 }
