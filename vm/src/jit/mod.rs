@@ -6,10 +6,13 @@
 //! pops the same [`Frame`]s, so frames stay readable from Rust and any frame can continue in
 //! the interpreter at any instruction. It runs the fast paths: moves and constants,
 //! SmallInteger arithmetic, comparisons and branches, Array `at:`/`at:put:`, instance
-//! variables, temp vectors and globals, sends that hit their inline cache and activate a
-//! method with native code, and returns into native code. Everything else it leaves to the
-//! interpreter by *exiting*: it answers an [`Exit`], and the interpreter runs that one
-//! instruction (or its interrupt check) and enters native code again at the next.
+//! variables, temp vectors and globals, sends and super sends that hit their inline cache and
+//! activate a method with native code, and returns into native code. Two hooks into the VM
+//! keep it in native code where Rust must do the work: primitives (after which it continues
+//! in whatever frame or process the primitive left on top, natively if it can) and making
+//! closures and other objects. Everything else it leaves to the interpreter by *exiting*: it
+//! answers an [`Exit`], and the interpreter runs that one instruction (or its interrupt
+//! check) and enters native code again at the next.
 //!
 //! Code is compiled per [`CompiledCode`] once it has been entered [`JitConfig`] times, and
 //! lives as long as the code (a frame keeps its method, and so its native code, alive).
