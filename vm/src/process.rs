@@ -118,7 +118,6 @@ impl Frame {
 
 /// Where a process stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
 pub enum Status {
     /// Running now.
     Running,

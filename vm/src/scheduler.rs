@@ -3,10 +3,10 @@
 //! one takes over at once; the preempted process goes back to the front of its queue.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 use std::time::Instant;
 
-use crate::heap::{Body, ProcessBody, ProcessQueue};
+use crate::heap::{Body, ProcessBody};
 use crate::process::{ProcessState, Status};
 use crate::value::Value;
 use crate::vm::Vm;
@@ -38,14 +38,14 @@ pub(crate) struct Timer {
 /// highest-priority ready process is found without scanning.
 #[derive(Debug)]
 pub(crate) struct ReadyQueues {
-    queues: Vec<ProcessQueue>,
+    queues: Vec<VecDeque<Value>>,
     /// Bit `p` is set exactly when `queues[p]` is not empty.
     mask: u128,
 }
 
 impl Default for ReadyQueues {
     fn default() -> Self {
-        ReadyQueues { queues: (0..=MAX_PRIORITY).map(|_| ProcessQueue::new()).collect(), mask: 0 }
+        ReadyQueues { queues: (0..=MAX_PRIORITY).map(|_| VecDeque::new()).collect(), mask: 0 }
     }
 }
 
@@ -88,7 +88,7 @@ impl ReadyQueues {
     /// Removes `p` from whichever queue holds it.
     pub fn remove(&mut self, p: Value) {
         for (priority, q) in self.queues.iter_mut().enumerate() {
-            q.retain(|x| x != p);
+            q.retain(|&x| x != p);
             if q.is_empty() {
                 self.mask &= !(1 << priority);
             }
@@ -97,12 +97,12 @@ impl ReadyQueues {
 
     /// Every ready process.
     pub fn iter(&self) -> impl Iterator<Item = Value> + '_ {
-        self.queues.iter().flat_map(|q| q.iter())
+        self.queues.iter().flat_map(|q| q.iter().copied())
     }
 
     /// How many processes are ready.
     pub fn len(&self) -> usize {
-        self.queues.iter().map(ProcessQueue::len).sum()
+        self.queues.iter().map(VecDeque::len).sum()
     }
 }
 
@@ -147,7 +147,7 @@ impl Vm {
         slots[process_slots::PRIORITY] = Value::small(priority.clamp(1, MAX_PRIORITY as i64));
         let named = self.format_of(self.known.process).map_or(process_slots::SIZE, |(_, n)| n);
         slots.resize(named.max(process_slots::SIZE), Value::NIL);
-        let body = Body::Process(Box::new(ProcessBody { slots: slots.into(), state: Some(state) }));
+        let body = Body::Process(Box::new(ProcessBody { slots, state: Some(state) }));
         self.heap.alloc(self.known.process, named, body)
     }
 
@@ -294,7 +294,7 @@ impl Vm {
         self.scheduler.ready.remove(process);
         let list = self.heap.slot(process, process_slots::MY_LIST).unwrap_or(Value::NIL);
         if let Some(Body::Semaphore(s)) = self.heap.get_mut(list).map(|o| &mut o.body) {
-            s.waiting.retain(|p| p != process);
+            s.waiting.retain(|&p| p != process);
         }
         self.heap.set_slot(process, process_slots::MY_LIST, Value::NIL);
     }

@@ -7,12 +7,10 @@
 
 mod gc;
 pub mod object;
-pub mod queue;
 pub mod slots;
 
 pub use gc::GcStats;
 pub use object::{Body, Dict, Kind, Object, ProcessBody, SemaphoreBody};
-pub use queue::ProcessQueue;
 pub use slots::Slots;
 
 use object::{DIRTY, NOT_LOADED, PERSISTENT};

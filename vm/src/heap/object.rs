@@ -6,7 +6,6 @@ use std::rc::Rc;
 use num_bigint::BigInt;
 
 use crate::bytecode::CompiledCode;
-use crate::heap::queue::ProcessQueue;
 use crate::heap::slots::Slots;
 use crate::process::ProcessState;
 use crate::value::Value;
@@ -174,38 +173,22 @@ impl Body {
     }
 }
 
-/// The body of a Process object (`repr(C)`: native code reads it).
+/// The body of a Process object.
 #[derive(Debug)]
-#[repr(C)]
 pub struct ProcessBody {
     /// The Process class's named instance variables.
-    pub slots: Slots,
+    pub slots: Vec<Value>,
     /// The frames and value stack; `None` while the process runs (the VM holds them).
     pub state: Option<Box<ProcessState>>,
 }
 
-impl ProcessBody {
-    /// Byte offsets of the fields native code reads.
-    pub const SLOTS_OFFSET: usize = std::mem::offset_of!(ProcessBody, slots);
-    /// See [`ProcessBody::SLOTS_OFFSET`].
-    pub const STATE_OFFSET: usize = std::mem::offset_of!(ProcessBody, state);
-}
-
-/// The body of a Semaphore (`repr(C)`: native code reads it).
+/// The body of a Semaphore.
 #[derive(Debug, Default)]
-#[repr(C)]
 pub struct SemaphoreBody {
     /// Signals not consumed by a wait yet.
     pub excess_signals: i64,
     /// Processes waiting, first to be resumed first.
-    pub waiting: ProcessQueue,
-}
-
-impl SemaphoreBody {
-    /// Byte offsets of the fields native code reads.
-    pub const EXCESS_OFFSET: usize = std::mem::offset_of!(SemaphoreBody, excess_signals);
-    /// See [`SemaphoreBody::EXCESS_OFFSET`].
-    pub const WAITING_OFFSET: usize = std::mem::offset_of!(SemaphoreBody, waiting);
+    pub waiting: std::collections::VecDeque<Value>,
 }
 
 /// One entry of the object table.

@@ -148,7 +148,7 @@ pub(crate) fn instantiate(vm: &mut Vm, class: Value, size: usize) -> PrimResult 
         Kind::Semaphore => Body::Semaphore(Box::default()),
         Kind::Dict => Body::Dict(Box::default()),
         Kind::Process => {
-            Body::Process(Box::new(ProcessBody { slots: vec![Value::NIL; named].into(), state: Some(Box::default()) }))
+            Body::Process(Box::new(ProcessBody { slots: vec![Value::NIL; named], state: Some(Box::default()) }))
         }
         Kind::Large | Kind::Method | Kind::Immediate => return Err(Prim::Fail),
     };
