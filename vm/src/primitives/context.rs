@@ -255,29 +255,19 @@ fn terminate_to(vm: &mut Vm, a: Args, process: Value, top_index: usize) -> PrimR
         return Err(Prim::Fail);
     }
     let state = &mut vm.scheduler.state;
-    let Some(target) = state.frames.get(c).cloned() else { return Err(Prim::Fail) };
     let Some(above) = state.frames.get(c + 1).cloned() else { return Err(Prim::Fail) };
     if c + 1 == top_index {
         return Ok(a.recv(vm));
     }
+    // The running frame stays where it is: its registers lie above the pending send of the
+    // frame just above the target, where every register of the target is dead scratch
+    // (a callee's window starts at its caller's send register).
     let Some(mut top) = state.frames.pop() else { return Err(Prim::Fail) };
-    let old_base = top.base as usize;
-    let new_base = target.top();
-    let size = top.code().frame_size as usize;
-    if new_base > old_base || old_base + size > state.stack.len() {
-        state.frames.push(top);
-        return Err(Prim::Fail);
-    }
-    state.stack.copy_within(old_base..old_base + size, new_base);
     state.frames.truncate(c + 1);
-    top.base = new_base as u32;
     top.ret = above.ret;
     state.frames.push(top);
-    // The primitive's answer goes to the moved frame's register.
-    let moved_ret = a.ret.wrapping_sub(old_base).wrapping_add(new_base);
-    let recv = Value::NIL;
-    if let Some(slot) = state.stack.get_mut(moved_ret) {
-        *slot = recv;
+    if let Some(slot) = state.stack.get_mut(a.ret) {
+        *slot = Value::NIL;
     }
     Err(Prim::Switched)
 }

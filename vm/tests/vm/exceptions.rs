@@ -163,3 +163,16 @@ fn infinite_recursion_is_an_error_not_a_crash() {
     eval_in(&mut vm, "Deep compile: 'sum: n ^ n = 0 ifTrue: [0] ifFalse: [n + (self sum: n - 1)]'").expect("compiles");
     assert_eq!(eval_in(&mut vm, "Deep new sum: 5000").expect("runs"), "12502500");
 }
+
+#[test]
+fn handler_returns_into_a_frame_larger_than_the_frames_above_it() {
+    // The handler's `on:do:` is sent from a low register of a frame with many registers, so
+    // the frames of the signal sit inside that frame's register window.
+    let early = "[1 // 0] on: ZeroDivide do: [:ex | #zd]";
+    let filler = (1..=20).map(|i| i.to_string()).collect::<Vec<_>>().join(". ");
+    check_all(&[
+        (&format!("{{{early}. {filler}. {early}}} first"), "#zd"),
+        (&format!("{{{early}. {filler}. {early}}} last"), "#zd"),
+        (&format!("({{{early}. {filler}}} copyFrom: 1 to: 3) printString"), "'#(#zd 1 2)'"),
+    ]);
+}

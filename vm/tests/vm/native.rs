@@ -168,3 +168,89 @@ fn an_endless_loop_in_native_code_is_interrupted() {
     assert_eq!(report.class_name, "Interrupt");
     assert!(report.stack.iter().any(|f| f.label.contains("DoIt")), "{report:?}");
 }
+
+/// A small deterministic generator (xorshift), so that a failure names a reproducible case.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// A random SmallInteger expression over `x` and `y`, `depth` operators deep at most.
+fn expression(rng: &mut Rng, depth: u32) -> String {
+    const LEAVES: &[&str] = &[
+        "x",
+        "y",
+        "0",
+        "1",
+        "-1",
+        "7",
+        "-13",
+        "1073741824",
+        "576460752303423487",
+        "SmallInteger maxVal",
+        "SmallInteger minVal",
+        "(SmallInteger maxVal - 1)",
+        "(SmallInteger minVal + 1)",
+    ];
+    const OPS: &[&str] = &["+", "-", "*", "//", "\\\\", "bitAnd:", "bitOr:", "bitXor:", "max:", "min:"];
+    if depth == 0 || rng.below(4) == 0 {
+        return LEAVES[rng.below(LEAVES.len())].to_string();
+    }
+    let a = expression(rng, depth - 1);
+    let b = expression(rng, depth - 1);
+    match rng.below(6) {
+        0 => format!("({a} bitShift: ({b} \\\\ 70) - 35)"),
+        1 => {
+            let cmp = ["<", ">", "<=", ">=", "=", "~="][rng.below(6)];
+            format!("({a} {cmp} {b} ifTrue: [{a}] ifFalse: [{b}])")
+        }
+        _ => format!("({a} {} {b})", OPS[rng.below(OPS.len())]),
+    }
+}
+
+#[test]
+fn random_integer_arithmetic_answers_as_the_interpreter_does() {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let methods: Vec<String> = (0..120).map(|i| format!("f{i}: x with: y ^ {}", expression(&mut rng, 4))).collect();
+    let inputs =
+        ["0", "1", "-1", "12345", "-99991", "SmallInteger maxVal", "SmallInteger minVal", "1152921504606846976"];
+    let run = |jit: JitConfig| -> Vec<String> {
+        let mut vm = vm_with(jit);
+        let define =
+            "Object subclass: #JitRandom instanceVariableNames: '' classVariableNames: '' package: 'Tests-Native'";
+        eval_in(&mut vm, define).expect("defines the class");
+        let mut answers = Vec::new();
+        for (i, method) in methods.iter().enumerate() {
+            let source = method.replace('\'', "''");
+            eval_in(&mut vm, &format!("JitRandom compile: '{source}'")).unwrap_or_else(|e| panic!("{method}: {e}"));
+            let calls = inputs
+                .iter()
+                .flat_map(|x| {
+                    inputs
+                        .iter()
+                        .map(move |y| format!("[JitRandom new f{i}: {x} with: {y}] on: ZeroDivide do: [:e | #zd]"))
+                })
+                .collect::<Vec<_>>()
+                .join(". ");
+            // Each method runs 64 times in one doit, so with `After(0)` it runs natively.
+            answers.push(eval_in(&mut vm, &format!("{{{calls}}}")).unwrap_or_else(|e| format!("error: {e}")));
+        }
+        answers
+    };
+    let interpreted = run(JitConfig::Off);
+    let native = run(JitConfig::After(0));
+    for ((method, i), n) in methods.iter().zip(&interpreted).zip(&native) {
+        assert!(!i.starts_with("error"), "{method}: {i}");
+        assert_eq!(i, n, "{method}");
+    }
+}
