@@ -1,6 +1,7 @@
 //! Native code: every program answers the same with methods compiled at first entry as in
-//! the interpreter alone, native code really runs, and what native code leaves to the
-//! interpreter (write barrier, interrupts, frames) still happens.
+//! the interpreter alone (hand-picked cases, and seeded random arithmetic and method bodies),
+//! native code really runs, and what native code leaves to the interpreter (write barrier,
+//! interrupts, frames) still happens.
 
 use std::time::{Duration, Instant};
 
@@ -187,9 +188,12 @@ impl Rng {
 
 /// A random SmallInteger expression over `x` and `y`, `depth` operators deep at most.
 fn expression(rng: &mut Rng, depth: u32) -> String {
+    expression_over(rng, depth, &["x", "y"])
+}
+
+/// A random SmallInteger expression over the variables `vars`.
+fn expression_over(rng: &mut Rng, depth: u32, vars: &[&str]) -> String {
     const LEAVES: &[&str] = &[
-        "x",
-        "y",
         "0",
         "1",
         "-1",
@@ -204,10 +208,11 @@ fn expression(rng: &mut Rng, depth: u32) -> String {
     ];
     const OPS: &[&str] = &["+", "-", "*", "//", "\\\\", "bitAnd:", "bitOr:", "bitXor:", "max:", "min:"];
     if depth == 0 || rng.below(4) == 0 {
-        return LEAVES[rng.below(LEAVES.len())].to_string();
+        let leaf = rng.below(LEAVES.len() + vars.len());
+        return vars.get(leaf).map_or_else(|| LEAVES[leaf - vars.len()].to_string(), |v| v.to_string());
     }
-    let a = expression(rng, depth - 1);
-    let b = expression(rng, depth - 1);
+    let a = expression_over(rng, depth - 1, vars);
+    let b = expression_over(rng, depth - 1, vars);
     match rng.below(6) {
         0 => format!("({a} bitShift: ({b} \\\\ 70) - 35)"),
         1 => {
@@ -218,12 +223,10 @@ fn expression(rng: &mut Rng, depth: u32) -> String {
     }
 }
 
-#[test]
-fn random_integer_arithmetic_answers_as_the_interpreter_does() {
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-    let methods: Vec<String> = (0..120).map(|i| format!("f{i}: x with: y ^ {}", expression(&mut rng, 4))).collect();
-    let inputs =
-        ["0", "1", "-1", "12345", "-99991", "SmallInteger maxVal", "SmallInteger minVal", "1152921504606846976"];
+/// Compiles `methods` (each `NAME: x with: y ...`, named by `selector(i)`) into a fresh class
+/// in a VM with the JIT off and one compiling at first entry, calls each with every pair of
+/// `inputs` (a ZeroDivide answers `#zd`), and requires the same answers from both.
+fn same_answers_both_ways(methods: &[String], selector: impl Fn(usize) -> String, inputs: &[&str]) {
     let run = |jit: JitConfig| -> Vec<String> {
         let mut vm = vm_with(jit);
         let define =
@@ -233,16 +236,18 @@ fn random_integer_arithmetic_answers_as_the_interpreter_does() {
         for (i, method) in methods.iter().enumerate() {
             let source = method.replace('\'', "''");
             eval_in(&mut vm, &format!("JitRandom compile: '{source}'")).unwrap_or_else(|e| panic!("{method}: {e}"));
+            let selector = selector(i);
             let calls = inputs
                 .iter()
                 .flat_map(|x| {
+                    let selector = &selector;
                     inputs
                         .iter()
-                        .map(move |y| format!("[JitRandom new f{i}: {x} with: {y}] on: ZeroDivide do: [:e | #zd]"))
+                        .map(move |y| format!("[JitRandom new {selector} {x} with: {y}] on: ZeroDivide do: [:e | #zd]"))
                 })
                 .collect::<Vec<_>>()
                 .join(". ");
-            // Each method runs 64 times in one doit, so with `After(0)` it runs natively.
+            // Each method runs many times in one doit, so with `After(0)` it runs natively.
             answers.push(eval_in(&mut vm, &format!("{{{calls}}}")).unwrap_or_else(|e| format!("error: {e}")));
         }
         answers
@@ -250,7 +255,51 @@ fn random_integer_arithmetic_answers_as_the_interpreter_does() {
     let interpreted = run(JitConfig::Off);
     let native = run(JitConfig::After(0));
     for ((method, i), n) in methods.iter().zip(&interpreted).zip(&native) {
-        assert!(!i.starts_with("error"), "{method}: {i}");
+        assert!(!i.starts_with("error"), "{method}\n{i}");
         assert_eq!(i, n, "{method}");
     }
+}
+
+#[test]
+fn random_integer_arithmetic_answers_as_the_interpreter_does() {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let methods: Vec<String> = (0..300).map(|i| format!("f{i}: x with: y ^ {}", expression(&mut rng, 4))).collect();
+    let inputs =
+        ["0", "1", "-1", "12345", "-99991", "SmallInteger maxVal", "SmallInteger minVal", "1152921504606846976"];
+    same_answers_both_ways(&methods, |i| format!("f{i}:"), &inputs);
+}
+
+/// A random method body over `x`, `y` and temporaries: assignments, loops, blocks with copied
+/// values, Array stores, conditionals, handled errors and non-local returns.
+fn random_method(rng: &mut Rng, name: &str) -> String {
+    let mut body = vec![
+        format!("a := {}", expression(rng, 2)),
+        format!("b := {}", expression(rng, 2)),
+        "c := 0".to_string(),
+        "arr := Array new: 5".to_string(),
+    ];
+    for _ in 0..(3 + rng.below(5)) {
+        let e1 = expression_over(rng, 2, &["x", "a", "c"]);
+        let e2 = expression_over(rng, 2, &["y", "b", "a"]);
+        body.push(match rng.below(9) {
+            0 => format!("c := c + ({e1} \\\\ 1000)"),
+            1 => format!("1 to: (x \\\\ 7) do: [:i | a := a + i. arr at: (i \\\\ 5) + 1 put: {e2}]"),
+            2 => format!("[c < 4] whileTrue: [c := c + 1. b := b - ({e1} bitAnd: 255)]"),
+            3 => format!("b := [:v | v * 2 + a] value: ({e2} \\\\ 100000)"),
+            4 => format!("{e1} > {e2} ifTrue: [a := {e2}] ifFalse: [b := {e1}]"),
+            5 => format!("arr at: ({e1} \\\\ 5) + 1 put: {e2}"),
+            6 => format!("[a := a // ({e2} \\\\ 3)] on: ZeroDivide do: [:e | a := 0]"),
+            7 => "#(1 2 3) do: [:e | e = (x \\\\ 4) ifTrue: [^ {#early. e. a. b}]]".to_string(),
+            _ => "c := (arr inject: 0 into: [:acc :v | acc + (v ifNil: [1] ifNotNil: [:w | w \\\\ 97])])".to_string(),
+        });
+    }
+    format!("{name}: x with: y\n\t| a b c arr |\n\t{}.\n\t^ {{a. b. c. arr}}", body.join(".\n\t"))
+}
+
+#[test]
+fn random_methods_answer_as_the_interpreter_does() {
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    let methods: Vec<String> = (0..300).map(|i| random_method(&mut rng, &format!("g{i}"))).collect();
+    let inputs = ["0", "1", "-5", "12345", "SmallInteger maxVal", "SmallInteger minVal"];
+    same_answers_both_ways(&methods, |i| format!("g{i}:"), &inputs);
 }
