@@ -303,3 +303,50 @@ fn random_methods_answer_as_the_interpreter_does() {
     let inputs = ["0", "1", "-5", "12345", "SmallInteger maxVal", "SmallInteger minVal"];
     same_answers_both_ways(&methods, |i| format!("g{i}:"), &inputs);
 }
+
+/// A random expression of nested handlers, unwind blocks, signals, retries, resumptions and
+/// non-local returns over `x`, logging what runs to `log`.
+fn control(rng: &mut Rng, depth: u32, tag: &mut u32) -> String {
+    *tag += 1;
+    let n = *tag;
+    if depth == 0 {
+        return match rng.below(5) {
+            0 => format!("(x > {} ifTrue: [log add: {n}. 1 // 0] ifFalse: [{n}])", rng.below(5)),
+            1 => format!("[log add: {n}. (Warning signal: 'w{n}') ifNil: [{n}] ifNotNil: [:r | r]] value"),
+            2 => format!("[#(1 2 3) do: [:k | k = x ifTrue: [^ {{#nlr. {n}. log asArray}}]]. {n}] value"),
+            3 => format!("[log add: {n}. log size < 6 ifTrue: [1 // 0]. log size] value"),
+            _ => format!("{n}"),
+        };
+    }
+    let inner = control(rng, depth - 1, tag);
+    let other = control(rng, depth - 1, tag);
+    match rng.below(8) {
+        0 => format!("([log add: {n}. {inner}] ensure: [log add: {}])", n + 1000),
+        1 => format!("([log add: {n}. {inner}] ifCurtailed: [log add: {}])", n + 1000),
+        2 => format!("([{inner}] on: ZeroDivide do: [:e | log add: {n}. e return: {other}])"),
+        3 => format!("([{inner}] on: ZeroDivide do: [:e | log add: {n}. {other}])"),
+        4 => format!("([{inner}] on: Warning do: [:e | log add: {n}. e resume: {n}])"),
+        5 => format!("([[{inner}] on: ZeroDivide do: [:e | log add: {n}. e pass]] on: Error do: [:e | {other}])"),
+        6 => format!("([{inner}] on: ZeroDivide do: [:e | log add: {n}. log size < 12 ifTrue: [e retry]. {n}])"),
+        _ => format!("([:k | log add: k. {inner}] value: {n})"),
+    }
+}
+
+#[test]
+fn random_exception_handling_answers_as_the_interpreter_does() {
+    let mut rng = Rng(0x5851_F42D_4C95_7F2D);
+    let methods: Vec<String> = (0..300)
+        .map(|i| {
+            let mut tag = 0;
+            // Every Warning is resumed by an outer handler; every ZeroDivide that escapes is
+            // answered by the caller's.
+            let body = control(&mut rng, 4, &mut tag);
+            format!(
+                "h{i}: x with: y\n\t| log r |\n\tlog := OrderedCollection new.\n\t\
+                 r := [{body}] on: Warning do: [:e | log add: #warning. e resume: nil].\n\t^ {{r. log asArray}}"
+            )
+        })
+        .collect();
+    let inputs = ["0", "1", "2", "3"];
+    same_answers_both_ways(&methods, |i| format!("h{i}:"), &inputs);
+}
