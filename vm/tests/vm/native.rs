@@ -350,3 +350,16 @@ fn random_exception_handling_answers_as_the_interpreter_does() {
     let inputs = ["0", "1", "2", "3"];
     same_answers_both_ways(&methods, |i| format!("h{i}:"), &inputs);
 }
+
+#[test]
+fn native_code_keeps_its_objects_through_collections() {
+    let mut vm = vm_with(JitConfig::After(0));
+    let before = vm.heap.stats().collections;
+    let source = "| keep | keep := OrderedCollection new. \
+                  1 to: 2000000 do: [:i | | a | a := Array new: 3. a at: 1 put: i; at: 2 put: a. \
+                  i \\\\ 1000 = 0 ifTrue: [keep add: a]]. \
+                  keep inject: 0 into: [:sum :a | sum + (a at: 1) + ((a at: 2) == a ifTrue: [0] ifFalse: [1])]";
+    assert_eq!(eval_in(&mut vm, source).expect("runs"), "2001000000");
+    assert!(vm.heap.stats().collections > before, "the loop allocates enough to collect");
+    assert!(vm.native_code_count() > 0);
+}
