@@ -7,6 +7,11 @@
 //! registers `a, a+1, ...`; the callee's register window starts at `a`, so arguments are never
 //! copied, and the result comes back in register `a`.
 //!
+//! **Invariant:** at a send, every register of the sender that is still live is below `a`
+//! (the compiler sends from its highest allocated register). The collector, which traces the
+//! value stack up to the top frame's window only, and `terminateTo:`, which lets the running
+//! frame overlap its target's scratch registers, rely on it.
+//!
 //! Instructions are 8 bytes (see the size test). Operations on the common special selectors
 //! (`+`, `<`, `at:` ...) have their own instructions with a SmallInteger fast path; when the fast
 //! path does not apply they turn into an ordinary send with the receiver and argument copied to

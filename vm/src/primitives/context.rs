@@ -259,10 +259,11 @@ fn terminate_to(vm: &mut Vm, a: Args, process: Value, top_index: usize) -> PrimR
     if c + 1 == top_index {
         return Ok(a.recv(vm));
     }
-    // The running frame stays where it is: its registers lie above the pending send of the
-    // frame just above the target, where every register of the target is dead scratch
-    // (a callee's window starts at its caller's send register).
+    // The running frame stays where it is: its registers start at or above the base of the
+    // frame just above the target, that is at or above the target's pending send register,
+    // above which every register of the target is dead scratch (see `crate::bytecode`).
     let Some(mut top) = state.frames.pop() else { return Err(Prim::Fail) };
+    debug_assert!(top.base >= above.base);
     state.frames.truncate(c + 1);
     top.ret = above.ret;
     state.frames.push(top);
