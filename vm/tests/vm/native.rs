@@ -363,3 +363,50 @@ fn native_code_keeps_its_objects_through_collections() {
     assert!(vm.heap.stats().collections > before, "the loop allocates enough to collect");
     assert!(vm.native_code_count() > 0);
 }
+
+/// A random program of three processes at neighbouring priorities that log, signal, wait on
+/// and yield to three semaphores, while the main process keeps signalling them all (more
+/// often than anything can wait), so every run ends; answers the log.
+fn random_processes(rng: &mut Rng) -> String {
+    let workers: Vec<String> = (1..=3)
+        .map(|w| {
+            let ops: Vec<String> = (0..(3 + rng.below(5)))
+                .map(|k| {
+                    let s = 1 + rng.below(3);
+                    match rng.below(5) {
+                        0 => format!("s{s} signal"),
+                        1 | 2 => format!("s{s} wait. log add: #w{w}x{k}"),
+                        3 => format!("Processor yield. log add: #y{w}x{k}"),
+                        _ => format!("log add: #l{w}x{k}"),
+                    }
+                })
+                .collect();
+            let priority = ["Processor activePriority - 1", "Processor activePriority", "Processor activePriority + 1"]
+                [rng.below(3)];
+            format!("[{}. done signal] forkAt: {priority}", ops.join(". "))
+        })
+        .collect();
+    format!(
+        "| s1 s2 s3 done log | s1 := Semaphore new. s2 := Semaphore new. s3 := Semaphore new. \
+         done := Semaphore new. log := OrderedCollection new. {}. \
+         30 timesRepeat: [s1 signal. s2 signal. s3 signal. Processor yield]. \
+         3 timesRepeat: [done wait]. log asArray",
+        workers.join(". ")
+    )
+}
+
+#[test]
+fn random_process_interleavings_are_the_same_in_native_code() {
+    let mut rng = Rng(0xD1B5_4A32_D192_ED03);
+    let programs: Vec<String> = (0..400).map(|_| random_processes(&mut rng)).collect();
+    let run = |jit: JitConfig| -> Vec<String> {
+        let mut vm = vm_with(jit);
+        programs.iter().map(|p| eval_in(&mut vm, p).unwrap_or_else(|e| format!("error: {e}"))).collect()
+    };
+    let interpreted = run(JitConfig::Off);
+    let native = run(JitConfig::After(0));
+    for ((program, i), n) in programs.iter().zip(&interpreted).zip(&native) {
+        assert!(!i.starts_with("error"), "{program}\n{i}");
+        assert_eq!(i, n, "{program}");
+    }
+}
