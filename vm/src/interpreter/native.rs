@@ -28,8 +28,8 @@ impl Vm {
             stack_end: std::ptr::null_mut(),
             objects: std::ptr::null(),
             objects_len: 0,
-            small_integer: Value::NIL,
-            array: Value::NIL,
+            small_integer: self.known.small_integer,
+            array: self.known.array,
             epoch: 0,
             next_frame_id: 0,
             countdown: i64::from(*countdown),
@@ -49,7 +49,9 @@ impl Vm {
         exit
     }
 
-    /// Fills `ctx` from the running process and the heap (all but the countdown and `regs`).
+    /// Fills in what may have changed since `ctx` was made or last filled: the running
+    /// process's stacks, the object table, the cache epoch, frame ids (and the VM pointer,
+    /// taken last so that no later use of `self` outdates it).
     fn describe(&mut self, ctx: &mut JitCtx) {
         let (objects, objects_len) = self.heap.table_raw();
         let state = &mut *self.scheduler.state;
@@ -63,8 +65,6 @@ impl Vm {
         ctx.stack_end = unsafe { stack.add(state.stack.len()) };
         ctx.objects = objects;
         ctx.objects_len = objects_len;
-        ctx.small_integer = self.known.small_integer;
-        ctx.array = self.known.array;
         ctx.epoch = u64::from(self.cache_epoch);
         ctx.next_frame_id = self.next_frame_id;
         ctx.vm = self;
