@@ -6,7 +6,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::time::Instant;
 
-use crate::heap::{Body, ProcessBody};
+use crate::heap::{Body, ProcessBody, Queued};
 use crate::process::{ProcessState, Status};
 use crate::value::Value;
 use crate::vm::Vm;
@@ -70,14 +70,14 @@ impl ReadyQueues {
     }
 
     /// Removes the first process of the highest non-empty queue.
-    pub fn pop_highest(&mut self) -> Option<Value> {
+    pub fn pop_highest(&mut self) -> Option<Queued> {
         let priority = self.highest()?;
         let q = self.queues.get_mut(priority)?;
-        let p = q.pop_front();
+        let process = q.pop_front()?;
         if q.is_empty() {
             self.mask &= !(1 << priority);
         }
-        p
+        Some(Queued { process, priority })
     }
 
     /// Whether a process is ready at `priority`.
@@ -140,6 +140,12 @@ impl Default for Scheduler {
     }
 }
 
+/// The priority in a Process's named slots (a nonsense priority counts as the user's).
+fn priority_in(slots: &[Value]) -> usize {
+    let p = slots.get(process_slots::PRIORITY).and_then(|v| v.as_int());
+    p.map_or(USER_PRIORITY as usize, |p| p.clamp(1, MAX_PRIORITY as i64) as usize)
+}
+
 impl Vm {
     /// Creates a suspended process object with `state`.
     pub(crate) fn new_process_object(&mut self, state: Box<ProcessState>, priority: i64) -> Value {
@@ -153,10 +159,7 @@ impl Vm {
 
     /// The priority of a process.
     pub(crate) fn priority_of(&self, process: Value) -> usize {
-        self.heap
-            .slot(process, process_slots::PRIORITY)
-            .and_then(Value::as_int)
-            .map_or(USER_PRIORITY as usize, |p| p.clamp(1, MAX_PRIORITY as i64) as usize)
+        self.heap.get(process).and_then(|o| o.slots()).map_or(USER_PRIORITY as usize, priority_in)
     }
 
     fn body_state_mut(&mut self, process: Value) -> Option<&mut Option<Box<ProcessState>>> {
@@ -185,25 +188,35 @@ impl Vm {
 
     /// Puts a process in its ready queue; answers whether it should preempt the running one.
     pub(crate) fn make_ready(&mut self, process: Value) -> bool {
-        let p = if process == self.scheduler.active {
-            self.scheduler.state.status = Status::Ready;
-            self.heap.set_slot(process, process_slots::MY_LIST, Value::NIL);
-            self.priority_of(process)
+        let priority = if process == self.scheduler.active {
+            self.scheduler.active_priority
         } else {
-            // One visit to the process object: status, list, priority.
-            let Some(Body::Process(body)) = self.heap.get_mut(process).map(|o| &mut o.body) else { return false };
+            self.priority_of(process)
+        };
+        self.ready_waiter(Queued { process, priority })
+    }
+
+    /// Puts a process in the ready queue of the priority given with it (a waiter a signal
+    /// woke, whose priority the semaphore kept); answers whether it should preempt the
+    /// running one. The process object is only written to, so that finding the queue does
+    /// not wait on reading it.
+    pub(crate) fn ready_waiter(&mut self, w: Queued) -> bool {
+        if w.process == self.scheduler.active {
+            self.scheduler.state.status = Status::Ready;
+            self.heap.set_slot(w.process, process_slots::MY_LIST, Value::NIL);
+        } else if let Some(Body::Process(body)) = self.heap.get_mut(w.process).map(|o| &mut o.body) {
             if let Some(state) = body.state.as_deref_mut() {
                 state.status = Status::Ready;
             }
+            // (`myList` is the scheduler's bookkeeping: no write barrier.)
             if let Some(list) = body.slots.get_mut(process_slots::MY_LIST) {
                 *list = Value::NIL;
             }
-            // (`myList` is the scheduler's bookkeeping: no write barrier.)
-            let priority = body.slots.get(process_slots::PRIORITY).and_then(|v| v.as_int());
-            priority.map_or(USER_PRIORITY as usize, |p| p.clamp(1, MAX_PRIORITY as i64) as usize)
-        };
-        self.scheduler.ready.push_back(p, process);
-        !self.scheduler.active.is_nil() && p > self.scheduler.active_priority
+        } else {
+            return false;
+        }
+        self.scheduler.ready.push_back(w.priority, w.process);
+        !self.scheduler.active.is_nil() && w.priority > self.scheduler.active_priority
     }
 
     /// Stops running the active process (its status must already say why) and saves its state.
@@ -224,10 +237,7 @@ impl Vm {
     pub(crate) fn activate_process(&mut self, process: Value) {
         // One visit to the process object: its state and its priority.
         let (state, priority) = match self.heap.get_mut(process).map(|o| &mut o.body) {
-            Some(Body::Process(body)) => {
-                let p = body.slots.get(process_slots::PRIORITY).and_then(|v| v.as_int());
-                (body.state.take(), p.map_or(USER_PRIORITY as usize, |p| p.clamp(1, MAX_PRIORITY as i64) as usize))
-            }
+            Some(Body::Process(body)) => (body.state.take(), priority_in(&body.slots)),
             _ => (None, USER_PRIORITY as usize),
         };
         let state = state.unwrap_or_default();
@@ -244,7 +254,7 @@ impl Vm {
     }
 
     /// The highest-priority ready process, removed from its queue.
-    pub(crate) fn take_next_ready(&mut self) -> Option<Value> {
+    pub(crate) fn take_next_ready(&mut self) -> Option<Queued> {
         self.scheduler.ready.pop_highest()
     }
 
@@ -262,16 +272,40 @@ impl Vm {
         self.deactivate();
         self.scheduler.ready.push_front(p, active);
         if let Some(next) = self.take_next_ready() {
-            self.activate_process(next);
+            self.activate_process(next.process);
         }
     }
 
-    /// Switches to the next ready process after the active one stopped (if any is ready).
+    /// Switches to the next ready process after the active one stopped (its status must
+    /// already say why), if any is ready.
+    ///
+    /// This is the process switch of `wait`, `yield` and preemption, so it visits each process
+    /// object once, the next one for its saved state and priority and the stopped one to save
+    /// its state, and hands the two over without a placeholder state in between.
     pub(crate) fn switch_to_next(&mut self) {
-        self.deactivate();
-        if let Some(next) = self.take_next_ready() {
+        let active = self.scheduler.active;
+        let Some(Queued { process: next, priority }) = self.take_next_ready() else {
+            self.deactivate();
+            return;
+        };
+        if active.is_nil() || next == active {
+            self.deactivate();
             self.activate_process(next);
+            return;
         }
+        let state = match self.heap.get_mut(next).map(|o| &mut o.body) {
+            Some(Body::Process(body)) => body.state.take(),
+            _ => None,
+        };
+        let old = std::mem::replace(&mut self.scheduler.state, state.unwrap_or_default());
+        if let Some(slot) = self.body_state_mut(active) {
+            *slot = Some(old);
+        }
+        self.scheduler.state.status = Status::Running;
+        self.scheduler.active = next;
+        self.scheduler.active_priority = priority;
+        let extra = if self.scheduler.state.overflow_signalled { 10_000 } else { 0 };
+        self.depth_limit = self.config.max_depth + extra;
     }
 
     /// `Processor yield`: let other ready processes of the same priority run.
@@ -285,7 +319,20 @@ impl Vm {
         self.deactivate();
         self.scheduler.ready.push_back(p, active);
         if let Some(next) = self.take_next_ready() {
-            self.activate_process(next);
+            self.activate_process(next.process);
+        }
+    }
+
+    /// Sets the priority of a process that is not ready (a ready one is unlinked first): in
+    /// its slot, in the scheduler if it runs, and in its entry of the semaphore it waits on.
+    pub(crate) fn set_priority(&mut self, process: Value, priority: usize) {
+        self.heap.set_slot(process, process_slots::PRIORITY, Value::small(priority as i64));
+        if process == self.scheduler.active {
+            self.scheduler.active_priority = priority;
+        }
+        let list = self.heap.slot(process, process_slots::MY_LIST).unwrap_or(Value::NIL);
+        if let Some(Body::Semaphore(s)) = self.heap.get_mut(list).map(|o| &mut o.body) {
+            s.waiting.iter_mut().filter(|w| w.process == process).for_each(|w| w.priority = priority);
         }
     }
 
@@ -294,7 +341,7 @@ impl Vm {
         self.scheduler.ready.remove(process);
         let list = self.heap.slot(process, process_slots::MY_LIST).unwrap_or(Value::NIL);
         if let Some(Body::Semaphore(s)) = self.heap.get_mut(list).map(|o| &mut o.body) {
-            s.waiting.retain(|&p| p != process);
+            s.waiting.retain(|w| w.process != process);
         }
         self.heap.set_slot(process, process_slots::MY_LIST, Value::NIL);
     }
@@ -304,7 +351,7 @@ impl Vm {
     pub(crate) fn signal_semaphore(&mut self, sem: Value) -> Option<bool> {
         let waiter = match self.heap.get_mut(sem).map(|o| &mut o.body) {
             Some(Body::Semaphore(s)) => match s.waiting.pop_front() {
-                Some(p) => p,
+                Some(w) => w,
                 None => {
                     s.excess_signals = s.excess_signals.saturating_add(1);
                     return Some(false);
@@ -312,20 +359,21 @@ impl Vm {
             },
             _ => return None,
         };
-        Some(self.make_ready(waiter))
+        Some(self.ready_waiter(waiter))
     }
 
     /// `Semaphore>>wait` for the running process. Answers true if the process now waits
     /// (`None`: `sem` is not a semaphore).
     pub(crate) fn wait_semaphore(&mut self, sem: Value) -> Option<bool> {
         let active = self.scheduler.active;
+        let priority = self.scheduler.active_priority;
         match self.heap.get_mut(sem).map(|o| &mut o.body) {
             Some(Body::Semaphore(s)) => {
                 if s.excess_signals > 0 {
                     s.excess_signals -= 1;
                     return Some(false);
                 }
-                s.waiting.push_back(active);
+                s.waiting.push_back(Queued { process: active, priority });
             }
             _ => return None,
         }

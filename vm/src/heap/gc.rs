@@ -64,7 +64,7 @@ impl Heap {
                         state.trace(&mut |s| push(s, &mut stack));
                     }
                 }
-                Body::Semaphore(s) => s.waiting.iter().for_each(|&w| push(w, &mut stack)),
+                Body::Semaphore(s) => s.waiting.iter().for_each(|w| push(w.process, &mut stack)),
                 Body::Dict(d) => d.entries().iter().for_each(|&(k, val)| {
                     push(k, &mut stack);
                     push(val, &mut stack);

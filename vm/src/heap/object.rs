@@ -188,7 +188,20 @@ pub struct SemaphoreBody {
     /// Signals not consumed by a wait yet.
     pub excess_signals: i64,
     /// Processes waiting, first to be resumed first.
-    pub waiting: std::collections::VecDeque<Value>,
+    pub waiting: std::collections::VecDeque<Queued>,
+}
+
+/// A process in a queue (a semaphore's, or the ready queue of its priority), with its
+/// priority: a signal makes a waiter ready, and a switch runs the next ready process, without
+/// reading the process object's slots first (which would put them on the path of every
+/// process switch).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Queued {
+    /// The Process.
+    pub process: Value,
+    /// Kept equal to the process's priority (setting the priority of a queued process
+    /// updates it).
+    pub priority: usize,
 }
 
 /// One entry of the object table.

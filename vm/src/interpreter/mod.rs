@@ -89,7 +89,7 @@ impl Vm {
             }
             if self.scheduler.active.is_nil() {
                 match self.take_next_ready() {
-                    Some(p) => self.activate_process(p),
+                    Some(next) => self.activate_process(next.process),
                     None => return Stop::Idle,
                 }
             }

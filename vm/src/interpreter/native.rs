@@ -7,14 +7,18 @@
 //! gives the process back to the VM first and describes it afresh afterwards.
 
 use crate::bytecode::CacheEntry;
-use crate::jit::{self, Exit, JitConfig, JitCtx};
+use crate::jit::{self, Exit, JitConfig, JitCtx, Next};
 use crate::primitives::{self, Prim};
 use crate::value::Value;
 use crate::vm::Vm;
 
-/// What [`native_primitive`] answers besides a native entry.
-const GO_ON: usize = 0;
-const EXIT: usize = 1;
+/// Exit to the interpreter, which looks at the top frame first.
+const EXIT: Next = Next { entry: Next::EXIT, regs: std::ptr::null_mut() };
+
+/// Go on after the send, in the sending frame whose registers are at `regs`.
+fn go_on(regs: *mut Value) -> Next {
+    Next { entry: Next::GO_ON, regs }
+}
 
 impl Vm {
     /// Runs native code from `entry` for the top frame, whose registers are at `regs`.
@@ -34,7 +38,6 @@ impl Vm {
             next_frame_id: 0,
             countdown: i64::from(*countdown),
             vm: std::ptr::null_mut(),
-            regs,
             primitive: native_primitive,
             make_object: native_make_object,
         };
@@ -81,7 +84,7 @@ impl Vm {
 
     /// A send from native code to a method with a primitive (see [`JitCtx::primitive`]):
     /// the primitive, and if it fails the method's code, as the interpreter's send does.
-    fn primitive_for_native(&mut self, ctx: &mut JitCtx, entry: CacheEntry, a: usize, nargs: usize) -> usize {
+    fn primitive_for_native(&mut self, entry: CacheEntry, a: usize, nargs: usize) -> Next {
         let Some(base) = self.scheduler.state.frames.last().map(|f| f.base as usize) else { return EXIT };
         let at = base + a;
         // SAFETY: native code checked that the entry is from this epoch, so the method that
@@ -92,8 +95,7 @@ impl Vm {
                 if let Some(slot) = self.scheduler.state.stack.get_mut(at) {
                     *slot = v;
                 }
-                ctx.regs = self.regs_at(base);
-                return GO_ON;
+                return go_on(self.regs_at(base));
             }
             Err(Prim::Switched) => {}
             Err(Prim::Fail) => {
@@ -104,18 +106,18 @@ impl Vm {
                 }
             }
         }
-        self.native_entry_of_top(ctx)
+        self.native_entry_of_top()
     }
 
     /// `signal` and `wait` sent from native code, the process switch path kept short: what
     /// touches neither frames nor the object table runs without handing the process back.
     /// The semaphore is in the send's register, which is also where its answer (itself) goes;
-    /// `ctx.regs` is the sending frame's window, where native code goes on when this answers
-    /// [`GO_ON`]. `None` when `semaphore` is not one (the primitive fails in the general path).
-    fn semaphore_for_native(&mut self, ctx: &mut JitCtx, primitive: u16, semaphore: Value) -> Option<usize> {
+    /// `regs` is the sending frame's window, where native code goes on unless the process
+    /// switched. `None` when `semaphore` is not one (the primitive fails in the general path).
+    fn semaphore_for_native(&mut self, ctx: &mut JitCtx, primitive: u16, semaphore: Value, regs: *mut Value) -> Option<Next> {
         if primitive == primitives::SEMAPHORE_SIGNAL {
             if !self.signal_semaphore(semaphore)? {
-                return Some(GO_ON);
+                return Some(go_on(regs));
             }
             // A higher-priority process is ready.
             self.take_back(ctx);
@@ -123,16 +125,16 @@ impl Vm {
         } else {
             self.take_back(ctx);
             if !self.wait_semaphore(semaphore)? {
-                return Some(GO_ON);
+                return Some(go_on(regs));
             }
         }
         self.describe(ctx);
-        Some(self.native_entry_of_top(ctx))
+        Some(self.native_entry_of_top())
     }
 
     /// Where native code goes on after frames or processes changed: the top frame's native
-    /// entry (with `ctx.regs` set), or [`EXIT`] when the interpreter must look first.
-    fn native_entry_of_top(&mut self, ctx: &mut JitCtx) -> usize {
+    /// entry and registers, or [`EXIT`] when the interpreter must look first.
+    fn native_entry_of_top(&mut self) -> Next {
         if self.watch_stopped || self.scheduler.active.is_nil() {
             return EXIT;
         }
@@ -144,10 +146,7 @@ impl Vm {
         }
         let entry = code.native.entry(pc);
         match entry {
-            Some(entry) => {
-                ctx.regs = self.regs_at(base);
-                entry
-            }
+            Some(entry) => Next { entry, regs: self.regs_at(base) },
             None => EXIT,
         }
     }
@@ -164,7 +163,7 @@ unsafe extern "sysv64" fn native_primitive(
     regs: *mut Value,
     a: u64,
     nargs: u64,
-) -> usize {
+) -> Next {
     // SAFETY: native code passes the context `run_native` made, whose `vm` is the VM that
     // entered native code and is not otherwise in use while native code runs.
     let (ctx, vm) = unsafe { (&mut *ctx, &mut *(*ctx).vm) };
@@ -175,13 +174,12 @@ unsafe extern "sysv64" fn native_primitive(
     if nargs == 0 && matches!(primitive, primitives::SEMAPHORE_SIGNAL | primitives::SEMAPHORE_WAIT) {
         // SAFETY: `regs` is the sending frame's window and `a` a verified register of it.
         let semaphore = unsafe { *regs.add(a as usize) };
-        ctx.regs = regs;
-        if let Some(outcome) = vm.semaphore_for_native(ctx, primitive, semaphore) {
+        if let Some(outcome) = vm.semaphore_for_native(ctx, primitive, semaphore, regs) {
             return outcome;
         }
     }
     vm.take_back(ctx);
-    let outcome = vm.primitive_for_native(ctx, entry, a as usize, nargs as usize);
+    let outcome = vm.primitive_for_native(entry, a as usize, nargs as usize);
     vm.describe(ctx);
     outcome
 }

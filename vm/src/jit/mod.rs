@@ -173,16 +173,28 @@ pub(crate) struct JitCtx {
     pub countdown: i64,
     /// The VM, for [`JitCtx::primitive`].
     pub vm: *mut crate::vm::Vm,
-    /// Where [`JitCtx::primitive`] leaves the running frame's register window.
-    pub regs: *mut Value,
     /// What native code calls for a send whose method has a primitive: runs it (or the
-    /// method, if it fails) and answers 0 to go on after the send with registers at `regs`,
-    /// 1 to exit to the interpreter, or a native entry to jump to with registers at `regs`.
+    /// method, if it fails) and answers where to go on (see [`Next`]).
     pub primitive: PrimitiveFn,
     /// What native code calls to run an instruction that makes an object (a closure, a temp
     /// vector, a brace array, `thisContext`, a class): with the context, the frame's
     /// registers and the instruction's pc.
     pub make_object: MakeObjectFn,
+}
+
+/// Where native code goes on after the primitive hook, answered in two registers.
+#[repr(C)]
+pub(crate) struct Next {
+    /// [`Next::GO_ON`]: after the send, in the sending frame; [`Next::EXIT`]: exit to the
+    /// interpreter; otherwise a native entry of the (new) top frame's code.
+    pub entry: usize,
+    /// The register window of the frame native code goes on in.
+    pub regs: *mut Value,
+}
+
+impl Next {
+    pub const GO_ON: usize = 0;
+    pub const EXIT: usize = 1;
 }
 
 /// See [`JitCtx::make_object`].
@@ -191,7 +203,7 @@ pub(crate) type MakeObjectFn = unsafe extern "sysv64" fn(*mut JitCtx, *mut Value
 /// See [`JitCtx::primitive`]: called with the context, the send's cache entry (filled in
 /// this epoch, for a method with a primitive), the sending frame's registers, the receiver's
 /// register and the argument count.
-pub(crate) type PrimitiveFn = unsafe extern "sysv64" fn(*mut JitCtx, *const CacheEntry, *mut Value, u64, u64) -> usize;
+pub(crate) type PrimitiveFn = unsafe extern "sysv64" fn(*mut JitCtx, *const CacheEntry, *mut Value, u64, u64) -> Next;
 
 /// Why native code gave the frame back to the interpreter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

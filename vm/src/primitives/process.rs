@@ -9,7 +9,7 @@ use super::{Args, Prim, PrimResult};
 use crate::heap::Body;
 use crate::interpreter::closure_slots as cl;
 use crate::process::{Frame, ProcessState, Status};
-use crate::scheduler::{MAX_PRIORITY, process_slots};
+use crate::scheduler::MAX_PRIORITY;
 use crate::value::Value;
 use crate::vm::Vm;
 
@@ -108,10 +108,7 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             if was_ready {
                 vm.unlink(r);
             }
-            vm.heap.set_slot(r, process_slots::PRIORITY, Value::small(p));
-            if r == vm.scheduler.active {
-                vm.scheduler.active_priority = p as usize;
-            }
+            vm.set_priority(r, p as usize);
             if (was_ready && vm.make_ready(r)) || r == vm.scheduler.active {
                 return preempt_with(vm, a, r);
             }

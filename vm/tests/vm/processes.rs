@@ -27,6 +27,20 @@ fn fork_yield_and_priorities() {
         ("| p | p := [3] fork. Processor yield. p isTerminated", "true"),
         ("| s r | s := Semaphore new. [r := 42. s signal] fork. s wait. r", "42"),
         ("| s | s := Semaphore new. s signal; signal. s wait. s excessSignals", "1"),
+        // A waiting process whose priority is raised above the signaller's runs at once when
+        // signalled (and one lowered below it waits for the signaller to yield the processor).
+        (
+            "| log s p | log := OrderedCollection new. s := Semaphore new. \
+             p := [Processor activeProcess priority: 30. s wait. log add: #waiter] forkAt: 50. p priority: 50. \
+             s signal. log add: #signaller. log asArray",
+            "#(#waiter #signaller)",
+        ),
+        (
+            "| log s p | log := OrderedCollection new. s := Semaphore new. \
+             p := [s wait. log add: #waiter] forkAt: 50. p priority: 30. \
+             s signal. log add: #signaller. log asArray",
+            "#(#signaller)",
+        ),
     ]);
 }
 

@@ -131,7 +131,7 @@ impl Gen<'_> {
             ; mov ecx, i32::from(a)
             ; mov r8d, i32::from(nargs)
             ; call QWORD [r12 + C_PRIMITIVE]
-            ; mov rbx, [r12 + C_REGS]
+            ; mov rbx, rdx
             ; test rax, rax
             ; jz =>next
             ; cmp rax, 1

@@ -46,7 +46,6 @@ const C_ARRAY: i32 = d(offset_of!(JitCtx, array));
 const C_EPOCH: i32 = d(offset_of!(JitCtx, epoch));
 const C_NEXT_ID: i32 = d(offset_of!(JitCtx, next_frame_id));
 const C_COUNTDOWN: i32 = d(offset_of!(JitCtx, countdown));
-const C_REGS: i32 = d(offset_of!(JitCtx, regs));
 const C_PRIMITIVE: i32 = d(offset_of!(JitCtx, primitive));
 const C_MAKE_OBJECT: i32 = d(offset_of!(JitCtx, make_object));
 
