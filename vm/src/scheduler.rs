@@ -188,11 +188,8 @@ impl Vm {
 
     /// Puts a process in its ready queue; answers whether it should preempt the running one.
     pub(crate) fn make_ready(&mut self, process: Value) -> bool {
-        let priority = if process == self.scheduler.active {
-            self.scheduler.active_priority
-        } else {
-            self.priority_of(process)
-        };
+        let priority =
+            if process == self.scheduler.active { self.scheduler.active_priority } else { self.priority_of(process) };
         self.ready_waiter(Queued { process, priority })
     }
 

@@ -114,7 +114,13 @@ impl Vm {
     /// The semaphore is in the send's register, which is also where its answer (itself) goes;
     /// `regs` is the sending frame's window, where native code goes on unless the process
     /// switched. `None` when `semaphore` is not one (the primitive fails in the general path).
-    fn semaphore_for_native(&mut self, ctx: &mut JitCtx, primitive: u16, semaphore: Value, regs: *mut Value) -> Option<Next> {
+    fn semaphore_for_native(
+        &mut self,
+        ctx: &mut JitCtx,
+        primitive: u16,
+        semaphore: Value,
+        regs: *mut Value,
+    ) -> Option<Next> {
         if primitive == primitives::SEMAPHORE_SIGNAL {
             if !self.signal_semaphore(semaphore)? {
                 return Some(go_on(regs));
