@@ -1,0 +1,183 @@
+//! The repository file: the object table on redb, its bookkeeping, snapshots to read from and
+//! durable batches to write.
+//!
+//! Tables: `objects` maps an OOP to its encoded [`ObjectRecord`]; an object whose contents
+//! exceed [`CHUNK`] bytes keeps only its header there and its contents in `chunks`, keyed by
+//! OOP and chunk number, so one element of a large Array is read without the rest; `meta`
+//! holds the format version, the OOP high-water mark and the last commit's number. Every
+//! write is one redb transaction committed with immediate durability: it is on disk when
+//! [`Repository::write`] returns, or not at all.
+
+use std::path::{Path, PathBuf};
+
+use redb::{Database, ReadTransaction, ReadableDatabase, ReadableTable, TableDefinition};
+
+use crate::error::StoreError;
+use crate::record::{FIRST_OOP, HEADER, ObjectRecord, Oop, VERSION};
+
+const OBJECTS: TableDefinition<u64, &[u8]> = TableDefinition::new("objects");
+const CHUNKS: TableDefinition<(u64, u32), &[u8]> = TableDefinition::new("chunks");
+const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
+
+/// The repository format this code reads and writes.
+const FORMAT: u64 = 1;
+/// The repository file inside a repository folder.
+pub const FILE: &str = "repository.onyx";
+/// Contents larger than this are stored in chunks of this size.
+pub const CHUNK: usize = 64 * 1024;
+/// The first byte of a chunked object's header record.
+const CHUNKED: u8 = 0x80;
+
+/// The bookkeeping kept beside the objects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Meta {
+    /// No object has an OOP at or above this.
+    pub oop_high: Oop,
+    /// The number of the last commit.
+    pub commit_seq: u64,
+}
+
+/// An open repository.
+pub struct Repository {
+    db: Database,
+    path: PathBuf,
+}
+
+impl Repository {
+    /// Creates an empty repository in folder `dir` (made if missing; an existing repository
+    /// there is an error).
+    pub fn create(dir: &Path) -> Result<Repository, StoreError> {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| StoreError::Storage(format!("cannot create {}: {e}", dir.display())))?;
+        let path = dir.join(FILE);
+        if path.exists() {
+            return Err(StoreError::Invalid(format!("{} already holds a repository", dir.display())));
+        }
+        let db = Database::create(&path)?;
+        let txn = db.begin_write()?;
+        {
+            txn.open_table(OBJECTS)?;
+            txn.open_table(CHUNKS)?;
+            let mut meta = txn.open_table(META)?;
+            meta.insert("format", FORMAT)?;
+            meta.insert("oop_high", FIRST_OOP + 1)?;
+            meta.insert("commit_seq", 0)?;
+        }
+        txn.commit()?;
+        Ok(Repository { db, path })
+    }
+
+    /// Opens the repository in folder `dir`.
+    pub fn open(dir: &Path) -> Result<Repository, StoreError> {
+        let path = dir.join(FILE);
+        if !path.is_file() {
+            return Err(StoreError::NotFound(format!(
+                "{} is not a repository (no {FILE}; `onyx init` makes one)",
+                dir.display()
+            )));
+        }
+        let shown = path.display().to_string();
+        let not_ours = |why: String| StoreError::NotARepository(format!("{shown} is not an Onyx repository: {why}"));
+        let db = Database::open(&path).map_err(|e| not_ours(e.to_string()))?;
+        let repo = Repository { db, path };
+        let format = {
+            let txn = repo.db.begin_read()?;
+            let meta = txn.open_table(META).map_err(|e| not_ours(e.to_string()))?;
+            meta.get("format")?.map(|v| v.value())
+        };
+        match format {
+            Some(FORMAT) => Ok(repo),
+            Some(other) => Err(not_ours(format!("format {other}, this version reads format {FORMAT}"))),
+            None => Err(not_ours("no format mark".into())),
+        }
+    }
+
+    /// The repository file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The committed state as of now, to read from for as long as it is kept.
+    pub fn snapshot(&self) -> Result<Snapshot, StoreError> {
+        Ok(Snapshot { txn: self.db.begin_read()? })
+    }
+
+    /// Writes `records` (replacing any earlier versions) and `meta` in one durable
+    /// transaction.
+    pub fn write<'a>(&self, records: impl IntoIterator<Item = &'a ObjectRecord>, meta: Meta) -> Result<(), StoreError> {
+        let txn = self.db.begin_write()?;
+        {
+            let mut objects = txn.open_table(OBJECTS)?;
+            let mut chunks = txn.open_table(CHUNKS)?;
+            for r in records {
+                let old_chunked = objects.get(r.oop)?.is_some_and(|v| v.value().first() == Some(&CHUNKED));
+                if old_chunked {
+                    chunks.retain_in((r.oop, 0)..=(r.oop, u32::MAX), |_, _| false)?;
+                }
+                let data = r.encode();
+                if data.len() <= CHUNK {
+                    objects.insert(r.oop, data.as_slice())?;
+                } else {
+                    let (header, contents) = data.split_at(HEADER);
+                    let mut head = header.to_vec();
+                    head[0] = CHUNKED;
+                    objects.insert(r.oop, head.as_slice())?;
+                    for (i, piece) in contents.chunks(CHUNK).enumerate() {
+                        chunks.insert((r.oop, i as u32), piece)?;
+                    }
+                }
+            }
+            let mut m = txn.open_table(META)?;
+            m.insert("oop_high", meta.oop_high)?;
+            m.insert("commit_seq", meta.commit_seq)?;
+        }
+        txn.commit()?;
+        Ok(())
+    }
+}
+
+/// A consistent read-only view of the repository as of one commit.
+pub struct Snapshot {
+    txn: ReadTransaction,
+}
+
+impl Snapshot {
+    /// The bookkeeping as of this snapshot.
+    pub fn meta(&self) -> Result<Meta, StoreError> {
+        let meta = self.txn.open_table(META)?;
+        let get = |key: &str| -> Result<u64, StoreError> {
+            meta.get(key)?.map(|v| v.value()).ok_or_else(|| StoreError::Corrupt(format!("no {key} mark")))
+        };
+        Ok(Meta { oop_high: get("oop_high")?, commit_seq: get("commit_seq")? })
+    }
+
+    /// Whether object `oop` exists.
+    pub fn contains(&self, oop: Oop) -> Result<bool, StoreError> {
+        Ok(self.txn.open_table(OBJECTS)?.get(oop)?.is_some())
+    }
+
+    /// Object `oop`, whole, or `None` if there is no such object.
+    pub fn get(&self, oop: Oop) -> Result<Option<ObjectRecord>, StoreError> {
+        let objects = self.txn.open_table(OBJECTS)?;
+        let Some(value) = objects.get(oop)? else { return Ok(None) };
+        let data = value.value();
+        if data.first() != Some(&CHUNKED) {
+            return ObjectRecord::decode(oop, data).map(Some);
+        }
+        let mut whole = data.to_vec();
+        whole[0] = VERSION;
+        let chunks = self.txn.open_table(CHUNKS)?;
+        for piece in chunks.range((oop, 0)..=(oop, u32::MAX))? {
+            let (_, v) = piece?;
+            whole.extend_from_slice(v.value());
+        }
+        ObjectRecord::decode(oop, &whole).map(Some)
+    }
+
+    /// Chunk `index` of a chunked object's contents (its slot words, 8 bytes each, then its
+    /// bytes), or `None` if the object is not chunked or has no such chunk.
+    pub fn chunk(&self, oop: Oop, index: u32) -> Result<Option<Vec<u8>>, StoreError> {
+        let chunks = self.txn.open_table(CHUNKS)?;
+        Ok(chunks.get((oop, index))?.map(|v| v.value().to_vec()))
+    }
+}

@@ -1,0 +1,295 @@
+//! The stone: sessions and their views, OOP allocation, faulting objects in with traversals,
+//! abort, locks, and the hand-off of commits to the committer (`commit.rs`).
+//!
+//! A session's *view* is a redb snapshot of the repository as of one commit; everything the
+//! session reads comes from it until it commits or aborts. The stone keeps the write set of
+//! every commit that some view predates (the *write-set union* since that view): it decides
+//! conflicts, and an abort hands it to the gem so that the gem invalidates what others
+//! changed.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::ops::Range;
+use std::path::Path;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+
+use crate::commit::{self, Pending, Queue};
+use crate::error::StoreError;
+use crate::locks::{LockKind, LockTable};
+use crate::record::{MAX_OOP, ObjectRecord, Oop};
+use crate::repo::{Repository, Snapshot};
+
+/// A logged-in session: one gem's transaction state in the stone.
+pub(crate) struct Session {
+    /// The commit its view shows.
+    pub view_seq: u64,
+    pub view: Arc<Snapshot>,
+    /// OOP ranges handed to it for new objects.
+    pub allocated: Vec<Range<Oop>>,
+}
+
+/// The stone's bookkeeping, behind one lock.
+pub(crate) struct State {
+    pub sessions: HashMap<u64, Session>,
+    pub next_session: u64,
+    /// No OOP at or above this has been handed out.
+    pub oop_high: Oop,
+    /// Write sets of the commits some view predates, oldest first, with their numbers.
+    /// A batch being written is here already (see `commit.rs`), so that a view which
+    /// shows it always finds its write sets.
+    pub log: VecDeque<(u64, Arc<[Oop]>)>,
+    pub locks: LockTable,
+    /// The last commit known to be on disk.
+    pub durable_seq: u64,
+    pub shutting_down: bool,
+}
+
+/// What the stone shares with its committer thread.
+pub(crate) struct Shared {
+    pub repo: Repository,
+    pub state: Mutex<State>,
+    pub queue: Mutex<Queue>,
+    pub queued: Condvar,
+}
+
+impl Shared {
+    pub fn state(&self) -> MutexGuard<'_, State> {
+        // A panic elsewhere while holding the lock leaves plain data behind; go on with it.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// A new view for a session: the snapshot and the commit it shows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ViewChange {
+    /// The commit the new view shows.
+    pub seq: u64,
+    /// Objects other sessions changed between the old view and the new one: the gem
+    /// invalidates its copies.
+    pub changed: Vec<Oop>,
+}
+
+/// What a commit came to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CommitOutcome {
+    /// Durable; the session now has a view of the repository after it.
+    Committed(ViewChange),
+    /// Objects in the write set that other sessions committed since the session's view: the
+    /// commit was not applied and the session keeps its view (it must abort).
+    Conflict(Vec<Oop>),
+}
+
+/// A running stone over an open repository.
+pub struct Stone {
+    shared: Arc<Shared>,
+    committer: Option<JoinHandle<()>>,
+}
+
+/// OOPs handed out per allocation at most.
+pub const MAX_ALLOCATION: u64 = 1 << 20;
+
+impl Stone {
+    /// Creates a repository in `dir` and serves it.
+    pub fn create(dir: &Path) -> Result<Stone, StoreError> {
+        Stone::serve(Repository::create(dir)?)
+    }
+
+    /// Opens the repository in `dir` and serves it.
+    pub fn open(dir: &Path) -> Result<Stone, StoreError> {
+        Stone::serve(Repository::open(dir)?)
+    }
+
+    fn serve(repo: Repository) -> Result<Stone, StoreError> {
+        let meta = repo.snapshot()?.meta()?;
+        let state = State {
+            sessions: HashMap::new(),
+            next_session: 1,
+            oop_high: meta.oop_high,
+            log: VecDeque::new(),
+            locks: LockTable::default(),
+            durable_seq: meta.commit_seq,
+            shutting_down: false,
+        };
+        let shared = Arc::new(Shared {
+            repo,
+            state: Mutex::new(state),
+            queue: Mutex::new(Queue::default()),
+            queued: Condvar::new(),
+        });
+        let for_thread = Arc::clone(&shared);
+        let committer = std::thread::Builder::new()
+            .name("committer".into())
+            .spawn(move || commit::run(&for_thread))
+            .map_err(|e| StoreError::Storage(format!("cannot start the committer: {e}")))?;
+        Ok(Stone { shared, committer: Some(committer) })
+    }
+
+    /// Logs a new session in, with a view of the latest commit. Answers its id and view.
+    pub fn login(&self) -> Result<(u64, u64), StoreError> {
+        let view = Arc::new(self.shared.repo.snapshot()?);
+        let view_seq = view.meta()?.commit_seq;
+        let mut st = self.shared.state();
+        if st.shutting_down {
+            return Err(StoreError::ShuttingDown);
+        }
+        let id = st.next_session;
+        st.next_session += 1;
+        st.sessions.insert(id, Session { view_seq, view, allocated: Vec::new() });
+        Ok((id, view_seq))
+    }
+
+    /// Logs a session out, releasing its locks and its view.
+    pub fn logout(&self, session: u64) {
+        let mut st = self.shared.state();
+        st.sessions.remove(&session);
+        st.locks.unlock_all(session);
+        prune_log(&mut st);
+    }
+
+    /// The sessions logged in.
+    pub fn session_count(&self) -> usize {
+        self.shared.state().sessions.len()
+    }
+
+    /// Hands `session` `count` fresh OOPs for new objects.
+    pub fn allocate(&self, session: u64, count: u64) -> Result<Range<Oop>, StoreError> {
+        if count == 0 || count > MAX_ALLOCATION {
+            return Err(StoreError::Invalid(format!("cannot allocate {count} OOPs (1 to {MAX_ALLOCATION} at a time)")));
+        }
+        let mut st = self.shared.state();
+        let start = st.oop_high;
+        let end = start
+            .checked_add(count)
+            .filter(|&e| e <= MAX_OOP)
+            .ok_or_else(|| StoreError::Invalid("the repository has run out of OOPs".into()))?;
+        let s = st.sessions.get_mut(&session).ok_or(StoreError::NoSession(session))?;
+        s.allocated.push(start..end);
+        st.oop_high = end;
+        Ok(start..end)
+    }
+
+    /// Objects `oops` as the session's view shows them, followed by what they reference
+    /// (breadth first) until the records reach `budget` bytes: one call faults in a
+    /// structure rather than one object. An OOP the view does not have is an error.
+    pub fn fetch(&self, session: u64, oops: &[Oop], budget: usize) -> Result<Vec<ObjectRecord>, StoreError> {
+        let view = self.view_of(session)?;
+        let mut seen: HashSet<Oop> = HashSet::new();
+        let mut queue: VecDeque<Oop> = VecDeque::new();
+        let mut out = Vec::new();
+        let mut bytes = 0usize;
+        for &oop in oops {
+            let record =
+                view.get(oop)?.ok_or_else(|| StoreError::Invalid(format!("there is no object {oop} in this view")))?;
+            if seen.insert(oop) {
+                bytes += record.encoded_len();
+                queue.extend(record.references());
+                out.push(record);
+            }
+        }
+        while bytes < budget {
+            let Some(oop) = queue.pop_front() else { break };
+            if !seen.insert(oop) {
+                continue;
+            }
+            if let Some(record) = view.get(oop)? {
+                bytes += record.encoded_len();
+                queue.extend(record.references());
+                out.push(record);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Commits `records` (changed objects and new ones) for `session`. Waits until the
+    /// commit is durable or refused.
+    pub fn commit(&self, session: u64, records: Vec<ObjectRecord>) -> Result<CommitOutcome, StoreError> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        {
+            let mut q = self.shared.queue.lock().unwrap_or_else(|e| e.into_inner());
+            if q.closed {
+                return Err(StoreError::ShuttingDown);
+            }
+            q.pending.push(Pending { session, records, reply: tx });
+        }
+        self.shared.queued.notify_one();
+        rx.recv().unwrap_or(Err(StoreError::ShuttingDown))
+    }
+
+    /// Drops the session's view for one of the latest commit and releases its locks (what
+    /// `System abortTransaction` and `beginTransaction` ask of the stone).
+    pub fn abort(&self, session: u64) -> Result<ViewChange, StoreError> {
+        let view = Arc::new(self.shared.repo.snapshot()?);
+        let seq = view.meta()?.commit_seq;
+        let mut st = self.shared.state();
+        let s = st.sessions.get_mut(&session).ok_or(StoreError::NoSession(session))?;
+        let old = std::mem::replace(&mut s.view_seq, seq);
+        s.view = view;
+        let changed = changed_between(&st.log, old, seq, None);
+        st.locks.unlock_all(session);
+        prune_log(&mut st);
+        Ok(ViewChange { seq, changed })
+    }
+
+    /// Locks `oop` for `session` (denied at once if another session's lock stands in the way).
+    pub fn lock(&self, session: u64, oop: Oop, kind: LockKind) -> Result<(), StoreError> {
+        let mut st = self.shared.state();
+        if !st.sessions.contains_key(&session) {
+            return Err(StoreError::NoSession(session));
+        }
+        st.locks.lock(session, oop, kind)
+    }
+
+    /// Releases `session`'s lock on `oop`.
+    pub fn unlock(&self, session: u64, oop: Oop) {
+        self.shared.state().locks.unlock(session, oop);
+    }
+
+    /// Releases every lock of `session`.
+    pub fn unlock_all(&self, session: u64) {
+        self.shared.state().locks.unlock_all(session);
+    }
+
+    /// The commit number the latest durable commit has.
+    pub fn last_commit(&self) -> Result<u64, StoreError> {
+        Ok(self.shared.repo.snapshot()?.meta()?.commit_seq)
+    }
+
+    fn view_of(&self, session: u64) -> Result<Arc<Snapshot>, StoreError> {
+        let st = self.shared.state();
+        st.sessions.get(&session).map(|s| Arc::clone(&s.view)).ok_or(StoreError::NoSession(session))
+    }
+}
+
+impl Drop for Stone {
+    fn drop(&mut self) {
+        self.shared.state().shutting_down = true;
+        self.shared.queue.lock().unwrap_or_else(|e| e.into_inner()).closed = true;
+        self.shared.queued.notify_all();
+        if let Some(t) = self.committer.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// The objects committed after commit `from` up to and including commit `to`, leaving out
+/// commit `except` (the session's own).
+pub(crate) fn changed_between(log: &VecDeque<(u64, Arc<[Oop]>)>, from: u64, to: u64, except: Option<u64>) -> Vec<Oop> {
+    let mut set: HashSet<Oop> = HashSet::new();
+    for (seq, oops) in log {
+        if *seq > from && *seq <= to && Some(*seq) != except {
+            set.extend(oops.iter().copied());
+        }
+    }
+    let mut v: Vec<Oop> = set.into_iter().collect();
+    v.sort_unstable();
+    v
+}
+
+/// Forgets write sets no view predates any more. A batch still being written is kept: a
+/// view taken meanwhile may or may not show it.
+pub(crate) fn prune_log(st: &mut State) {
+    let oldest = st.sessions.values().map(|s| s.view_seq).min().unwrap_or(u64::MAX).min(st.durable_seq);
+    while st.log.front().is_some_and(|&(seq, _)| seq <= oldest) {
+        st.log.pop_front();
+    }
+}

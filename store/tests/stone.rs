@@ -1,0 +1,239 @@
+//! The stone's transaction semantics, in one process: views, commits, conflicts, the
+//! write-set union handed out on abort, locks, validation of commits, group commit, large
+//! objects, and reopening a repository.
+
+use std::sync::Arc;
+
+use onyx_store::record::ref_word;
+use onyx_store::repo::{CHUNK, Repository};
+use onyx_store::{CommitOutcome, LockKind, ObjectRecord, Oop, ROOT, Stone, StoreError};
+
+const SMALL_INT: u64 = 0b001;
+
+fn int(n: u64) -> u64 {
+    (n << 3) | SMALL_INT
+}
+
+fn record(oop: Oop, class: Oop, words: Vec<u64>) -> ObjectRecord {
+    ObjectRecord { oop, class, kind: 2, hash: oop as u32, named: 0, words, bytes: Vec::new() }
+}
+
+/// A repository whose root holds one counter object (answered with its class's OOP).
+fn repository() -> (tempfile::TempDir, Stone, Oop, Oop) {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let stone = Stone::create(dir.path()).unwrap_or_else(|e| panic!("{e}"));
+    let (s, _) = stone.login().unwrap_or_else(|e| panic!("{e}"));
+    let r = stone.allocate(s, 2).unwrap_or_else(|e| panic!("{e}"));
+    let (class, counter) = (r.start, r.start + 1);
+    let records = vec![
+        record(ROOT, class, vec![ref_word(counter)]),
+        record(class, class, vec![]),
+        record(counter, class, vec![int(0)]),
+    ];
+    assert!(matches!(stone.commit(s, records), Ok(CommitOutcome::Committed(_))));
+    stone.logout(s);
+    (dir, stone, class, counter)
+}
+
+fn ok<T>(r: Result<T, StoreError>) -> T {
+    r.unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn value_of(stone: &Stone, s: u64, oop: Oop) -> u64 {
+    ok(stone.fetch(s, &[oop], 0))[0].words[0] >> 3
+}
+
+#[test]
+fn a_commit_is_seen_by_views_taken_after_it_and_not_before() {
+    let (_dir, stone, class, counter) = repository();
+    let (a, _) = ok(stone.login());
+    let (b, _) = ok(stone.login());
+    let outcome = ok(stone.commit(a, vec![record(counter, class, vec![int(5)])]));
+    assert!(matches!(outcome, CommitOutcome::Committed(_)));
+    assert_eq!(value_of(&stone, a, counter), 5, "the committer's new view shows its commit");
+    assert_eq!(value_of(&stone, b, counter), 0, "an older view does not");
+    let change = ok(stone.abort(b));
+    assert_eq!(change.changed, vec![counter], "abort hands out what others changed");
+    assert_eq!(value_of(&stone, b, counter), 5);
+}
+
+#[test]
+fn the_second_of_two_commits_to_one_object_conflicts_until_it_aborts() {
+    let (_dir, stone, class, counter) = repository();
+    let (a, _) = ok(stone.login());
+    let (b, _) = ok(stone.login());
+    assert!(matches!(ok(stone.commit(a, vec![record(counter, class, vec![int(1)])])), CommitOutcome::Committed(_)));
+    let outcome = ok(stone.commit(b, vec![record(counter, class, vec![int(2)])]));
+    assert_eq!(outcome, CommitOutcome::Conflict(vec![counter]));
+    assert_eq!(value_of(&stone, a, counter), 1, "the conflicting commit changed nothing");
+    ok(stone.abort(b));
+    assert!(matches!(ok(stone.commit(b, vec![record(counter, class, vec![int(2)])])), CommitOutcome::Committed(_)));
+}
+
+#[test]
+fn concurrent_sessions_incrementing_with_retry_lose_no_update() {
+    let (_dir, stone, class, counter) = repository();
+    let stone = Arc::new(stone);
+    let (sessions, increments) = (8, 25);
+    let threads: Vec<_> = (0..sessions)
+        .map(|_| {
+            let stone = Arc::clone(&stone);
+            std::thread::spawn(move || {
+                let (s, _) = ok(stone.login());
+                let mut conflicts = 0;
+                for _ in 0..increments {
+                    loop {
+                        let v = value_of(&stone, s, counter);
+                        match ok(stone.commit(s, vec![record(counter, class, vec![int(v + 1)])])) {
+                            CommitOutcome::Committed(_) => break,
+                            CommitOutcome::Conflict(_) => {
+                                conflicts += 1;
+                                ok(stone.abort(s));
+                            }
+                        }
+                    }
+                }
+                stone.logout(s);
+                conflicts
+            })
+        })
+        .collect();
+    for t in threads {
+        assert!(t.join().is_ok());
+    }
+    let (s, _) = ok(stone.login());
+    assert_eq!(value_of(&stone, s, counter), sessions * increments);
+}
+
+#[test]
+fn commits_that_name_unknown_or_dangling_objects_are_refused_and_change_nothing() {
+    let (_dir, stone, class, counter) = repository();
+    let (s, _) = ok(stone.login());
+    let before = ok(stone.last_commit());
+    let unknown = stone.commit(s, vec![record(1_000_000, class, vec![])]);
+    assert!(matches!(unknown, Err(StoreError::Invalid(ref m)) if m.contains("does not exist")), "{unknown:?}");
+    let dangling = stone.commit(s, vec![record(counter, class, vec![ref_word(999_999)])]);
+    assert!(matches!(dangling, Err(StoreError::Invalid(m)) if m.contains("refers to")));
+    let twice = stone.commit(s, vec![record(counter, class, vec![]), record(counter, class, vec![])]);
+    assert!(matches!(twice, Err(StoreError::Invalid(_))));
+    assert!(matches!(stone.commit(12345, vec![]), Err(StoreError::NoSession(12345))));
+    assert_eq!(ok(stone.last_commit()), before);
+    assert_eq!(value_of(&stone, s, counter), 0);
+    assert!(matches!(stone.fetch(s, &[987_654], 0), Err(StoreError::Invalid(_))));
+}
+
+#[test]
+fn locks_are_per_session_and_released_at_commit_and_abort() {
+    let (_dir, stone, class, counter) = repository();
+    let (a, _) = ok(stone.login());
+    let (b, _) = ok(stone.login());
+    ok(stone.lock(a, counter, LockKind::Write));
+    assert!(
+        matches!(stone.lock(b, counter, LockKind::Write), Err(StoreError::LockDenied { holder, .. }) if holder == a)
+    );
+    assert!(matches!(stone.lock(b, counter, LockKind::Read), Err(StoreError::LockDenied { .. })));
+    ok(stone.abort(a));
+    ok(stone.lock(b, counter, LockKind::Read));
+    // A read lock keeps others from committing changes to the object.
+    let outcome = ok(stone.commit(a, vec![record(counter, class, vec![int(7)])]));
+    assert_eq!(outcome, CommitOutcome::Conflict(vec![counter]));
+    assert!(matches!(ok(stone.commit(b, vec![])), CommitOutcome::Committed(_)));
+    ok(stone.abort(a));
+    assert!(matches!(ok(stone.commit(a, vec![record(counter, class, vec![int(7)])])), CommitOutcome::Committed(_)));
+}
+
+#[test]
+fn traversals_follow_references_up_to_their_budget() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let stone = ok(Stone::create(dir.path()));
+    let (s, _) = ok(stone.login());
+    let n = 1000u64;
+    let r = ok(stone.allocate(s, n + 1));
+    let class = r.start;
+    // A linked list: root -> 1 -> 2 -> ... -> n.
+    let node = |i: u64| r.start + i;
+    let mut records = vec![record(ROOT, class, vec![ref_word(node(1))]), record(class, class, vec![])];
+    for i in 1..=n {
+        let next = if i < n { ref_word(node(i + 1)) } else { 0b011 };
+        records.push(record(node(i), class, vec![int(i), next]));
+    }
+    assert!(matches!(ok(stone.commit(s, records)), CommitOutcome::Committed(_)));
+    let all = ok(stone.fetch(s, &[ROOT], usize::MAX));
+    assert_eq!(all.len() as u64, n + 2, "root, class and every node");
+    let some = ok(stone.fetch(s, &[ROOT], 1000));
+    assert!(some.len() > 2 && (some.len() as u64) < n, "{} records for a 1000-byte budget", some.len());
+    assert_eq!(ok(stone.fetch(s, &[node(500)], 0)).len(), 1, "what was asked for comes even past the budget");
+}
+
+#[test]
+fn large_objects_are_stored_in_chunks_readable_one_at_a_time() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let stone = ok(Stone::create(dir.path()));
+    let (s, _) = ok(stone.login());
+    let r = ok(stone.allocate(s, 2));
+    let (class, big) = (r.start, r.start + 1);
+    let words: Vec<u64> = (0..1_000_000).map(int).collect();
+    let records =
+        vec![record(ROOT, class, vec![ref_word(big)]), record(class, class, vec![]), record(big, class, words.clone())];
+    assert!(matches!(ok(stone.commit(s, records)), CommitOutcome::Committed(_)));
+    drop(stone);
+    let repo = ok(Repository::open(dir.path()));
+    let snap = ok(repo.snapshot());
+    let whole = ok(snap.get(big)).unwrap_or_else(|| panic!("no big object"));
+    assert_eq!(whole.words, words);
+    // Element 500,000 lives in chunk 500,000 * 8 / CHUNK, which alone holds it.
+    let i = 500_000usize;
+    let chunk = ok(snap.chunk(big, (i * 8 / CHUNK) as u32)).unwrap_or_else(|| panic!("no chunk"));
+    let at = i * 8 % CHUNK;
+    let word = u64::from_le_bytes(chunk[at..at + 8].try_into().unwrap_or_default());
+    assert_eq!(word, int(i as u64));
+    assert!(chunk.len() <= CHUNK);
+}
+
+#[test]
+fn a_reopened_repository_holds_every_commit_and_hands_out_fresh_oops() {
+    let (dir, stone, class, counter) = repository();
+    let (s, _) = ok(stone.login());
+    assert!(matches!(ok(stone.commit(s, vec![record(counter, class, vec![int(42)])])), CommitOutcome::Committed(_)));
+    let used = ok(stone.allocate(s, 10));
+    drop(stone);
+    let stone = ok(Stone::open(dir.path()));
+    let (s, _) = ok(stone.login());
+    assert_eq!(value_of(&stone, s, counter), 42);
+    let fresh = ok(stone.allocate(s, 10));
+    assert!(fresh.start >= counter + 1, "fresh OOPs never collide with committed objects");
+    let _ = used;
+}
+
+#[test]
+fn opening_what_is_not_a_repository_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    assert!(matches!(Stone::open(dir.path()), Err(StoreError::NotFound(_))));
+    std::fs::write(dir.path().join(onyx_store::repo::FILE), b"not a database at all, just some bytes")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let foreign = Stone::open(dir.path());
+    assert!(matches!(foreign, Err(StoreError::NotARepository(_))), "{:?}", foreign.err());
+    // A truncated repository.
+    let good = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    drop(repository_in(good.path()));
+    let file = good.path().join(onyx_store::repo::FILE);
+    let bytes = std::fs::read(&file).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&file, &bytes[..bytes.len() / 3]).unwrap_or_else(|e| panic!("{e}"));
+    let truncated = Stone::open(good.path());
+    assert!(truncated.is_err(), "a truncated file opened");
+}
+
+fn repository_in(dir: &std::path::Path) -> Stone {
+    let stone = ok(Stone::create(dir));
+    let (s, _) = ok(stone.login());
+    let r = ok(stone.allocate(s, 1));
+    let records = vec![record(ROOT, r.start, vec![]), record(r.start, r.start, vec![])];
+    assert!(matches!(ok(stone.commit(s, records)), CommitOutcome::Committed(_)));
+    stone
+}
+
+#[test]
+fn the_stone_can_be_shared_between_threads() {
+    fn shareable<T: Send + Sync>() {}
+    shareable::<Stone>();
+}
