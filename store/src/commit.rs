@@ -90,7 +90,7 @@ fn commit_batch(shared: &Shared, batch: Vec<Pending>) {
         return;
     }
     let records: Vec<&ObjectRecord> = accepted.iter().flat_map(|a| a.pending.records.iter()).collect();
-    let written = shared.repo.write(records.into_iter(), meta).and_then(|()| shared.repo.snapshot());
+    let written = shared.repo.write(records, meta).and_then(|()| shared.repo.snapshot());
     let mut st = shared.state();
     match written {
         Ok(view) => {
