@@ -54,6 +54,19 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         runs: usize,
     },
+    /// Create a repository in a new folder.
+    Init {
+        /// The repository folder (created).
+        dir: PathBuf,
+    },
+    /// Serve a repository to gems until SIGTERM or SIGINT.
+    Stone {
+        /// The repository folder.
+        dir: PathBuf,
+        /// Address to listen on; port 0 picks a free port (printed on the first line).
+        #[arg(long, default_value = "127.0.0.1:0")]
+        listen: std::net::SocketAddr,
+    },
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
@@ -69,6 +82,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
         Command::Check { paths } => check(&setup, &paths),
         Command::Test { packages } => test(&setup, &packages),
         Command::Bench { runs } => crate::bench::run(&setup, runs),
+        Command::Init { dir } => init(&dir),
+        Command::Stone { dir, listen } => crate::stone::serve(&dir, listen),
     }
 }
 
@@ -82,6 +97,12 @@ pub struct Setup {
 pub fn boot(setup: &Setup) -> Result<Vm> {
     Vm::boot_with(&setup.kernel.without_tests(), setup.config)
         .map_err(|e| anyhow::anyhow!("the kernel did not load: {e}"))
+}
+
+fn init(dir: &Path) -> Result<ExitCode> {
+    onyx_store::repo::Repository::create(dir)?;
+    println!("created a repository in {}", dir.display());
+    Ok(ExitCode::SUCCESS)
 }
 
 fn print_error(e: &EvalError) {

@@ -1,12 +1,9 @@
-//! The `onyx` command line: evaluate code, file in chunk files, check and test packages, and
-//! run the benchmarks.
-
-mod bench;
-mod cli;
+//! The `onyx` command line (see `onyx --help` and the `cli` module).
 
 use std::process::ExitCode;
 
 use clap::Parser as _;
+use onyx_server_agent::cli;
 
 fn main() -> ExitCode {
     let args = cli::Args::parse();

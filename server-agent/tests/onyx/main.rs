@@ -1,9 +1,11 @@
 //! The command-line tests: one binary, one module per area.
 //!
 //! - `cli`: the `onyx` contract, run as a real process.
+//! - `stone`: `onyx init` and `onyx stone` served to gem sessions over gRPC.
 //! - `tidy`: repository hygiene.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // tests fail loudly
 
 mod cli;
+mod stone;
 mod tidy;

@@ -1,0 +1,11 @@
+//! Compiles the protocol's .proto files to Rust without a system protoc.
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let protos = ["proto/stone.proto"];
+    for p in protos {
+        println!("cargo:rerun-if-changed={p}");
+    }
+    let fds = protox::compile(protos, ["proto"])?;
+    tonic_prost_build::configure().compile_fds(fds)?;
+    Ok(())
+}

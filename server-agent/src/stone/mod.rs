@@ -1,0 +1,75 @@
+//! `onyx stone`: serves a repository to gems over gRPC until SIGTERM or SIGINT, then stops
+//! taking requests, lets the committer finish what it holds, and exits.
+
+mod service;
+
+use std::io::Write as _;
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{Context as _, Result};
+use onyx_protocol::stone::stone_server::StoneServer;
+use onyx_store::Stone;
+use tonic::transport::Server;
+use tonic::transport::server::TcpIncoming;
+
+/// Serves the repository in `dir` on `listen` (port 0 picks one); prints the address it
+/// listens on as the first line of standard output.
+pub fn serve(dir: &Path, listen: SocketAddr) -> Result<ExitCode> {
+    let stone = Arc::new(Stone::open(dir)?);
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    runtime.block_on(async {
+        let listener =
+            tokio::net::TcpListener::bind(listen).await.with_context(|| format!("cannot listen on {listen}"))?;
+        let addr = listener.local_addr()?;
+        println!("stone listening on {addr}");
+        std::io::stdout().flush()?;
+        let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
+        let (closing, closed) = tokio::sync::watch::channel(false);
+        let service = service::StoneService::new(Arc::clone(&stone), closed.clone());
+        let mut closed_for_server = closed;
+        let server = Server::builder().add_service(StoneServer::new(service)).serve_with_incoming_shutdown(
+            incoming,
+            async move {
+                let _ = closed_for_server.wait_for(|&c| c).await;
+            },
+        );
+        tokio::pin!(server);
+        tokio::select! {
+            served = &mut server => served?,
+            () = shutdown_signal() => {
+                // Ends every session stream and stops taking requests; requests under way
+                // finish, but a gem that does not close its connection does not hold the
+                // stone up for longer than the grace period.
+                let _ = closing.send(true);
+                if let Ok(served) = tokio::time::timeout(GRACE, &mut server).await {
+                    served?;
+                }
+            }
+        }
+        anyhow::Ok(())
+    })?;
+    drop(runtime);
+    // The committer finishes the batch it holds before the stone goes.
+    drop(stone);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// How long a stopping stone waits for gems to close their connections.
+const GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Completes on SIGTERM or SIGINT.
+async fn shutdown_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    match (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) {
+        (Ok(mut term), Ok(mut int)) => {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
+            }
+        }
+        _ => std::future::pending::<()>().await,
+    }
+}

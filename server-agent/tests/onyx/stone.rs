@@ -1,0 +1,166 @@
+//! `onyx init` and `onyx stone` as real processes, driven by gem sessions over gRPC on
+//! 127.0.0.1: commits and conflicts across sessions, the write-set union on abort, locks
+//! (and their release when a gem goes away), bad requests, and a clean stop on SIGTERM.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use onyx_server_agent::stone_client::StoneSession;
+use onyx_store::record::ref_word;
+use onyx_store::{CommitOutcome, LockKind, ObjectRecord, Oop, ROOT};
+
+/// A running `onyx stone`, stopped with SIGTERM when dropped.
+pub struct StoneProcess {
+    child: Child,
+    pub addr: String,
+}
+
+impl StoneProcess {
+    /// Creates a repository in `dir` and serves it on a free port.
+    pub fn start(dir: &Path) -> StoneProcess {
+        let init = Command::new(env!("CARGO_BIN_EXE_onyx")).arg("init").arg(dir).output().expect("onyx init runs");
+        assert!(init.status.success(), "onyx init: {}", String::from_utf8_lossy(&init.stderr));
+        StoneProcess::serve(dir)
+    }
+
+    /// Serves the repository in `dir` on a free port.
+    pub fn serve(dir: &Path) -> StoneProcess {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_onyx"))
+            .args(["stone", &dir.display().to_string(), "--listen", "127.0.0.1:0"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("onyx stone starts");
+        let mut line = String::new();
+        let stdout = child.stdout.take().expect("stdout is piped");
+        BufReader::new(stdout).read_line(&mut line).expect("the stone prints its address");
+        let addr = line.trim().rsplit(' ').next().unwrap_or_default().to_string();
+        assert!(addr.starts_with("127.0.0.1:"), "unexpected first line: {line:?}");
+        StoneProcess { child, addr }
+    }
+
+    /// Sends SIGTERM and waits; answers whether the stone exited successfully in time.
+    pub fn stop(mut self) -> bool {
+        terminate(&self.child);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return status.success();
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        false
+    }
+}
+
+fn terminate(child: &Child) {
+    let _ = Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
+}
+
+impl Drop for StoneProcess {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+fn int(n: u64) -> u64 {
+    (n << 3) | 1
+}
+
+fn record(oop: Oop, class: Oop, words: Vec<u64>) -> ObjectRecord {
+    ObjectRecord { oop, class, kind: 2, hash: 7, named: 0, words, bytes: Vec::new() }
+}
+
+/// Commits a root holding a counter; answers (class, counter).
+fn seed(stone: &StoneProcess) -> (Oop, Oop) {
+    let mut s = StoneSession::connect(&stone.addr).expect("a session");
+    let r = s.allocate(2).expect("OOPs");
+    let (class, counter) = (r.start, r.start + 1);
+    let records = [
+        record(ROOT, class, vec![ref_word(counter)]),
+        record(class, class, vec![]),
+        record(counter, class, vec![int(0)]),
+    ];
+    assert!(matches!(s.commit(&records), Ok(CommitOutcome::Committed(_))));
+    (class, counter)
+}
+
+fn counter_value(s: &mut StoneSession, counter: Oop) -> u64 {
+    s.fetch(&[counter], 0).expect("fetch")[0].words[0] >> 3
+}
+
+#[test]
+fn gems_commit_conflict_and_see_each_others_work_through_the_stone() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let stone = StoneProcess::start(&dir.path().join("repo"));
+    let (class, counter) = seed(&stone);
+    let mut a = StoneSession::connect(&stone.addr).expect("session a");
+    let mut b = StoneSession::connect(&stone.addr).expect("session b");
+    assert_ne!(a.id(), b.id());
+    assert!(matches!(a.commit(&[record(counter, class, vec![int(1)])]), Ok(CommitOutcome::Committed(_))));
+    let second = b.commit(&[record(counter, class, vec![int(2)])]).expect("an answer");
+    assert_eq!(second, CommitOutcome::Conflict(vec![counter]));
+    let view = b.abort().expect("abort");
+    assert_eq!(view.changed, vec![counter]);
+    assert_eq!(counter_value(&mut b, counter), 1);
+    assert!(matches!(b.commit(&[record(counter, class, vec![int(2)])]), Ok(CommitOutcome::Committed(_))));
+    assert!(stone.stop(), "the stone stops cleanly on SIGTERM");
+}
+
+#[test]
+fn locks_hold_across_sessions_until_the_holder_aborts_or_goes_away() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let stone = StoneProcess::start(&dir.path().join("repo"));
+    let (_class, counter) = seed(&stone);
+    let mut a = StoneSession::connect(&stone.addr).expect("session a");
+    let mut b = StoneSession::connect(&stone.addr).expect("session b");
+    a.lock(counter, LockKind::Write).expect("a locks");
+    let denied = b.lock(counter, LockKind::Write).expect_err("b is denied");
+    assert_eq!(denied.code, tonic::Code::FailedPrecondition);
+    assert!(denied.message.contains("denied"), "{}", denied.message);
+    a.abort().expect("abort");
+    b.lock(counter, LockKind::Write).expect("released at abort");
+    drop(b);
+    // The stone ends a session whose gem went away, and with it its locks.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while a.lock(counter, LockKind::Write).is_err() {
+        assert!(Instant::now() < deadline, "the lock of a dropped session was never released");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn bad_requests_get_clear_errors_and_the_stone_stays_up() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let stone = StoneProcess::start(&dir.path().join("repo"));
+    let (class, counter) = seed(&stone);
+    let mut s = StoneSession::connect(&stone.addr).expect("a session");
+    let unknown = s.commit(&[record(123_456_789, class, vec![])]).expect_err("unknown OOP");
+    assert_eq!(unknown.code, tonic::Code::InvalidArgument);
+    assert!(unknown.message.contains("123456789"), "{}", unknown.message);
+    let malformed = ObjectRecord { named: 5, ..record(counter, class, vec![]) };
+    let err = s.commit(&[malformed]).expect_err("more named slots than slots");
+    assert_eq!(err.code, tonic::Code::InvalidArgument);
+    let missing = s.fetch(&[987_654_321], 0).expect_err("no such object");
+    assert_eq!(missing.code, tonic::Code::InvalidArgument);
+    assert_eq!(counter_value(&mut s, counter), 0, "nothing changed");
+    assert!(StoneSession::connect(&stone.addr).is_ok(), "the stone still serves");
+}
+
+#[test]
+fn a_stone_refuses_what_is_not_a_repository() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let out = Command::new(env!("CARGO_BIN_EXE_onyx")).args(["stone", &dir.path().display().to_string()]).output();
+    let out = out.expect("onyx stone runs");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a repository"));
+    let again = Command::new(env!("CARGO_BIN_EXE_onyx")).arg("init").arg(dir.path()).output().expect("init runs");
+    assert!(again.status.success());
+    let twice = Command::new(env!("CARGO_BIN_EXE_onyx")).arg("init").arg(dir.path()).output().expect("init runs");
+    assert!(!twice.status.success(), "init does not overwrite a repository");
+}
