@@ -135,6 +135,18 @@ impl StoneSession {
         Ok(())
     }
 
+    /// The ids of symbols `names`, interning new ones.
+    pub fn intern(&mut self, names: &[Vec<u8>]) -> Result<Vec<u64>, StoneError> {
+        let request = pb::SymbolNames { names: names.to_vec() };
+        Ok(self.runtime.block_on(self.client.intern(request))?.into_inner().ids)
+    }
+
+    /// The names of the symbols with ids `ids`.
+    pub fn symbol_names(&mut self, ids: &[u64]) -> Result<Vec<Vec<u8>>, StoneError> {
+        let request = pb::SymbolIds { ids: ids.to_vec() };
+        Ok(self.runtime.block_on(self.client.names(request))?.into_inner().names)
+    }
+
     /// Releases every lock of this session.
     pub fn unlock_all(&mut self) -> Result<(), StoneError> {
         self.runtime.block_on(self.client.unlock_all(pb::Session { session: self.session }))?;

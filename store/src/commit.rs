@@ -147,6 +147,11 @@ fn check(st: &State, snap: &Snapshot, p: &Pending) -> Result<Vec<Oop>, StoreErro
         }
     }
     for r in &p.records {
+        for id in r.symbols() {
+            if snap.symbol_name(id)?.is_none() {
+                return Err(StoreError::Invalid(format!("object {} names symbol {id}, which does not exist", r.oop)));
+            }
+        }
         for oop in r.references() {
             if !named.contains(&oop) && !snap.contains(oop)? {
                 return Err(StoreError::Invalid(format!(

@@ -2,12 +2,27 @@
 //! it, with its binary encoding.
 //!
 //! A record's slot words use the VM's tagging (see `onyx_vm::Value`): a word whose low three
-//! bits are zero refers to another persistent object, `word >> 3` being its OOP; any other
-//! word is an immediate (SmallInteger, Character, nil, true, false) and means the same in
-//! every gem. So the stone can follow references (for traversals and for checking a commit)
-//! without knowing anything else about Smalltalk.
+//! bits are zero refers to another persistent object, `word >> 3` being its OOP; a word
+//! tagged `100` names a Symbol by its id in the stone's symbol table (symbols are canonical
+//! by name in every gem, so they are interned by the stone rather than stored as objects);
+//! any other word is an immediate (SmallInteger, Character, nil, true, false) and means the
+//! same in every gem. So the stone can follow references (for traversals and for checking a
+//! commit) without knowing anything else about Smalltalk.
 
 use crate::error::StoreError;
+
+/// The tag of a symbol word.
+const SYMBOL_TAG: u64 = 0b100;
+
+/// The word that names the symbol with id `id`.
+pub fn symbol_word(id: u64) -> u64 {
+    (id << 3) | SYMBOL_TAG
+}
+
+/// The symbol id a slot word names, if it names one.
+pub fn word_symbol(word: u64) -> Option<u64> {
+    (word & 0b111 == SYMBOL_TAG).then_some(word >> 3)
+}
 
 /// A persistent object's identity: 61 bits, never reused while the object lives.
 pub type Oop = u64;
@@ -60,6 +75,11 @@ impl ObjectRecord {
     /// The OOPs this object refers to: its class and every reference slot.
     pub fn references(&self) -> impl Iterator<Item = Oop> + '_ {
         std::iter::once(self.class).chain(self.words.iter().filter_map(|&w| word_ref(w)))
+    }
+
+    /// The symbol ids this object's slots name.
+    pub fn symbols(&self) -> impl Iterator<Item = u64> + '_ {
+        self.words.iter().filter_map(|&w| word_symbol(w))
     }
 
     /// The size of the encoded record, which is what traversal budgets count.

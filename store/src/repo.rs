@@ -4,13 +4,14 @@
 //! Tables: `objects` maps an OOP to its encoded [`ObjectRecord`]; an object whose contents
 //! exceed [`CHUNK`] bytes keeps only its header there and its contents in `chunks`, keyed by
 //! OOP and chunk number, so one element of a large Array is read without the rest; `meta`
-//! holds the format version, the OOP high-water mark and the last commit's number. Every
+//! holds the format version, the OOP high-water mark and the last commit's number;
+//! `symbol_names` and `symbol_ids` are the symbol table (see `record.rs`). Every
 //! write is one redb transaction committed with immediate durability: it is on disk when
 //! [`Repository::write`] returns, or not at all.
 
 use std::path::{Path, PathBuf};
 
-use redb::{Database, ReadTransaction, ReadableDatabase, ReadableTable, TableDefinition};
+use redb::{Database, ReadTransaction, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
 
 use crate::error::StoreError;
 use crate::record::{FIRST_OOP, HEADER, ObjectRecord, Oop, VERSION};
@@ -18,6 +19,8 @@ use crate::record::{FIRST_OOP, HEADER, ObjectRecord, Oop, VERSION};
 const OBJECTS: TableDefinition<u64, &[u8]> = TableDefinition::new("objects");
 const CHUNKS: TableDefinition<(u64, u32), &[u8]> = TableDefinition::new("chunks");
 const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
+const SYMBOL_NAMES: TableDefinition<u64, &[u8]> = TableDefinition::new("symbol_names");
+const SYMBOL_IDS: TableDefinition<&[u8], u64> = TableDefinition::new("symbol_ids");
 
 /// The repository format this code reads and writes.
 const FORMAT: u64 = 1;
@@ -58,6 +61,8 @@ impl Repository {
         {
             txn.open_table(OBJECTS)?;
             txn.open_table(CHUNKS)?;
+            txn.open_table(SYMBOL_NAMES)?;
+            txn.open_table(SYMBOL_IDS)?;
             let mut meta = txn.open_table(META)?;
             meta.insert("format", FORMAT)?;
             meta.insert("oop_high", FIRST_OOP + 1)?;
@@ -100,6 +105,39 @@ impl Repository {
     /// The committed state as of now, to read from for as long as it is kept.
     pub fn snapshot(&self) -> Result<Snapshot, StoreError> {
         Ok(Snapshot { txn: self.db.begin_read()? })
+    }
+
+    /// The ids of symbols `names`, adding the new ones to the symbol table (durably) first.
+    pub fn intern(&self, names: &[Vec<u8>]) -> Result<Vec<u64>, StoreError> {
+        {
+            let snap = self.snapshot()?;
+            let known: Vec<Option<u64>> = names.iter().map(|n| snap.symbol_id(n)).collect::<Result<_, _>>()?;
+            if let Some(ids) = known.into_iter().collect::<Option<Vec<u64>>>() {
+                return Ok(ids);
+            }
+        }
+        let txn = self.db.begin_write()?;
+        let mut ids = Vec::with_capacity(names.len());
+        {
+            let mut by_name = txn.open_table(SYMBOL_IDS)?;
+            let mut by_id = txn.open_table(SYMBOL_NAMES)?;
+            let mut count = by_id.len()?;
+            for name in names {
+                let existing = by_name.get(name.as_slice())?.map(|v| v.value());
+                let id = match existing {
+                    Some(id) => id,
+                    None => {
+                        count += 1;
+                        by_name.insert(name.as_slice(), count)?;
+                        by_id.insert(count, name.as_slice())?;
+                        count
+                    }
+                };
+                ids.push(id);
+            }
+        }
+        txn.commit()?;
+        Ok(ids)
     }
 
     /// Writes `records` (replacing any earlier versions) and `meta` in one durable
@@ -172,6 +210,16 @@ impl Snapshot {
             whole.extend_from_slice(v.value());
         }
         ObjectRecord::decode(oop, &whole).map(Some)
+    }
+
+    /// The id of symbol `name`, if it has been interned.
+    pub fn symbol_id(&self, name: &[u8]) -> Result<Option<u64>, StoreError> {
+        Ok(self.txn.open_table(SYMBOL_IDS)?.get(name)?.map(|v| v.value()))
+    }
+
+    /// The name of the symbol with id `id`, if there is one.
+    pub fn symbol_name(&self, id: u64) -> Result<Option<Vec<u8>>, StoreError> {
+        Ok(self.txn.open_table(SYMBOL_NAMES)?.get(id)?.map(|v| v.value().to_vec()))
     }
 
     /// Chunk `index` of a chunked object's contents (its slot words, 8 bytes each, then its

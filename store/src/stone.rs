@@ -85,6 +85,9 @@ pub struct Stone {
     committer: Option<JoinHandle<()>>,
 }
 
+/// The longest symbol name.
+pub const MAX_SYMBOL: usize = 64 * 1024;
+
 /// OOPs handed out per allocation at most.
 pub const MAX_ALLOCATION: u64 = 1 << 20;
 
@@ -247,6 +250,24 @@ impl Stone {
     /// Releases every lock of `session`.
     pub fn unlock_all(&self, session: u64) {
         self.shared.state().locks.unlock_all(session);
+    }
+
+    /// The ids of symbols `names` in the stone's symbol table, interning new ones durably.
+    /// Interning is idempotent and never conflicts: two gems that intern the same new name
+    /// get the same id.
+    pub fn intern(&self, names: &[Vec<u8>]) -> Result<Vec<u64>, StoreError> {
+        if let Some(n) = names.iter().find(|n| n.len() > MAX_SYMBOL) {
+            return Err(StoreError::Invalid(format!("a symbol of {} bytes is too long", n.len())));
+        }
+        self.shared.repo.intern(names)
+    }
+
+    /// The names of the symbols with ids `ids`.
+    pub fn symbol_names(&self, ids: &[u64]) -> Result<Vec<Vec<u8>>, StoreError> {
+        let snap = self.shared.repo.snapshot()?;
+        ids.iter()
+            .map(|&id| snap.symbol_name(id)?.ok_or_else(|| StoreError::Invalid(format!("there is no symbol {id}"))))
+            .collect()
     }
 
     /// The commit number the latest durable commit has.

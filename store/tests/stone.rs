@@ -235,3 +235,29 @@ fn the_stone_can_be_shared_between_threads() {
     fn shareable<T: Send + Sync>() {}
     shareable::<Stone>();
 }
+
+#[test]
+fn symbols_are_interned_once_by_name_and_commits_may_only_name_known_ones() {
+    let (dir, stone, class, counter) = repository();
+    let names: Vec<Vec<u8>> = vec![b"foo".to_vec(), b"bar:baz:".to_vec()];
+    let ids = ok(stone.intern(&names));
+    assert_eq!(ok(stone.intern(&[b"bar:baz:".to_vec(), b"foo".to_vec()])), vec![ids[1], ids[0]]);
+    let stone = Arc::new(stone);
+    let threads: Vec<_> = (0..4)
+        .map(|_| {
+            let stone = Arc::clone(&stone);
+            std::thread::spawn(move || ok(stone.intern(&[b"shared".to_vec()]))[0])
+        })
+        .collect();
+    let shared: Vec<u64> = threads.into_iter().map(|t| t.join().unwrap_or_default()).collect();
+    assert!(shared.iter().all(|&id| id == shared[0] && id != 0), "{shared:?}");
+    let (s, _) = ok(stone.login());
+    let named = record(counter, class, vec![onyx_store::record::symbol_word(ids[0])]);
+    assert!(matches!(ok(stone.commit(s, vec![named])), CommitOutcome::Committed(_)));
+    let bogus = record(counter, class, vec![onyx_store::record::symbol_word(9999)]);
+    assert!(matches!(stone.commit(s, vec![bogus]), Err(StoreError::Invalid(_))));
+    drop(stone);
+    let stone = ok(Stone::open(dir.path()));
+    assert_eq!(ok(stone.symbol_names(&ids)), names);
+    assert_eq!(ok(stone.intern(&[b"foo".to_vec()])), vec![ids[0]]);
+}

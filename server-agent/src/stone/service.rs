@@ -157,6 +157,18 @@ impl stone_server::Stone for StoneService {
         Ok(Response::new(pb::Empty {}))
     }
 
+    async fn intern(&self, request: Request<pb::SymbolNames>) -> Result<Response<pb::SymbolIds>, Status> {
+        let names = request.into_inner().names;
+        let ids = self.call(move |s| s.intern(&names)).await?;
+        Ok(Response::new(pb::SymbolIds { ids }))
+    }
+
+    async fn names(&self, request: Request<pb::SymbolIds>) -> Result<Response<pb::SymbolNames>, Status> {
+        let ids = request.into_inner().ids;
+        let names = self.call(move |s| s.symbol_names(&ids)).await?;
+        Ok(Response::new(pb::SymbolNames { names }))
+    }
+
     async fn unlock_all(&self, request: Request<pb::Session>) -> Result<Response<pb::Empty>, Status> {
         let session = request.into_inner().session;
         self.call(move |s| {
