@@ -203,15 +203,21 @@ impl Vm {
         let processor = vm.known.processor;
         vm.set_global("Processor", processor);
         // 5. Selectors the interpreter sends on its own.
-        vm.known.sel_does_not_understand = vm.intern("doesNotUnderstand:");
-        vm.known.sel_must_be_boolean = vm.intern("mustBeBoolean");
-        vm.known.sel_cannot_return = vm.intern("cannotReturn:");
-        vm.known.sel_about_to_return = vm.intern("aboutToReturn:through:");
-        vm.known.sel_stack_overflow = vm.intern("stackOverflow");
-        vm.known.sel_do_it = vm.intern("DoIt");
-        vm.known.sel_at_put = vm.intern("at:put:");
-        vm.known.bin_selectors = crate::bytecode::BinOp::ALL.iter().map(|op| vm.intern(op.selector())).collect();
+        vm.intern_known_selectors();
         vm
+    }
+
+    /// Interns the selectors the interpreter sends on its own (once the Symbol class is
+    /// known).
+    pub(crate) fn intern_known_selectors(&mut self) {
+        self.known.sel_does_not_understand = self.intern("doesNotUnderstand:");
+        self.known.sel_must_be_boolean = self.intern("mustBeBoolean");
+        self.known.sel_cannot_return = self.intern("cannotReturn:");
+        self.known.sel_about_to_return = self.intern("aboutToReturn:through:");
+        self.known.sel_stack_overflow = self.intern("stackOverflow");
+        self.known.sel_do_it = self.intern("DoIt");
+        self.known.sel_at_put = self.intern("at:put:");
+        self.known.bin_selectors = crate::bytecode::BinOp::ALL.iter().map(|op| self.intern(op.selector())).collect();
     }
 
     /// Every value the VM keeps alive by itself (for the collector).
@@ -221,6 +227,7 @@ impl Vm {
         out.extend(self.handles.iter().copied());
         out.extend(self.watch);
         self.scheduler_roots(&mut out);
+        self.persistent_roots(&mut out);
         out
     }
 

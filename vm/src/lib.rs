@@ -30,6 +30,7 @@ pub mod heap;
 mod host;
 mod interpreter;
 pub mod jit;
+pub mod persist;
 mod primitives;
 pub mod process;
 mod scheduler;

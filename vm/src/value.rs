@@ -141,6 +141,19 @@ impl Value {
     pub fn from_bits(bits: u64) -> Value {
         Value(bits)
     }
+
+    /// The immediate (SmallInteger, Character, nil, true or false) with these bits, if they
+    /// are one; object references and anything malformed answer `None`.
+    pub fn immediate_from_bits(bits: u64) -> Option<Value> {
+        let v = Value(bits);
+        let ok = match bits & TAG_MASK {
+            TAG_INT => true,
+            TAG_CHAR => bits >> TAG_BITS <= u64::from(u32::MAX),
+            TAG_SPECIAL => v == Value::NIL || v == Value::TRUE || v == Value::FALSE,
+            _ => false,
+        };
+        ok.then_some(v)
+    }
 }
 
 impl Default for Value {

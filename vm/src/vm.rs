@@ -96,43 +96,72 @@ pub struct Known {
     pub bin_selectors: Vec<Value>,
 }
 
+/// Lists the classes and objects of [`Known`] once, in the order the repository's root keeps
+/// them.
+macro_rules! known_objects {
+    ($($field:ident),* $(,)?) => {
+        impl Known {
+            /// The classes and objects the VM knows by role (not the selectors), in a fixed
+            /// order.
+            pub fn objects(&self) -> Vec<Value> {
+                vec![$(self.$field),*]
+            }
+
+            /// Sets what [`Known::objects`] answers, from a list in the same order; answers
+            /// false (changing nothing) when the list has the wrong length.
+            pub fn set_objects(&mut self, values: &[Value]) -> bool {
+                let fields = [$(&mut self.$field),*];
+                if values.len() != fields.len() {
+                    return false;
+                }
+                for (field, &v) in fields.into_iter().zip(values) {
+                    *field = v;
+                }
+                true
+            }
+        }
+    };
+}
+
+known_objects!(
+    smalltalk,
+    undeclared,
+    processor,
+    object,
+    behavior,
+    class_description,
+    class,
+    metaclass,
+    undefined_object,
+    boolean,
+    true_class,
+    false_class,
+    small_integer,
+    large_positive,
+    large_negative,
+    float,
+    character,
+    string,
+    symbol,
+    byte_array,
+    array,
+    compiled_method,
+    block_closure,
+    context,
+    process,
+    semaphore,
+    association,
+    method_dictionary,
+    symbol_dictionary,
+    system_dictionary,
+    message,
+    processor_scheduler,
+);
+
 impl Known {
     /// Every value held here (for the collector).
     pub fn all(&self) -> Vec<Value> {
-        let mut v = vec![
-            self.object,
-            self.behavior,
-            self.class_description,
-            self.class,
-            self.metaclass,
-            self.undefined_object,
-            self.boolean,
-            self.true_class,
-            self.false_class,
-            self.small_integer,
-            self.large_positive,
-            self.large_negative,
-            self.float,
-            self.character,
-            self.string,
-            self.symbol,
-            self.byte_array,
-            self.array,
-            self.compiled_method,
-            self.block_closure,
-            self.context,
-            self.process,
-            self.semaphore,
-            self.association,
-            self.method_dictionary,
-            self.symbol_dictionary,
-            self.system_dictionary,
-            self.message,
-            self.processor_scheduler,
-            self.smalltalk,
-            self.undeclared,
-            self.processor,
-        ];
+        let mut v = self.objects();
         v.extend(self.bin_selectors.iter().copied());
         v
     }
@@ -188,6 +217,10 @@ pub struct Vm {
     pub(crate) started: std::time::Instant,
     /// The message of the last failed compile (for `Compiler evaluate:` and `compile:`).
     pub(crate) last_compile_error: Option<crate::error::CompileError>,
+    /// The repository this VM is a gem of, if any.
+    pub(crate) persist: Option<Box<crate::persist::Persistence>>,
+    /// Why the last transaction or lock primitive failed.
+    pub(crate) last_store_error: Option<String>,
 }
 
 impl Vm {
@@ -212,6 +245,8 @@ impl Vm {
             started: std::time::Instant::now(),
             depth_limit: VmConfig::default().max_depth,
             last_compile_error: None,
+            persist: None,
+            last_store_error: None,
         }
     }
 
@@ -221,6 +256,11 @@ impl Vm {
     }
 
     // ----------------------------------------------------------------- making objects
+
+    /// Whether `v` is a Symbol.
+    pub fn is_symbol(&self, v: Value) -> bool {
+        v.is_object() && self.heap.class_of_object(v) == Some(self.known.symbol)
+    }
 
     /// The Symbol for `name`, created on first use.
     pub fn intern(&mut self, name: &str) -> Value {

@@ -95,6 +95,31 @@ impl Heap {
         }
     }
 
+    /// Allocates an empty entry for a persistent object whose contents are on their way
+    /// (see [`Heap::install`]).
+    pub fn alloc_stub(&mut self) -> Value {
+        let v = self.alloc(Value::NIL, 0, Body::NotLoaded);
+        if let Some(obj) = self.get_mut(v) {
+            obj.flags = NOT_LOADED | PERSISTENT;
+        }
+        v
+    }
+
+    /// Gives entry `v` the contents of its persistent object as committed (clean, loaded),
+    /// answering the body it replaces.
+    pub fn install(&mut self, v: Value, class: Value, hash: u32, named: u16, body: Body) -> Option<Body> {
+        let obj = self.get_mut(v)?;
+        obj.class = class;
+        obj.hash = hash;
+        obj.named = named;
+        obj.flags = (obj.flags & !(NOT_LOADED | DIRTY)) | PERSISTENT;
+        let footprint_before = obj.footprint();
+        let old = std::mem::replace(&mut obj.body, body);
+        let grown = obj.footprint().saturating_sub(footprint_before);
+        self.allocated_since_gc += grown;
+        Some(old)
+    }
+
     /// Asks for a collection at the next safepoint.
     pub fn request_gc(&mut self) {
         self.allocated_since_gc = self.gc_threshold;

@@ -17,6 +17,7 @@
 //! | 199     | handler marker (`on:do:`); always fails          |             |
 //! | 200-229 | contexts and exceptions                          | `context`   |
 //! | 250-279 | classes, compiling, CompiledMethod               | `class`     |
+//! | 280-299 | transactions and locks (`System`)                | `transaction` |
 
 mod block;
 pub(crate) mod class;
@@ -27,6 +28,7 @@ mod object;
 mod process;
 mod string;
 mod system;
+mod transaction;
 
 pub(crate) use class::define_class;
 
@@ -68,6 +70,7 @@ pub(crate) fn call(vm: &mut Vm, index: u16, at: usize, nargs: usize, ret: usize)
         160..=197 => system::call(vm, index, a),
         200..=229 => context::call(vm, index, a),
         250..=279 => class::call(vm, index, a),
+        280..=299 => transaction::call(vm, index, a),
         _ => Err(Prim::Fail),
     }
 }

@@ -14,6 +14,7 @@ mod exceptions;
 mod kernel;
 mod memory;
 mod native;
+mod persistence;
 mod processes;
 mod robustness;
 mod syntax;

@@ -1,0 +1,151 @@
+//! Local objects as records and back: how each kind of body is stored.
+//!
+//! | body | kind | words | bytes |
+//! |---|---|---|---|
+//! | pointer slots | 0 | the slots | |
+//! | bytes (String, ByteArray, ...) | 1 | | the bytes |
+//! | Float | 2 | | the IEEE double, little-endian |
+//! | large integer | 3 | | the magnitude, little-endian (the class gives the sign) |
+//! | compiled method | 4 | its class, selector, protocol | its source (recompiled when loaded) |
+//! | native dictionary | 5 | keys and values, alternating | |
+//! | Semaphore | 6 | | excess signals (waiting processes are not kept) |
+//!
+//! Symbols are never records: a slot that holds one holds its id in the stone's symbol table
+//! (see `onyx_store::record`). Processes are transient; committing one is an error.
+
+use num_bigint::{BigInt, Sign};
+use onyx_store::record::{word_ref, word_symbol};
+use onyx_store::{ObjectRecord, Oop};
+
+use crate::heap::{Body, Dict, SemaphoreBody};
+use crate::value::Value;
+use crate::vm::Vm;
+
+pub(super) const SLOTS: u8 = 0;
+pub(super) const BYTES: u8 = 1;
+pub(super) const FLOAT: u8 = 2;
+pub(super) const LARGE: u8 = 3;
+pub(super) const METHOD: u8 = 4;
+pub(super) const DICT: u8 = 5;
+pub(super) const SEMAPHORE: u8 = 6;
+
+/// How a local reference is named in a record: the persistent object's OOP, or a symbol's
+/// id. Answers `None` for an object that has neither (the caller makes it persistent first).
+pub(super) trait Naming {
+    fn word_for(&self, vm: &Vm, v: Value) -> Option<u64>;
+}
+
+/// The references a body holds (its class aside), in the order the record stores them.
+pub(super) fn references(vm: &Vm, v: Value) -> Vec<Value> {
+    let Some(obj) = vm.heap.get(v) else { return Vec::new() };
+    match &obj.body {
+        Body::Slots(s) => s.to_vec(),
+        Body::Process(p) => p.slots.clone(),
+        Body::Dict(d) => d.entries().iter().flat_map(|&(k, v)| [k, v]).collect(),
+        Body::Method(code) => vec![code.method_class.get(), code.selector, code.protocol.get()],
+        _ => Vec::new(),
+    }
+}
+
+/// Object `v` as the record of persistent object `oop`.
+pub(super) fn encode(vm: &Vm, v: Value, oop: Oop, naming: &impl Naming) -> Result<ObjectRecord, String> {
+    let obj = vm.heap.get(v).ok_or_else(|| format!("object {} does not exist", v.index()))?;
+    let word = |x: Value| -> Result<u64, String> {
+        if !x.is_object() {
+            return Ok(x.bits());
+        }
+        naming.word_for(vm, x).ok_or_else(|| format!("object {} has no OOP", x.index()))
+    };
+    let words_of = |values: &[Value]| values.iter().map(|&x| word(x)).collect::<Result<Vec<u64>, String>>();
+    let (kind, words, bytes) = match &obj.body {
+        Body::Slots(s) => (SLOTS, words_of(s)?, Vec::new()),
+        Body::Bytes(b) => (BYTES, Vec::new(), b.clone()),
+        Body::Float(f) => (FLOAT, Vec::new(), f.to_le_bytes().to_vec()),
+        Body::Large(n) => (LARGE, Vec::new(), n.magnitude().to_bytes_le()),
+        Body::Method(code) => {
+            let refs = [code.method_class.get(), code.selector, code.protocol.get()];
+            (METHOD, words_of(&refs)?, code.source.as_bytes().to_vec())
+        }
+        Body::Dict(d) => {
+            let flat: Vec<Value> = d.entries().iter().flat_map(|&(k, v)| [k, v]).collect();
+            (DICT, words_of(&flat)?, Vec::new())
+        }
+        Body::Semaphore(s) => (SEMAPHORE, Vec::new(), s.excess_signals.to_le_bytes().to_vec()),
+        Body::Process(_) => return Err(format!("a Process cannot be committed (object {})", v.index())),
+        Body::Free | Body::NotLoaded => return Err(format!("object {} is not in memory", v.index())),
+    };
+    let class = word(obj.class).map(|w| w >> 3)?;
+    Ok(ObjectRecord { oop, class, kind, hash: obj.hash, named: u32::from(obj.named), words, bytes })
+}
+
+/// How a record's words become local values: OOPs to local objects, symbol ids to symbols.
+pub(super) trait Resolving {
+    fn local_for(&mut self, vm: &mut Vm, oop: Oop) -> Value;
+    fn symbol_for(&self, id: u64) -> Option<Value>;
+}
+
+/// The local value a record word stands for.
+pub(super) fn value_of(vm: &mut Vm, word: u64, resolve: &mut impl Resolving) -> Result<Value, String> {
+    if let Some(oop) = word_ref(word) {
+        return Ok(resolve.local_for(vm, oop));
+    }
+    if let Some(id) = word_symbol(word) {
+        return resolve.symbol_for(id).ok_or_else(|| format!("unknown symbol {id}"));
+    }
+    Value::immediate_from_bits(word).ok_or_else(|| format!("{word:#x} is not a value"))
+}
+
+fn values_of(vm: &mut Vm, words: &[u64], resolve: &mut impl Resolving) -> Result<Vec<Value>, String> {
+    words.iter().map(|&w| value_of(vm, w, resolve)).collect()
+}
+
+/// The body a record decodes to, or `None` for a method record (whose code is compiled from
+/// its source once its class is in memory: see [`method_parts`]).
+pub(super) fn decode(vm: &mut Vm, r: &ObjectRecord, resolve: &mut impl Resolving) -> Result<Option<Body>, String> {
+    let bad = |what: &str| format!("object {}: {what}", r.oop);
+    Ok(Some(match r.kind {
+        SLOTS => Body::Slots(values_of(vm, &r.words, resolve)?.into()),
+        BYTES => Body::Bytes(r.bytes.clone()),
+        FLOAT => {
+            let bytes: [u8; 8] = r.bytes.as_slice().try_into().map_err(|_| bad("a Float of bad size"))?;
+            Body::Float(f64::from_le_bytes(bytes))
+        }
+        LARGE => {
+            let negative = resolve.local_for(vm, r.class) == vm.known.large_negative;
+            let sign = if negative { Sign::Minus } else { Sign::Plus };
+            Body::Large(Box::new(BigInt::from_bytes_le(sign, &r.bytes)))
+        }
+        DICT => {
+            let flat = values_of(vm, &r.words, resolve)?;
+            if flat.len() % 2 != 0 {
+                return Err(bad("a dictionary with an odd number of words"));
+            }
+            let mut d = Dict::default();
+            for pair in flat.chunks_exact(2) {
+                d.insert(pair[0], pair[1]);
+            }
+            Body::Dict(Box::new(d))
+        }
+        SEMAPHORE => {
+            let bytes: [u8; 8] = r.bytes.as_slice().try_into().map_err(|_| bad("a Semaphore of bad size"))?;
+            Body::Semaphore(Box::new(SemaphoreBody { excess_signals: i64::from_le_bytes(bytes), ..Default::default() }))
+        }
+        METHOD => return Ok(None),
+        other => return Err(bad(&format!("unknown kind {other}"))),
+    }))
+}
+
+/// A method record's class, selector, protocol and source.
+pub(super) fn method_parts(
+    vm: &mut Vm,
+    r: &ObjectRecord,
+    resolve: &mut impl Resolving,
+) -> Result<(Value, Value, String), String> {
+    let [class, _selector, protocol] = r.words.as_slice() else {
+        return Err(format!("object {}: a method record needs three words", r.oop));
+    };
+    let class = value_of(vm, *class, resolve)?;
+    let protocol = value_of(vm, *protocol, resolve)?;
+    let source = String::from_utf8(r.bytes.clone()).map_err(|_| format!("object {}: source is not UTF-8", r.oop))?;
+    Ok((class, protocol, source))
+}

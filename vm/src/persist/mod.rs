@@ -1,0 +1,408 @@
+//! The gem's side of the store: a session with a stone ([`StoneLink`]), the mapping between
+//! local objects and persistent OOPs, loading the repository's objects, and committing and
+//! aborting transactions.
+//!
+//! The repository's root (OOP [`ROOT`]) is an Array of the objects the VM knows by role
+//! ([`crate::vm::Known::objects`]): the `Smalltalk` globals first, then the classes the
+//! interpreter needs. Everything reachable from it persists; committing makes every new
+//! object that a changed persistent object reaches persistent too.
+//!
+//! This version loads eagerly: logging in loads every object reachable from the root, and
+//! a commit or abort reloads what other sessions changed (and whatever new objects that
+//! reaches), so no object is ever left a stub. A reloaded method is recompiled from its
+//! source; frames still running its old code keep it (see [`Persistence::retired`]).
+
+mod codec;
+mod local;
+
+pub use local::LocalLink;
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::ops::Range;
+use std::rc::Rc;
+
+pub use onyx_store::{CommitOutcome, ObjectRecord, Oop, ROOT, ViewChange};
+
+use crate::bytecode::CompiledCode;
+use crate::compiler::{self, Mode};
+use crate::heap::Body;
+use crate::value::Value;
+use crate::vm::{Vm, VmConfig};
+
+/// A gem's session with its stone (the server implements it over gRPC). Errors are messages
+/// for the user.
+pub trait StoneLink {
+    /// `oops` and what they reference, up to `budget` bytes of records.
+    fn fetch(&mut self, oops: &[Oop], budget: u64) -> Result<Vec<ObjectRecord>, String>;
+    /// Fresh OOPs for new objects.
+    fn allocate(&mut self, count: u64) -> Result<Range<Oop>, String>;
+    /// Commits changed and new objects.
+    fn commit(&mut self, records: &[ObjectRecord]) -> Result<CommitOutcome, String>;
+    /// A view of the latest commit.
+    fn abort(&mut self) -> Result<ViewChange, String>;
+    /// The ids of symbols by name, interning new ones.
+    fn intern(&mut self, names: &[Vec<u8>]) -> Result<Vec<u64>, String>;
+    /// The names of symbols by id.
+    fn symbol_names(&mut self, ids: &[u64]) -> Result<Vec<Vec<u8>>, String>;
+    /// The session's id in the stone.
+    fn session(&self) -> u64;
+    /// A read or (`write`) write lock on `oop`; a denial is an error naming the holder.
+    fn lock(&mut self, oop: Oop, write: bool) -> Result<(), String>;
+    /// Releases the session's lock on `oop`.
+    fn unlock(&mut self, oop: Oop) -> Result<(), String>;
+    /// Releases every lock of the session.
+    fn unlock_all(&mut self) -> Result<(), String>;
+}
+
+/// OOPs asked of the stone at a time.
+const OOP_BATCH: u64 = 4096;
+/// Bytes of records one login fetch asks for beyond what it names.
+const LOGIN_BUDGET: u64 = 8 << 20;
+
+/// A VM's link to its repository.
+pub(crate) struct Persistence {
+    link: Box<dyn StoneLink>,
+    oop_of: HashMap<Value, Oop>,
+    local_of: HashMap<Oop, Value>,
+    symbol_id: HashMap<Value, u64>,
+    symbol_of: HashMap<u64, Value>,
+    /// OOPs allocated to this session and not used yet.
+    fresh: Range<Oop>,
+    /// Code replaced when its method was reloaded: frames may still be running it, and they
+    /// point into it, so it lives as long as the VM.
+    retired: Vec<Rc<CompiledCode>>,
+    /// The objects the last failed commit conflicted on.
+    conflicts: Vec<Value>,
+}
+
+impl Persistence {
+    fn new(link: Box<dyn StoneLink>) -> Persistence {
+        Persistence {
+            link,
+            oop_of: HashMap::new(),
+            local_of: HashMap::new(),
+            symbol_id: HashMap::new(),
+            symbol_of: HashMap::new(),
+            fresh: 0..0,
+            retired: Vec::new(),
+            conflicts: Vec::new(),
+        }
+    }
+
+    fn map(&mut self, v: Value, oop: Oop) {
+        self.oop_of.insert(v, oop);
+        self.local_of.insert(oop, v);
+    }
+
+    fn next_oop(&mut self) -> Result<Oop, String> {
+        if self.fresh.is_empty() {
+            self.fresh = self.link.allocate(OOP_BATCH)?;
+        }
+        let oop = self.fresh.start;
+        self.fresh.start += 1;
+        Ok(oop)
+    }
+
+    /// Whether `oop` is in memory here.
+    fn is_loaded(&self, vm: &Vm, oop: Oop) -> bool {
+        self.local_of.get(&oop).and_then(|&v| vm.heap.get(v)).is_some_and(|o| !matches!(o.body, Body::NotLoaded))
+    }
+
+    /// Fetches `start` and every object they reach that is not in memory, and installs them
+    /// (replacing what is in memory for those in `start`). `budget` is what each fetch may
+    /// bring beyond what it names.
+    fn load(&mut self, vm: &mut Vm, start: Vec<Oop>, budget: u64) -> Result<(), String> {
+        let mut records: Vec<ObjectRecord> = Vec::new();
+        let mut fetched: HashSet<Oop> = HashSet::new();
+        let mut want = start;
+        while !want.is_empty() {
+            let first_new = records.len();
+            for r in self.link.fetch(&want, budget)? {
+                if fetched.insert(r.oop) {
+                    records.push(r);
+                }
+            }
+            want = records[first_new..]
+                .iter()
+                .flat_map(|r| r.references().collect::<Vec<_>>())
+                .filter(|oop| !fetched.contains(oop) && !self.is_loaded(vm, *oop))
+                .collect::<HashSet<Oop>>()
+                .into_iter()
+                .collect();
+        }
+        self.learn_symbols(vm, records.iter().flat_map(|r| r.symbols().collect::<Vec<_>>()).collect())?;
+        let mut methods = Vec::new();
+        for r in &records {
+            let v = codec::Resolving::local_for(self, vm, r.oop);
+            let class = codec::Resolving::local_for(self, vm, r.class);
+            match codec::decode(vm, r, self)? {
+                Some(body) => self.install(vm, v, class, r, body),
+                None => methods.push((v, class, r)),
+            }
+        }
+        for (v, class, r) in methods {
+            let (method_class, protocol, source) = codec::method_parts(vm, r, self)?;
+            let code = compiler::compile(vm, &source, method_class, Mode::Method)
+                .map_err(|e| format!("object {}: its method does not compile: {e}", r.oop))?;
+            code.method_class.set(method_class);
+            code.protocol.set(protocol);
+            self.install(vm, v, class, r, Body::Method(code));
+        }
+        vm.flush_caches();
+        Ok(())
+    }
+
+    fn install(&mut self, vm: &mut Vm, v: Value, class: Value, r: &ObjectRecord, body: Body) {
+        let named = u16::try_from(r.named).unwrap_or(u16::MAX);
+        if let Some(Body::Method(old)) = vm.heap.install(v, class, r.hash, named, body) {
+            self.retired.push(old);
+        }
+    }
+
+    /// Makes sure every symbol id in `ids` has its local symbol.
+    fn learn_symbols(&mut self, vm: &mut Vm, ids: Vec<u64>) -> Result<(), String> {
+        let unknown: Vec<u64> =
+            ids.into_iter().filter(|id| !self.symbol_of.contains_key(id)).collect::<HashSet<_>>().into_iter().collect();
+        if unknown.is_empty() {
+            return Ok(());
+        }
+        let names = self.link.symbol_names(&unknown)?;
+        for (id, name) in unknown.into_iter().zip(names) {
+            let symbol = vm.intern_bytes(&name);
+            self.symbol_of.insert(id, symbol);
+            self.symbol_id.insert(symbol, id);
+        }
+        Ok(())
+    }
+}
+
+impl codec::Naming for Persistence {
+    fn word_for(&self, vm: &Vm, v: Value) -> Option<u64> {
+        if vm.is_symbol(v) {
+            return self.symbol_id.get(&v).map(|&id| onyx_store::record::symbol_word(id));
+        }
+        self.oop_of.get(&v).map(|&oop| onyx_store::record::ref_word(oop))
+    }
+}
+
+impl codec::Resolving for Persistence {
+    fn local_for(&mut self, vm: &mut Vm, oop: Oop) -> Value {
+        if let Some(&v) = self.local_of.get(&oop) {
+            return v;
+        }
+        let v = vm.heap.alloc_stub();
+        self.map(v, oop);
+        v
+    }
+
+    fn symbol_for(&self, id: u64) -> Option<Value> {
+        self.symbol_of.get(&id).copied()
+    }
+}
+
+impl Vm {
+    /// Logs in to a repository through `link`: a VM whose classes, methods and globals are
+    /// the repository's.
+    pub fn login(link: Box<dyn StoneLink>, config: VmConfig) -> Result<Vm, String> {
+        let mut vm = Vm::empty();
+        vm.config = config;
+        vm.depth_limit = config.max_depth;
+        let mut p = Persistence::new(link);
+        let root_records = p.link.fetch(&[ROOT], 0)?;
+        let root = root_records.first().ok_or("the repository has no root (was it made by `onyx init`?)")?;
+        let mut known = Vec::with_capacity(root.words.len());
+        for &w in &root.words {
+            let oop = onyx_store::record::word_ref(w).ok_or("the repository's root is damaged")?;
+            known.push(codec::Resolving::local_for(&mut p, &mut vm, oop));
+        }
+        if !vm.known.set_objects(&known) {
+            return Err("the repository's root does not match this version of Onyx".into());
+        }
+        p.load(&mut vm, vec![ROOT], LOGIN_BUDGET)?;
+        vm.intern_known_selectors();
+        vm.persist = Some(Box::new(p));
+        Ok(vm)
+    }
+
+    /// Makes this VM's objects a new repository's contents through `link` (a session with a
+    /// stone over an empty repository): commits the root and everything it reaches.
+    pub fn create_repository(&mut self, link: Box<dyn StoneLink>) -> Result<(), String> {
+        let mut p = Persistence::new(link);
+        let known = self.known.objects();
+        let root = self.new_array(known);
+        p.map(root, ROOT);
+        self.heap.set_persistent(root);
+        self.heap.note_store(root);
+        self.persist = Some(Box::new(p));
+        match self.commit_transaction()? {
+            true => Ok(()),
+            false => Err("the new repository's first commit conflicted".into()),
+        }
+    }
+
+    /// Whether a repository is attached.
+    pub fn has_repository(&self) -> bool {
+        self.persist.is_some()
+    }
+
+    /// The session id, when a repository is attached.
+    pub fn session_id(&self) -> Option<u64> {
+        self.persist.as_ref().map(|p| p.link.session())
+    }
+
+    /// `System commitTransaction`: commits every persistent object changed since the last
+    /// commit or abort, and every new object they reach. Answers false on a conflict (see
+    /// [`Vm::transaction_conflicts`]); local changes are kept until an abort.
+    pub fn commit_transaction(&mut self) -> Result<bool, String> {
+        let mut p = self.persist.take().ok_or("no repository is attached")?;
+        let result = self.commit_with(&mut p);
+        self.persist = Some(p);
+        result
+    }
+
+    fn commit_with(&mut self, p: &mut Persistence) -> Result<bool, String> {
+        let dirty = self.heap.take_write_set();
+        let mut new: Vec<Value> = Vec::new();
+        let mut symbols: Vec<Value> = Vec::new();
+        let mut seen: HashSet<Value> = HashSet::new();
+        let mut queue: VecDeque<Value> = dirty.iter().copied().collect();
+        while let Some(v) = queue.pop_front() {
+            let class = self.heap.class_of_object(v).unwrap_or(Value::NIL);
+            for r in std::iter::once(class).chain(codec::references(self, v)) {
+                if !r.is_object() || !seen.insert(r) {
+                    continue;
+                }
+                if self.is_symbol(r) {
+                    if !p.symbol_id.contains_key(&r) {
+                        symbols.push(r);
+                    }
+                } else if !p.oop_of.contains_key(&r) {
+                    new.push(r);
+                    queue.push_back(r);
+                }
+            }
+        }
+        let outcome = self.send_commit(p, &dirty, &new, &symbols);
+        match outcome {
+            Ok(CommitOutcome::Committed(view)) => {
+                for &v in &new {
+                    self.heap.set_persistent(v);
+                }
+                p.conflicts.clear();
+                self.apply_view(p, view)?;
+                Ok(true)
+            }
+            Ok(CommitOutcome::Conflict(oops)) => {
+                self.undo_commit(p, &dirty, &new);
+                p.conflicts = oops.iter().filter_map(|o| p.local_of.get(o).copied()).collect();
+                Ok(false)
+            }
+            Err(e) => {
+                self.undo_commit(p, &dirty, &new);
+                Err(e)
+            }
+        }
+    }
+
+    fn send_commit(
+        &mut self,
+        p: &mut Persistence,
+        dirty: &[Value],
+        new: &[Value],
+        symbols: &[Value],
+    ) -> Result<CommitOutcome, String> {
+        if !symbols.is_empty() {
+            let names: Vec<Vec<u8>> =
+                symbols.iter().map(|&s| self.heap.bytes(s).unwrap_or_default().to_vec()).collect();
+            let ids = p.link.intern(&names)?;
+            for (&s, id) in symbols.iter().zip(ids) {
+                p.symbol_id.insert(s, id);
+                p.symbol_of.insert(id, s);
+            }
+        }
+        for &v in new {
+            let oop = p.next_oop()?;
+            p.map(v, oop);
+        }
+        let mut records = Vec::with_capacity(dirty.len() + new.len());
+        for &v in dirty.iter().chain(new) {
+            let oop = p.oop_of.get(&v).copied().ok_or("a changed object lost its OOP")?;
+            records.push(codec::encode(self, v, oop, p)?);
+        }
+        p.link.commit(&records)
+    }
+
+    /// After a refused commit: new objects are transient again and the changed ones stay
+    /// changed.
+    fn undo_commit(&mut self, p: &mut Persistence, dirty: &[Value], new: &[Value]) {
+        for v in new {
+            if let Some(oop) = p.oop_of.remove(v) {
+                p.local_of.remove(&oop);
+            }
+        }
+        for &v in dirty {
+            self.heap.note_store(v);
+        }
+    }
+
+    /// Installs a new view: reloads what other sessions changed that is in memory here.
+    fn apply_view(&mut self, p: &mut Persistence, view: ViewChange) -> Result<(), String> {
+        let stale: Vec<Oop> = view.changed.into_iter().filter(|oop| p.local_of.contains_key(oop)).collect();
+        if stale.is_empty() { Ok(()) } else { p.load(self, stale, 0) }
+    }
+
+    /// `System abortTransaction`: drops local changes to persistent objects and takes a view
+    /// of the latest commit.
+    pub fn abort_transaction(&mut self) -> Result<(), String> {
+        let mut p = self.persist.take().ok_or("no repository is attached")?;
+        let result = self.abort_with(&mut p);
+        self.persist = Some(p);
+        result
+    }
+
+    fn abort_with(&mut self, p: &mut Persistence) -> Result<(), String> {
+        let dirty = self.heap.take_write_set();
+        let view = p.link.abort()?;
+        p.conflicts.clear();
+        let mut stale: Vec<Oop> = dirty.iter().filter_map(|v| p.oop_of.get(v).copied()).collect();
+        stale.extend(view.changed.iter().filter(|oop| p.local_of.contains_key(oop)));
+        stale.sort_unstable();
+        stale.dedup();
+        if stale.is_empty() { Ok(()) } else { p.load(self, stale, 0) }
+    }
+
+    /// `System readLock:` / `writeLock:` (`write`): locks a persistent object for this
+    /// session until it commits or aborts.
+    pub fn lock(&mut self, v: Value, write: bool) -> Result<(), String> {
+        let p = self.persist.as_mut().ok_or("no repository is attached")?;
+        let oop = p.oop_of.get(&v).copied().ok_or("only committed objects can be locked")?;
+        p.link.lock(oop, write)
+    }
+
+    /// `System removeLock:`.
+    pub fn unlock(&mut self, v: Value) -> Result<(), String> {
+        let p = self.persist.as_mut().ok_or("no repository is attached")?;
+        match p.oop_of.get(&v).copied() {
+            Some(oop) => p.link.unlock(oop),
+            None => Ok(()),
+        }
+    }
+
+    /// `System removeLocksForSession`.
+    pub fn unlock_all(&mut self) -> Result<(), String> {
+        self.persist.as_mut().ok_or("no repository is attached")?.link.unlock_all()
+    }
+
+    /// The objects the last refused commit conflicted on.
+    pub fn transaction_conflicts(&self) -> Vec<Value> {
+        self.persist.as_ref().map(|p| p.conflicts.clone()).unwrap_or_default()
+    }
+
+    /// The persistent objects in memory (the collector keeps them: they are found by OOP).
+    pub(crate) fn persistent_roots(&self, out: &mut Vec<Value>) {
+        if let Some(p) = &self.persist {
+            out.extend(p.local_of.values().copied());
+            out.extend(p.conflicts.iter().copied());
+        }
+    }
+}
