@@ -30,6 +30,10 @@ enum Command {
     Eval {
         /// Smalltalk statements, with optional `| temps |`.
         code: String,
+        /// Run in a new session of the stone at this address (`host:port`) instead of a
+        /// fresh VM: the doit sees the committed state and commits only if it says so.
+        #[arg(long)]
+        stone: Option<String>,
     },
     /// File in a chunk-format file; Transcript output goes to stdout.
     Run {
@@ -54,7 +58,7 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         runs: usize,
     },
-    /// Create a repository in a new folder.
+    /// Create a repository in a new folder, holding the kernel.
     Init {
         /// The repository folder (created).
         dir: PathBuf,
@@ -67,6 +71,12 @@ enum Command {
         #[arg(long, default_value = "127.0.0.1:0")]
         listen: std::net::SocketAddr,
     },
+    /// Run a gem: log in to a stone and hold a session until SIGTERM or SIGINT.
+    Gem {
+        /// The stone's address (`host:port`).
+        #[arg(long)]
+        stone: String,
+    },
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
@@ -77,12 +87,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let jit = if args.no_jit { JitConfig::Off } else { JitConfig::default() };
     let setup = Setup { kernel, config: VmConfig { jit, ..VmConfig::default() } };
     match args.command {
-        Command::Eval { code } => eval(&setup, &code),
+        Command::Eval { code, stone: None } => eval(&setup, &code),
+        Command::Eval { code, stone: Some(addr) } => crate::gem::eval(&setup, &addr, &code),
         Command::Run { file } => run_file(&setup, &file),
         Command::Check { paths } => check(&setup, &paths),
         Command::Test { packages } => test(&setup, &packages),
         Command::Bench { runs } => crate::bench::run(&setup, runs),
-        Command::Init { dir } => init(&dir),
+        Command::Init { dir } => crate::gem::init(&setup, &dir),
+        Command::Gem { stone } => crate::gem::run(&setup, &stone),
         Command::Stone { dir, listen } => crate::stone::serve(&dir, listen),
     }
 }
@@ -90,19 +102,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
 /// What every subcommand boots: the kernel source and the VM settings.
 pub struct Setup {
     kernel: KernelSource,
-    config: VmConfig,
+    pub config: VmConfig,
 }
 
 /// Boots a VM on the kernel without its test packages.
 pub fn boot(setup: &Setup) -> Result<Vm> {
     Vm::boot_with(&setup.kernel.without_tests(), setup.config)
         .map_err(|e| anyhow::anyhow!("the kernel did not load: {e}"))
-}
-
-fn init(dir: &Path) -> Result<ExitCode> {
-    onyx_store::repo::Repository::create(dir)?;
-    println!("created a repository in {}", dir.display());
-    Ok(ExitCode::SUCCESS)
 }
 
 fn print_error(e: &EvalError) {
@@ -112,7 +118,7 @@ fn print_error(e: &EvalError) {
     }
 }
 
-fn flush_transcript(vm: &mut Vm) {
+pub fn flush_transcript(vm: &mut Vm) {
     let out = vm.take_transcript();
     if !out.is_empty() {
         print!("{out}");
@@ -121,8 +127,13 @@ fn flush_transcript(vm: &mut Vm) {
 
 fn eval(setup: &Setup, code: &str) -> Result<ExitCode> {
     let mut vm = boot(setup)?;
+    print_evaluation(&mut vm, code)
+}
+
+/// Evaluates `code` and prints its value (exit 0) or the error and its stack (exit 1).
+pub fn print_evaluation(vm: &mut Vm, code: &str) -> Result<ExitCode> {
     let result = vm.evaluate(code);
-    flush_transcript(&mut vm);
+    flush_transcript(vm);
     match result.and_then(|v| vm.print_string(v)) {
         Ok(s) => {
             println!("{s}");

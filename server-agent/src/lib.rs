@@ -1,8 +1,10 @@
 //! The gem runtime and the `onyx` command line: the subcommands ([`cli`]), the stone server
-//! ([`stone`]) and a gem's connection to it ([`stone_client`]).
+//! ([`stone`]), a gem's connection to it ([`stone_client`]) and the gem commands (`gem`:
+//! `onyx init`, `onyx eval --stone`, `onyx gem`).
 
 mod bench;
 pub mod cli;
+mod gem;
 pub mod stone;
 pub mod stone_client;
 mod wire;

@@ -153,3 +153,47 @@ impl StoneSession {
         Ok(())
     }
 }
+
+/// A gem's VM reaches its repository through its session.
+impl onyx_vm::persist::StoneLink for StoneSession {
+    fn fetch(&mut self, oops: &[Oop], budget: u64) -> Result<Vec<ObjectRecord>, String> {
+        StoneSession::fetch(self, oops, budget).map_err(|e| e.to_string())
+    }
+
+    fn allocate(&mut self, count: u64) -> Result<Range<Oop>, String> {
+        StoneSession::allocate(self, count).map_err(|e| e.to_string())
+    }
+
+    fn commit(&mut self, records: &[ObjectRecord]) -> Result<CommitOutcome, String> {
+        StoneSession::commit(self, records).map_err(|e| e.to_string())
+    }
+
+    fn abort(&mut self) -> Result<ViewChange, String> {
+        StoneSession::abort(self).map_err(|e| e.to_string())
+    }
+
+    fn intern(&mut self, names: &[Vec<u8>]) -> Result<Vec<u64>, String> {
+        StoneSession::intern(self, names).map_err(|e| e.to_string())
+    }
+
+    fn symbol_names(&mut self, ids: &[u64]) -> Result<Vec<Vec<u8>>, String> {
+        StoneSession::symbol_names(self, ids).map_err(|e| e.to_string())
+    }
+
+    fn session(&self) -> u64 {
+        self.id()
+    }
+
+    fn lock(&mut self, oop: Oop, write: bool) -> Result<(), String> {
+        let kind = if write { LockKind::Write } else { LockKind::Read };
+        StoneSession::lock(self, oop, kind).map_err(|e| e.to_string())
+    }
+
+    fn unlock(&mut self, oop: Oop) -> Result<(), String> {
+        StoneSession::unlock(self, oop).map_err(|e| e.to_string())
+    }
+
+    fn unlock_all(&mut self) -> Result<(), String> {
+        StoneSession::unlock_all(self).map_err(|e| e.to_string())
+    }
+}

@@ -198,6 +198,9 @@ impl Vm {
         vm.set_global("Smalltalk", smalltalk);
         let undeclared = vm.known.undeclared;
         vm.set_global("Undeclared", undeclared);
+        // The user's globals, as GemStone's: what applications keep in the repository.
+        let user_globals = vm.new_dict(vm.known.symbol_dictionary);
+        vm.set_global("UserGlobals", user_globals);
         let processor_class = vm.known.processor_scheduler;
         vm.known.processor = vm.heap.alloc(processor_class, 0, Body::Slots(Vec::new().into()));
         let processor = vm.known.processor;

@@ -61,7 +61,7 @@ pub fn serve(dir: &Path, listen: SocketAddr) -> Result<ExitCode> {
 const GRACE: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Completes on SIGTERM or SIGINT.
-async fn shutdown_signal() {
+pub(crate) async fn shutdown_signal() {
     use tokio::signal::unix::{SignalKind, signal};
     match (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) {
         (Ok(mut term), Ok(mut int)) => {

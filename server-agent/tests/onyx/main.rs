@@ -2,10 +2,12 @@
 //!
 //! - `cli`: the `onyx` contract, run as a real process.
 //! - `stone`: `onyx init` and `onyx stone` served to gem sessions over gRPC.
+//! - `gems`: gem processes sharing a repository through a stone.
 //! - `tidy`: repository hygiene.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // tests fail loudly
 
 mod cli;
+mod gems;
 mod stone;
 mod tidy;

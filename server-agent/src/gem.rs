@@ -1,0 +1,47 @@
+//! The gem commands: `onyx init` (a repository holding the kernel), `onyx eval --stone` (a
+//! doit in a new session, like `topaz -l`) and `onyx gem` (a long-lived gem process).
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{Result, anyhow};
+use onyx_store::Stone;
+use onyx_vm::Vm;
+use onyx_vm::persist::LocalLink;
+
+use crate::cli::{Setup, boot, print_evaluation};
+use crate::stone_client::StoneSession;
+
+/// Creates a repository in `dir` and commits the kernel into it.
+pub fn init(setup: &Setup, dir: &Path) -> Result<ExitCode> {
+    let stone = Arc::new(Stone::create(dir)?);
+    let mut vm = boot(setup)?;
+    let link = LocalLink::login(Arc::clone(&stone)).map_err(|e| anyhow!(e))?;
+    vm.create_repository(Box::new(link)).map_err(|e| anyhow!("the kernel could not be committed: {e}"))?;
+    println!("created a repository in {}", dir.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Logs in to the stone at `addr`: a VM on the repository's committed state.
+fn login(setup: &Setup, addr: &str) -> Result<Vm> {
+    let session = StoneSession::connect(addr)?;
+    Vm::login(Box::new(session), setup.config).map_err(|e| anyhow!("cannot log in to the stone at {addr}: {e}"))
+}
+
+/// Runs `code` in a new session of the stone at `addr` and prints its value.
+pub fn eval(setup: &Setup, addr: &str, code: &str) -> Result<ExitCode> {
+    let mut vm = login(setup, addr)?;
+    print_evaluation(&mut vm, code)
+}
+
+/// A gem process: logs in and holds its session until SIGTERM or SIGINT.
+pub fn run(setup: &Setup, addr: &str) -> Result<ExitCode> {
+    let vm = login(setup, addr)?;
+    println!("gem session {} on {addr}", vm.session_id().unwrap_or_default());
+    std::io::Write::flush(&mut std::io::stdout())?;
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    runtime.block_on(crate::stone::shutdown_signal());
+    drop(vm);
+    Ok(ExitCode::SUCCESS)
+}

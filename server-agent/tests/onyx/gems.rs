@@ -1,0 +1,146 @@
+//! Gems as real processes (`onyx eval --stone`, `onyx gem`) sharing a repository through a
+//! real `onyx stone` on 127.0.0.1: what one commits the next sees, write-write conflicts
+//! between concurrent gems, counters incremented by many gems with retry, locks between
+//! gems, and a gem's clean exit on SIGTERM.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::stone::StoneProcess;
+
+fn onyx() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_onyx"));
+    c.env_remove("ONYX_KERNEL");
+    c
+}
+
+/// Starts `onyx eval --stone` on `code`.
+fn spawn_eval(stone: &StoneProcess, code: &str) -> Child {
+    onyx()
+        .args(["eval", "--stone", &stone.addr, code])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("onyx eval starts")
+}
+
+fn finish(child: Child) -> (bool, String, String) {
+    let Output { status, stdout, stderr } = child.wait_with_output().expect("onyx eval ends");
+    (
+        status.success(),
+        String::from_utf8_lossy(&stdout).trim().to_string(),
+        String::from_utf8_lossy(&stderr).to_string(),
+    )
+}
+
+/// Runs `code` in a new session and answers what it printed, failing on an error.
+fn eval(stone: &StoneProcess, code: &str) -> String {
+    let (ok, out, err) = finish(spawn_eval(stone, code));
+    assert!(ok, "{code}\nfailed: {err}");
+    out
+}
+
+fn repository() -> (tempfile::TempDir, StoneProcess) {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let stone = StoneProcess::start(&dir.path().join("repo"));
+    (dir, stone)
+}
+
+#[test]
+fn each_eval_is_a_session_that_sees_what_earlier_ones_committed() {
+    let (_dir, stone) = repository();
+    assert_eq!(eval(&stone, "3 + 4"), "7", "the kernel is in the repository");
+    assert_eq!(eval(&stone, "UserGlobals at: #Notes put: (OrderedCollection with: 'first'). 1"), "1");
+    assert_eq!(eval(&stone, "UserGlobals includesKey: #Notes"), "false", "nothing committed without a commit");
+    let commit = "UserGlobals at: #Notes put: (OrderedCollection with: 'first'). System commitTransaction";
+    assert_eq!(eval(&stone, commit), "true");
+    assert_eq!(eval(&stone, "(UserGlobals at: #Notes) add: 'second'. System commitTransaction"), "true");
+    assert_eq!(eval(&stone, "UserGlobals at: #Notes"), "an OrderedCollection('first' 'second')");
+    let (ok, _, err) = finish(spawn_eval(&stone, "nil foo"));
+    assert!(!ok && err.contains("foo"), "{err}");
+}
+
+#[test]
+fn of_two_gems_changing_one_object_the_second_to_commit_conflicts_then_retries() {
+    let (_dir, stone) = repository();
+    eval(&stone, "UserGlobals at: #Shared put: (Array new: 1). System commitTransaction");
+    // Both change the object in views that predate either commit; the later commit fails.
+    let gem = |me: &str| {
+        format!(
+            "| shared first conflict second | shared := UserGlobals at: #Shared. shared at: 1 put: #{me}. \
+             (Delay forMilliseconds: 1500) wait. \
+             first := System commitTransaction. \
+             first ifFalse: [conflict := System transactionConflicts includes: shared. \
+               System abortTransaction. (UserGlobals at: #Shared) at: 1 put: #{me}. \
+               second := System commitTransaction]. \
+             {{first. conflict. second}}"
+        )
+    };
+    let a = spawn_eval(&stone, &gem("a"));
+    let b = spawn_eval(&stone, &gem("b"));
+    let (a, b) = (finish(a), finish(b));
+    assert!(a.0 && b.0, "{}\n{}", a.2, b.2);
+    let mut outcomes = [a.1, b.1];
+    outcomes.sort();
+    assert_eq!(outcomes, ["#(false true true)".to_string(), "#(true nil nil)".to_string()]);
+}
+
+#[test]
+fn gems_incrementing_one_counter_with_retry_lose_no_increment() {
+    let (_dir, stone) = repository();
+    eval(&stone, "UserGlobals at: #Counter put: (Array with: 0). System commitTransaction");
+    let (gems, increments) = (4, 20);
+    let code = format!(
+        "| conflicts | conflicts := 0. 1 to: {increments} do: [:i | \
+           [System abortTransaction. (UserGlobals at: #Counter) at: 1 put: ((UserGlobals at: #Counter) at: 1) + 1. \
+            System commitTransaction] whileFalse: [conflicts := conflicts + 1]]. conflicts"
+    );
+    let children: Vec<Child> = (0..gems).map(|_| spawn_eval(&stone, &code)).collect();
+    for child in children {
+        let (ok, _, err) = finish(child);
+        assert!(ok, "{err}");
+    }
+    assert_eq!(eval(&stone, "(UserGlobals at: #Counter) at: 1"), (gems * increments).to_string());
+}
+
+#[test]
+fn a_write_lock_held_by_one_gem_is_denied_to_another_until_it_aborts() {
+    let (_dir, stone) = repository();
+    eval(&stone, "UserGlobals at: #Account put: (Array with: 100). System commitTransaction");
+    let holder = spawn_eval(
+        &stone,
+        "System writeLock: (UserGlobals at: #Account). (Delay forMilliseconds: 1500) wait. \
+         System abortTransaction. #released",
+    );
+    std::thread::sleep(Duration::from_millis(700));
+    let denied =
+        eval(&stone, "[System writeLock: (UserGlobals at: #Account). #granted] on: Error do: [:e | e messageText]");
+    assert!(denied.contains("denied"), "{denied}");
+    assert_eq!(finish(holder).1, "#released");
+    assert_eq!(eval(&stone, "System writeLock: (UserGlobals at: #Account). #granted"), "#granted");
+}
+
+#[test]
+fn a_gem_process_holds_a_session_and_exits_cleanly_on_sigterm() {
+    let (_dir, stone) = repository();
+    let mut gem = onyx()
+        .args(["gem", "--stone", &stone.addr])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("onyx gem starts");
+    let mut line = String::new();
+    BufReader::new(gem.stdout.take().expect("piped")).read_line(&mut line).expect("the gem reports its session");
+    assert!(line.starts_with("gem session "), "{line:?}");
+    let _ = Command::new("kill").args(["-TERM", &gem.id().to_string()]).status();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Ok(Some(status)) = gem.try_wait() {
+            assert!(status.success());
+            break;
+        }
+        assert!(Instant::now() < deadline, "the gem did not stop");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
