@@ -41,6 +41,12 @@ impl StoneProcess {
         StoneProcess { child, addr }
     }
 
+    /// Kills the stone with SIGKILL (no chance to finish anything) and waits for it.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
     /// Sends SIGTERM and waits; answers whether the stone exited successfully in time.
     pub fn stop(mut self) -> bool {
         terminate(&self.child);
