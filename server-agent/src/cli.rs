@@ -57,6 +57,8 @@ enum Command {
         /// How many times to run each benchmark.
         #[arg(long, default_value_t = 1)]
         runs: usize,
+        #[command(subcommand)]
+        what: Option<BenchKind>,
     },
     /// Create a repository in a new folder, holding the kernel.
     Init {
@@ -92,11 +94,47 @@ pub fn run(args: Args) -> Result<ExitCode> {
         Command::Run { file } => run_file(&setup, &file),
         Command::Check { paths } => check(&setup, &paths),
         Command::Test { packages } => test(&setup, &packages),
-        Command::Bench { runs } => crate::bench::run(&setup, runs),
+        Command::Bench { runs, what: None } => crate::bench::run(&setup, runs),
+        Command::Bench { what: Some(BenchKind::Commits { stone, gems, objects, words, seconds, disk }), .. } => {
+            crate::commit_bench::run(&crate::commit_bench::CommitBench {
+                stone: &stone,
+                gems,
+                objects,
+                words,
+                seconds,
+                disk: &disk,
+            })
+        }
         Command::Init { dir } => crate::gem::init(&setup, &dir),
         Command::Gem { stone } => crate::gem::run(&setup, &stone),
         Command::Stone { dir, listen } => crate::stone::serve(&dir, listen),
     }
+}
+
+#[derive(Subcommand, Debug)]
+enum BenchKind {
+    /// Commit throughput of a running stone, beside the disk's raw fdatasync rate and write
+    /// bandwidth measured in the same run.
+    Commits {
+        /// The stone's address (`host:port`).
+        #[arg(long)]
+        stone: String,
+        /// Concurrent gem sessions.
+        #[arg(long, default_value_t = 1)]
+        gems: usize,
+        /// Objects each commit writes.
+        #[arg(long, default_value_t = 1)]
+        objects: usize,
+        /// Slot words per object (8 bytes each).
+        #[arg(long, default_value_t = 22)]
+        words: usize,
+        /// How long to run.
+        #[arg(long, default_value_t = 3.0)]
+        seconds: f64,
+        /// A folder on the repository's disk, where the raw disk figures are measured.
+        #[arg(long, default_value = ".")]
+        disk: PathBuf,
+    },
 }
 
 /// What every subcommand boots: the kernel source and the VM settings.

@@ -4,6 +4,7 @@
 
 mod bench;
 pub mod cli;
+mod commit_bench;
 mod gem;
 pub mod stone;
 pub mod stone_client;

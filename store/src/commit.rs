@@ -8,18 +8,20 @@
 
 use std::collections::HashSet;
 use std::sync::Arc;
-use std::sync::mpsc::Sender;
 
 use crate::error::StoreError;
 use crate::record::{ObjectRecord, Oop, ROOT};
 use crate::repo::{Meta, Snapshot};
 use crate::stone::{CommitOutcome, Shared, State, ViewChange, changed_between, prune_log};
 
+/// Where a commit's outcome goes (called once, on the committer thread).
+pub type Reply = Box<dyn FnOnce(Result<CommitOutcome, StoreError>) + Send>;
+
 /// A commit waiting for the committer.
 pub(crate) struct Pending {
     pub session: u64,
     pub records: Vec<ObjectRecord>,
-    pub reply: Sender<Result<CommitOutcome, StoreError>>,
+    pub reply: Reply,
 }
 
 /// The commits queued, and whether the stone still takes commits.
@@ -58,7 +60,7 @@ fn commit_batch(shared: &Shared, batch: Vec<Pending>) {
         Ok(s) => s,
         Err(e) => {
             for p in batch {
-                let _ = p.reply.send(Err(StoreError::Storage(e.to_string())));
+                (p.reply)(Err(StoreError::Storage(e.to_string())));
             }
             return;
         }
@@ -71,10 +73,10 @@ fn commit_batch(shared: &Shared, batch: Vec<Pending>) {
         for p in batch {
             match check(&st, &snap, &p) {
                 Err(e) => {
-                    let _ = p.reply.send(Err(e));
+                    (p.reply)(Err(e));
                 }
                 Ok(conflicts) if !conflicts.is_empty() => {
-                    let _ = p.reply.send(Ok(CommitOutcome::Conflict(conflicts)));
+                    (p.reply)(Ok(CommitOutcome::Conflict(conflicts)));
                 }
                 Ok(_) => {
                     seq += 1;
@@ -97,23 +99,22 @@ fn commit_batch(shared: &Shared, batch: Vec<Pending>) {
             st.durable_seq = meta.commit_seq;
             let view = Arc::new(view);
             for a in accepted {
-                let outcome = finish(&mut st, &a, &view, meta.commit_seq);
-                let _ = a.pending.reply.send(Ok(outcome));
+                let outcome = finish(&mut st, a.pending.session, a.seq, &view, meta.commit_seq);
+                (a.pending.reply)(Ok(outcome));
             }
             prune_log(&mut st);
         }
         Err(e) => {
             st.log.retain(|(seq, _)| *seq <= first);
             for a in accepted {
-                let _ = a.pending.reply.send(Err(StoreError::Storage(format!("the commit was not written: {e}"))));
+                (a.pending.reply)(Err(StoreError::Storage(format!("the commit was not written: {e}"))));
             }
         }
     }
 }
 
 /// After a durable write: the session gets a view of it and drops its locks.
-fn finish(st: &mut State, a: &Accepted, view: &Arc<Snapshot>, latest: u64) -> CommitOutcome {
-    let session = a.pending.session;
+fn finish(st: &mut State, session: u64, seq: u64, view: &Arc<Snapshot>, latest: u64) -> CommitOutcome {
     st.locks.unlock_all(session);
     let old = match st.sessions.get_mut(&session) {
         Some(s) => {
@@ -122,7 +123,7 @@ fn finish(st: &mut State, a: &Accepted, view: &Arc<Snapshot>, latest: u64) -> Co
         }
         None => latest,
     };
-    let changed = changed_between(&st.log, old, latest, Some(a.seq));
+    let changed = changed_between(&st.log, old, latest, Some(seq));
     CommitOutcome::Committed(ViewChange { seq: latest, changed })
 }
 

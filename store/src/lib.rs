@@ -12,6 +12,8 @@
 //! gems, and a gem turns records into objects.
 
 mod commit;
+
+pub use commit::Reply;
 pub mod error;
 pub mod locks;
 pub mod record;

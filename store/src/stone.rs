@@ -13,7 +13,7 @@ use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
-use crate::commit::{self, Pending, Queue};
+use crate::commit::{self, Pending, Queue, Reply};
 use crate::error::StoreError;
 use crate::locks::{LockKind, LockTable};
 use crate::record::{MAX_OOP, ObjectRecord, Oop};
@@ -207,15 +207,29 @@ impl Stone {
     /// commit is durable or refused.
     pub fn commit(&self, session: u64, records: Vec<ObjectRecord>) -> Result<CommitOutcome, StoreError> {
         let (tx, rx) = std::sync::mpsc::channel();
+        self.commit_then(
+            session,
+            records,
+            Box::new(move |outcome| {
+                let _ = tx.send(outcome);
+            }),
+        );
+        rx.recv().unwrap_or(Err(StoreError::ShuttingDown))
+    }
+
+    /// Queues a commit and returns at once; `reply` gets the outcome once the commit is
+    /// durable or refused (on the committer's thread: it must not block).
+    pub fn commit_then(&self, session: u64, records: Vec<ObjectRecord>, reply: Reply) {
         {
             let mut q = self.shared.queue.lock().unwrap_or_else(|e| e.into_inner());
             if q.closed {
-                return Err(StoreError::ShuttingDown);
+                drop(q);
+                reply(Err(StoreError::ShuttingDown));
+                return;
             }
-            q.pending.push(Pending { session, records, reply: tx });
+            q.pending.push(Pending { session, records, reply });
         }
         self.shared.queued.notify_one();
-        rx.recv().unwrap_or(Err(StoreError::ShuttingDown))
     }
 
     /// Drops the session's view for one of the latest commit and releases its locks (what

@@ -126,7 +126,16 @@ impl stone_server::Stone for StoneService {
         let r = request.into_inner();
         let records =
             r.objects.into_iter().map(from_wire).collect::<Result<Vec<_>, _>>().map_err(Status::invalid_argument)?;
-        let outcome = self.call(move |s| s.commit(r.session, records)).await?;
+        // The committer answers through a channel: no thread waits for the disk.
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.stone.commit_then(
+            r.session,
+            records,
+            Box::new(move |outcome| {
+                let _ = tx.send(outcome);
+            }),
+        );
+        let outcome = rx.await.map_err(|_| Status::unavailable("the stone stopped"))?.map_err(status)?;
         let outcome = match outcome {
             CommitOutcome::Committed(v) => pb::commit_reply::Outcome::Committed(view(v)),
             CommitOutcome::Conflict(oops) => pb::commit_reply::Outcome::Conflict(pb::Conflict { oops }),
