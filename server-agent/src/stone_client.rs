@@ -121,6 +121,13 @@ impl StoneSession {
         Ok(ViewChange { seq: v.seq, changed: v.changed })
     }
 
+    /// A view of the latest commit, keeping the transaction's locks.
+    pub fn continue_transaction(&mut self) -> Result<ViewChange, StoneError> {
+        let v = self.runtime.block_on(self.client.r#continue(pb::Session { session: self.session }))?.into_inner();
+        self.view = v.seq;
+        Ok(ViewChange { seq: v.seq, changed: v.changed })
+    }
+
     /// Locks `oop` for this session; denied with code `FailedPrecondition`.
     pub fn lock(&mut self, oop: Oop, kind: LockKind) -> Result<(), StoneError> {
         let request = pb::LockRequest { session: self.session, oop, write: kind == LockKind::Write };
@@ -170,6 +177,10 @@ impl onyx_vm::persist::StoneLink for StoneSession {
 
     fn abort(&mut self) -> Result<ViewChange, String> {
         StoneSession::abort(self).map_err(|e| e.to_string())
+    }
+
+    fn continue_transaction(&mut self) -> Result<ViewChange, String> {
+        StoneSession::continue_transaction(self).map_err(|e| e.to_string())
     }
 
     fn intern(&mut self, names: &[Vec<u8>]) -> Result<Vec<u64>, String> {

@@ -235,6 +235,18 @@ impl Stone {
     /// Drops the session's view for one of the latest commit and releases its locks (what
     /// `System abortTransaction` and `beginTransaction` ask of the stone).
     pub fn abort(&self, session: u64) -> Result<ViewChange, StoreError> {
+        self.new_view(session, true)
+    }
+
+    /// Moves the session's view to the latest commit and keeps its locks: the gem goes on
+    /// with its transaction (after a conflict on objects it can bring up to date itself, as
+    /// reduced-conflict classes do). The objects changed in between are answered, so that
+    /// the gem can check that none of its other changes is affected.
+    pub fn continue_transaction(&self, session: u64) -> Result<ViewChange, StoreError> {
+        self.new_view(session, false)
+    }
+
+    fn new_view(&self, session: u64, release_locks: bool) -> Result<ViewChange, StoreError> {
         let view = Arc::new(self.shared.repo.snapshot()?);
         let seq = view.meta()?.commit_seq;
         let mut st = self.shared.state();
@@ -242,7 +254,9 @@ impl Stone {
         let old = std::mem::replace(&mut s.view_seq, seq);
         s.view = view;
         let changed = changed_between(&st.log, old, seq, None);
-        st.locks.unlock_all(session);
+        if release_locks {
+            st.locks.unlock_all(session);
+        }
         prune_log(&mut st);
         Ok(ViewChange { seq, changed })
     }

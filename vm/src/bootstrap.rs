@@ -231,6 +231,7 @@ impl Vm {
         out.extend(self.watch);
         self.scheduler_roots(&mut out);
         self.persistent_roots(&mut out);
+        out.push(self.session_temps);
         out
     }
 

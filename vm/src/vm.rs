@@ -96,6 +96,12 @@ pub struct Known {
     pub bin_selectors: Vec<Value>,
 }
 
+/// The identity hash of the symbol named `bytes` (FNV-1a, in the range of identity hashes).
+fn symbol_hash(bytes: &[u8]) -> u32 {
+    let h = bytes.iter().fold(0x811c_9dc5u32, |h, &b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193));
+    h & 0x3FFF_FFFF
+}
+
 /// Lists the classes and objects of [`Known`] once, in the order the repository's root keeps
 /// them.
 macro_rules! known_objects {
@@ -221,6 +227,8 @@ pub struct Vm {
     pub(crate) persist: Option<Box<crate::persist::Persistence>>,
     /// Why the last transaction or lock primitive failed.
     pub(crate) last_store_error: Option<String>,
+    /// `System sessionTemps`: what the session keeps and never commits (nil until made).
+    pub(crate) session_temps: Value,
 }
 
 impl Vm {
@@ -247,6 +255,7 @@ impl Vm {
             last_compile_error: None,
             persist: None,
             last_store_error: None,
+            session_temps: Value::NIL,
         }
     }
 
@@ -273,6 +282,11 @@ impl Vm {
             return v;
         }
         let v = self.heap.alloc(self.known.symbol, 0, Body::Bytes(bytes.to_vec()));
+        // A symbol's identity hash comes from its name, so that every gem of a repository
+        // (each interning its own copy) agrees on it.
+        if let Some(obj) = self.heap.get_mut(v) {
+            obj.hash = symbol_hash(bytes);
+        }
         self.symbols.insert(bytes.to_vec(), v);
         v
     }

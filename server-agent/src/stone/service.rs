@@ -149,6 +149,12 @@ impl stone_server::Stone for StoneService {
         Ok(Response::new(view(v)))
     }
 
+    async fn r#continue(&self, request: Request<pb::Session>) -> Result<Response<pb::View>, Status> {
+        let session = request.into_inner().session;
+        let v = self.call(move |s| s.continue_transaction(session)).await?;
+        Ok(Response::new(view(v)))
+    }
+
     async fn lock(&self, request: Request<pb::LockRequest>) -> Result<Response<pb::Empty>, Status> {
         let r = request.into_inner();
         let kind = if r.write { LockKind::Write } else { LockKind::Read };

@@ -144,3 +144,31 @@ fn a_gem_process_holds_a_session_and_exits_cleanly_on_sigterm() {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+#[test]
+fn gems_updating_reduced_conflict_objects_at_once_never_fail_a_commit() {
+    let (_dir, stone) = repository();
+    eval(
+        &stone,
+        "UserGlobals at: #Hits put: RcCounter new; at: #Seen put: RcKeyValueDictionary new. System commitTransaction",
+    );
+    let (gems, increments) = (4, 20);
+    let children: Vec<Child> = (0..gems)
+        .map(|g| {
+            let code = format!(
+                "| failures | failures := 0. 1 to: {increments} do: [:i | \
+                   (UserGlobals at: #Hits) increment. (UserGlobals at: #Seen) at: {g} * 1000 + i put: i. \
+                   System commitTransaction ifFalse: [failures := failures + 1. System abortTransaction]]. failures"
+            );
+            spawn_eval(&stone, &code)
+        })
+        .collect();
+    for child in children {
+        let (ok, out, err) = finish(child);
+        assert!(ok, "{err}");
+        assert_eq!(out, "0", "a commit failed");
+    }
+    let total = (gems * increments).to_string();
+    assert_eq!(eval(&stone, "(UserGlobals at: #Hits) value"), total);
+    assert_eq!(eval(&stone, "(UserGlobals at: #Seen) size"), total);
+}

@@ -195,6 +195,21 @@ impl Heap {
         }
     }
 
+    /// Whether `v` changed in this transaction.
+    pub fn is_dirty(&self, v: Value) -> bool {
+        self.get(v).is_some_and(|o| o.flags & DIRTY != 0)
+    }
+
+    /// Forgets that `objects` changed (their contents are about to be reloaded).
+    pub fn forget_writes(&mut self, objects: &[Value]) {
+        for &v in objects {
+            if let Some(obj) = self.get_mut(v) {
+                obj.flags &= !DIRTY;
+            }
+        }
+        self.write_set.retain(|v| !objects.contains(v));
+    }
+
     /// Takes the write set: the persistent objects changed since it was last taken.
     pub fn take_write_set(&mut self) -> Vec<Value> {
         for v in &self.write_set {

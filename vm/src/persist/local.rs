@@ -46,6 +46,10 @@ impl StoneLink for LocalLink {
         self.stone.abort(self.session).map_err(|e| e.to_string())
     }
 
+    fn continue_transaction(&mut self) -> Result<ViewChange, String> {
+        self.stone.continue_transaction(self.session).map_err(|e| e.to_string())
+    }
+
     fn intern(&mut self, names: &[Vec<u8>]) -> Result<Vec<u64>, String> {
         self.stone.intern(names).map_err(|e| e.to_string())
     }

@@ -38,8 +38,10 @@ pub trait StoneLink {
     fn allocate(&mut self, count: u64) -> Result<Range<Oop>, String>;
     /// Commits changed and new objects.
     fn commit(&mut self, records: &[ObjectRecord]) -> Result<CommitOutcome, String>;
-    /// A view of the latest commit.
+    /// A view of the latest commit (releasing the session's locks).
     fn abort(&mut self) -> Result<ViewChange, String>;
+    /// A view of the latest commit for a transaction that goes on (keeping its locks).
+    fn continue_transaction(&mut self) -> Result<ViewChange, String>;
     /// The ids of symbols by name, interning new ones.
     fn intern(&mut self, names: &[Vec<u8>]) -> Result<Vec<u64>, String>;
     /// The names of symbols by id.
@@ -261,7 +263,9 @@ impl Vm {
     }
 
     fn commit_with(&mut self, p: &mut Persistence) -> Result<bool, String> {
-        let dirty = self.heap.take_write_set();
+        let mut dirty = self.heap.take_write_set();
+        dirty.sort_unstable_by_key(|v| v.bits());
+        dirty.dedup();
         let mut new: Vec<Value> = Vec::new();
         let mut symbols: Vec<Value> = Vec::new();
         let mut seen: HashSet<Value> = HashSet::new();
@@ -349,6 +353,36 @@ impl Vm {
     fn apply_view(&mut self, p: &mut Persistence, view: ViewChange) -> Result<(), String> {
         let stale: Vec<Oop> = view.changed.into_iter().filter(|oop| p.local_of.contains_key(oop)).collect();
         if stale.is_empty() { Ok(()) } else { p.load(self, stale, 0) }
+    }
+
+    /// After a commit that conflicted only on `refresh` (objects whose changes the caller can
+    /// make again, as reduced-conflict classes replay theirs): takes a view of the latest
+    /// commit keeping the transaction's locks and its other changes, and reloads `refresh`
+    /// and whatever else others changed. Answers false, changing nothing local, if others
+    /// changed an object this transaction changed that is not in `refresh`.
+    pub fn continue_transaction_refreshing(&mut self, refresh: &[Value]) -> Result<bool, String> {
+        let mut p = self.persist.take().ok_or("no repository is attached")?;
+        let result = self.continue_with(&mut p, refresh);
+        self.persist = Some(p);
+        result
+    }
+
+    fn continue_with(&mut self, p: &mut Persistence, refresh: &[Value]) -> Result<bool, String> {
+        let view = p.link.continue_transaction()?;
+        let mut stale: Vec<Oop> = Vec::new();
+        for oop in view.changed {
+            let Some(&v) = p.local_of.get(&oop) else { continue };
+            if self.heap.is_dirty(v) && !refresh.contains(&v) {
+                return Ok(false);
+            }
+            stale.push(oop);
+        }
+        stale.extend(refresh.iter().filter_map(|v| p.oop_of.get(v).copied()));
+        stale.sort_unstable();
+        stale.dedup();
+        self.heap.forget_writes(refresh);
+        p.conflicts.clear();
+        if stale.is_empty() { Ok(true) } else { p.load(self, stale, 0).map(|()| true) }
     }
 
     /// `System abortTransaction`: drops local changes to persistent objects and takes a view

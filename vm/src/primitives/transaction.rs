@@ -1,5 +1,6 @@
 //! Transaction primitives (280-299): `System commitTransaction`, `abortTransaction`,
-//! `transactionConflicts`, `session`, object locks. They fail without a repository, or when
+//! `transactionConflicts`, `session`, object locks, continuing a transaction after a
+//! reduced-conflict replay, and the session's transient objects (`SessionTemps`). They fail without a repository, or when
 //! the stone refuses; `System lastStoreError` (288) then says why.
 
 use super::{Args, Prim, PrimResult, boolean};
@@ -24,6 +25,15 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             return Ok(vm.new_string(&message));
         }
         289 => return boolean(vm.has_repository()),
+        290 => {
+            let refresh = vm.heap.get(x).and_then(|o| o.slots()).map(<[Value]>::to_vec).ok_or(Prim::Fail)?;
+            vm.continue_transaction_refreshing(&refresh).map(Value::boolean)
+        }
+        291 => return Ok(vm.session_temps),
+        292 => {
+            vm.session_temps = x;
+            return Ok(x);
+        }
         _ => return Err(Prim::Fail),
     };
     outcome.map_err(|message| {
