@@ -226,3 +226,19 @@ fn reduced_conflict_classes_refuse_logically_inconsistent_concurrent_changes() {
     );
     assert_eq!(second, "false");
 }
+
+#[test]
+fn in_manual_begin_mode_only_a_begun_transaction_commits() {
+    let (_dir, stone) = repository();
+    let mut g = gem(&stone);
+    assert_eq!(run(&mut g, "System transactionMode"), "#autoBegin");
+    run(&mut g, "System transactionMode: #manualBegin");
+    assert_eq!(run(&mut g, "System inTransaction"), "false");
+    let refused = eval_in(&mut g, "UserGlobals at: #M put: 1. System commitTransaction");
+    assert!(refused.is_err_and(|e| e.to_string().contains("not in a transaction")));
+    assert_eq!(run(&mut g, "System beginTransaction. UserGlobals at: #M put: 2. System commitTransaction"), "true");
+    assert_eq!(run(&mut g, "System inTransaction"), "false", "a commit ends a manual transaction");
+    let mut other = gem(&stone);
+    assert_eq!(run(&mut other, "UserGlobals at: #M"), "2");
+    assert_eq!(run(&mut other, "System transactionMode"), "#autoBegin", "the mode is the session's");
+}
