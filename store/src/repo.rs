@@ -57,6 +57,17 @@ impl Repository {
             return Err(StoreError::Invalid(format!("{} already holds a repository", dir.display())));
         }
         let db = Database::create(&path)?;
+        Repository::initialize(db, path)
+    }
+
+    /// Creates an empty repository whose file is reached through `backend` (a file with a
+    /// layer between, such as one that injects write errors); `path` names it in messages.
+    pub fn create_with_backend(path: &Path, backend: impl redb::StorageBackend) -> Result<Repository, StoreError> {
+        let db = Database::builder().create_with_backend(backend)?;
+        Repository::initialize(db, path.to_path_buf())
+    }
+
+    fn initialize(db: Database, path: PathBuf) -> Result<Repository, StoreError> {
         let txn = db.begin_write()?;
         {
             txn.open_table(OBJECTS)?;

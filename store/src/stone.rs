@@ -102,7 +102,8 @@ impl Stone {
         Stone::serve(Repository::open(dir)?)
     }
 
-    fn serve(repo: Repository) -> Result<Stone, StoreError> {
+    /// Serves an open repository.
+    pub fn serve(repo: Repository) -> Result<Stone, StoreError> {
         let meta = repo.snapshot()?.meta()?;
         let state = State {
             sessions: HashMap::new(),
