@@ -72,6 +72,10 @@ enum Command {
         /// Address to listen on; port 0 picks a free port (printed on the first line).
         #[arg(long, default_value = "127.0.0.1:0")]
         listen: std::net::SocketAddr,
+        /// Seconds between the stone's own garbage collections (when something was
+        /// committed since the last); 0 never collects on its own.
+        #[arg(long, default_value_t = 60)]
+        gc_interval: u64,
     },
     /// Run a gem: log in to a stone and hold a session until SIGTERM or SIGINT.
     Gem {
@@ -107,7 +111,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         }
         Command::Init { dir } => crate::gem::init(&setup, &dir),
         Command::Gem { stone } => crate::gem::run(&setup, &stone),
-        Command::Stone { dir, listen } => crate::stone::serve(&dir, listen),
+        Command::Stone { dir, listen, gc_interval } => crate::stone::serve(&dir, listen, gc_interval),
     }
 }
 

@@ -154,6 +154,11 @@ impl StoneSession {
         Ok(self.runtime.block_on(self.client.names(request))?.into_inner().names)
     }
 
+    /// Has the stone delete the objects no live view can reach; answers how many it deleted.
+    pub fn collect_garbage(&mut self) -> Result<u64, StoneError> {
+        Ok(self.runtime.block_on(self.client.collect_garbage(pb::Empty {}))?.into_inner().reclaimed)
+    }
+
     /// Releases every lock of this session.
     pub fn unlock_all(&mut self) -> Result<(), StoneError> {
         self.runtime.block_on(self.client.unlock_all(pb::Session { session: self.session }))?;
@@ -206,5 +211,9 @@ impl onyx_vm::persist::StoneLink for StoneSession {
 
     fn unlock_all(&mut self) -> Result<(), String> {
         StoneSession::unlock_all(self).map_err(|e| e.to_string())
+    }
+
+    fn collect_garbage(&mut self) -> Result<u64, String> {
+        StoneSession::collect_garbage(self).map_err(|e| e.to_string())
     }
 }

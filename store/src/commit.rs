@@ -24,27 +24,39 @@ pub(crate) struct Pending {
     pub reply: Reply,
 }
 
-/// The commits queued, and whether the stone still takes commits.
+/// The commits queued, the collections asked for, and whether the stone still takes work.
 #[derive(Default)]
 pub(crate) struct Queue {
     pub pending: Vec<Pending>,
+    pub collect: Vec<crate::gc::GcReply>,
     pub closed: bool,
 }
 
 /// The committer thread's loop, until the stone closes the queue.
 pub(crate) fn run(shared: &Shared) {
     loop {
-        let batch = {
+        let (batch, collect) = {
             let mut q = shared.queue.lock().unwrap_or_else(|e| e.into_inner());
-            while q.pending.is_empty() && !q.closed {
+            while q.pending.is_empty() && q.collect.is_empty() && !q.closed {
                 q = shared.queued.wait(q).unwrap_or_else(|e| e.into_inner());
             }
-            if q.pending.is_empty() {
+            if q.pending.is_empty() && q.collect.is_empty() {
                 return;
             }
-            std::mem::take(&mut q.pending)
+            (std::mem::take(&mut q.pending), std::mem::take(&mut q.collect))
         };
-        commit_batch(shared, batch);
+        if !batch.is_empty() {
+            commit_batch(shared, batch);
+        }
+        if !collect.is_empty() {
+            let report = crate::gc::collect(shared);
+            for reply in collect {
+                reply(match &report {
+                    Ok(r) => Ok(*r),
+                    Err(e) => Err(StoreError::Storage(e.to_string())),
+                });
+            }
+        }
     }
 }
 

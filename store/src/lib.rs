@@ -7,11 +7,13 @@
 //! - [`stone`]: sessions, views, OOP allocation, traversals, abort, locks.
 //! - `commit`: the committer thread (commit token, conflict checks, group commit).
 //! - [`locks`]: object locks.
+//! - [`gc`]: the repository's garbage collector.
 //!
 //! The store knows nothing of RPC or of the VM: the server wraps a [`Stone`] for remote
 //! gems, and a gem turns records into objects.
 
 mod commit;
+pub mod gc;
 
 pub use commit::Reply;
 pub mod error;
@@ -21,6 +23,7 @@ pub mod repo;
 pub mod stone;
 
 pub use error::StoreError;
+pub use gc::GcReport;
 pub use locks::LockKind;
 pub use record::{FIRST_OOP, ObjectRecord, Oop, ROOT};
 pub use stone::{CommitOutcome, Stone, ViewChange};

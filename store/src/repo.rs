@@ -151,6 +151,24 @@ impl Repository {
         Ok(ids)
     }
 
+    /// Deletes objects `oops` (and the chunks of those stored in chunks) in one durable
+    /// transaction.
+    pub fn delete(&self, oops: &[Oop]) -> Result<(), StoreError> {
+        let txn = self.db.begin_write()?;
+        {
+            let mut objects = txn.open_table(OBJECTS)?;
+            let mut chunks = txn.open_table(CHUNKS)?;
+            for &oop in oops {
+                let chunked = objects.remove(oop)?.is_some_and(|v| v.value().first() == Some(&CHUNKED));
+                if chunked {
+                    chunks.retain_in((oop, 0)..=(oop, u32::MAX), |_, _| false)?;
+                }
+            }
+        }
+        txn.commit()?;
+        Ok(())
+    }
+
     /// Writes `records` (replacing any earlier versions) and `meta` in one durable
     /// transaction.
     pub fn write<'a>(&self, records: impl IntoIterator<Item = &'a ObjectRecord>, meta: Meta) -> Result<(), StoreError> {
@@ -198,6 +216,16 @@ impl Snapshot {
             meta.get(key)?.map(|v| v.value()).ok_or_else(|| StoreError::Corrupt(format!("no {key} mark")))
         };
         Ok(Meta { oop_high: get("oop_high")?, commit_seq: get("commit_seq")? })
+    }
+
+    /// Every object's OOP.
+    pub fn oops(&self) -> Result<Vec<Oop>, StoreError> {
+        let objects = self.txn.open_table(OBJECTS)?;
+        let mut out = Vec::new();
+        for entry in objects.iter()? {
+            out.push(entry?.0.value());
+        }
+        Ok(out)
     }
 
     /// Whether object `oop` exists.

@@ -281,6 +281,22 @@ impl Stone {
         self.shared.state().locks.unlock_all(session);
     }
 
+    /// Deletes the objects no live view can reach from the root (see `gc.rs`); waits for it.
+    pub fn collect_garbage(&self) -> Result<crate::gc::GcReport, StoreError> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        {
+            let mut q = self.shared.queue.lock().unwrap_or_else(|e| e.into_inner());
+            if q.closed {
+                return Err(StoreError::ShuttingDown);
+            }
+            q.collect.push(Box::new(move |report| {
+                let _ = tx.send(report);
+            }));
+        }
+        self.shared.queued.notify_one();
+        rx.recv().unwrap_or(Err(StoreError::ShuttingDown))
+    }
+
     /// The ids of symbols `names` in the stone's symbol table, interning new ones durably.
     /// Interning is idempotent and never conflicts: two gems that intern the same new name
     /// get the same id.

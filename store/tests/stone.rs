@@ -261,3 +261,47 @@ fn symbols_are_interned_once_by_name_and_commits_may_only_name_known_ones() {
     assert_eq!(ok(stone.symbol_names(&ids)), names);
     assert_eq!(ok(stone.intern(&[b"foo".to_vec()])), vec![ids[0]]);
 }
+
+#[test]
+fn garbage_no_view_can_reach_is_reclaimed_and_churn_stops_growing_the_repository() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let stone = ok(Stone::create(dir.path()));
+    let (s, _) = ok(stone.login());
+    let class = ok(stone.allocate(s, 1)).start;
+    assert!(matches!(
+        ok(stone.commit(s, vec![record(ROOT, class, vec![]), record(class, class, vec![])])),
+        CommitOutcome::Committed(_)
+    ));
+    // Each round replaces the root's contents with 300 new objects of 400 bytes.
+    let round = |stone: &Stone| -> Vec<Oop> {
+        let r = ok(stone.allocate(s, 300));
+        let mut records: Vec<ObjectRecord> = r.clone().map(|oop| record(oop, class, vec![int(oop); 50])).collect();
+        records.push(record(ROOT, class, r.clone().map(ref_word).collect()));
+        assert!(matches!(ok(stone.commit(s, records)), CommitOutcome::Committed(_)));
+        r.collect()
+    };
+    let first = round(&stone);
+    // A session whose view still reaches the first round keeps it alive.
+    let (old, _) = ok(stone.login());
+    round(&stone);
+    let report = ok(stone.collect_garbage());
+    assert_eq!(report.reclaimed, 0, "the old view still reaches the first round");
+    assert!(ok(stone.fetch(old, &[first[0]], 0)).len() == 1);
+    stone.logout(old);
+    let report = ok(stone.collect_garbage());
+    assert_eq!(report.reclaimed, 300, "{report:?}");
+    ok(stone.abort(s));
+    assert!(stone.fetch(s, &[first[0]], 0).is_err(), "a reclaimed object is gone from new views");
+    let size = || std::fs::metadata(dir.path().join(onyx_store::repo::FILE)).map(|m| m.len()).unwrap_or(0);
+    let mut sizes = Vec::new();
+    for i in 0..60 {
+        let live = round(&stone);
+        if i % 5 == 4 {
+            ok(stone.collect_garbage());
+            assert_eq!(ok(stone.fetch(s, &[live[299]], 0)).len(), 1, "live objects stay");
+            sizes.push(size());
+        }
+    }
+    let (early, late) = (sizes[3], sizes[sizes.len() - 1]);
+    assert!(late <= early + early / 4, "the repository kept growing under churn: {sizes:?}");
+}

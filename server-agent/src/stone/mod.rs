@@ -17,7 +17,7 @@ use tonic::transport::server::TcpIncoming;
 
 /// Serves the repository in `dir` on `listen` (port 0 picks one); prints the address it
 /// listens on as the first line of standard output.
-pub fn serve(dir: &Path, listen: SocketAddr) -> Result<ExitCode> {
+pub fn serve(dir: &Path, listen: SocketAddr, gc_interval: u64) -> Result<ExitCode> {
     let stone = Arc::new(Stone::open(dir)?);
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     runtime.block_on(async {
@@ -26,6 +26,9 @@ pub fn serve(dir: &Path, listen: SocketAddr) -> Result<ExitCode> {
         let addr = listener.local_addr()?;
         println!("stone listening on {addr}");
         std::io::stdout().flush()?;
+        if gc_interval > 0 {
+            tokio::spawn(collect_periodically(Arc::clone(&stone), std::time::Duration::from_secs(gc_interval)));
+        }
         let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
         let (closing, closed) = tokio::sync::watch::channel(false);
         let service = service::StoneService::new(Arc::clone(&stone), closed.clone());
@@ -55,6 +58,29 @@ pub fn serve(dir: &Path, listen: SocketAddr) -> Result<ExitCode> {
     // The committer finishes the batch it holds before the stone goes.
     drop(stone);
     Ok(ExitCode::SUCCESS)
+}
+
+/// Collects the repository's garbage every `every`, when something was committed since the
+/// last collection.
+async fn collect_periodically(stone: Arc<Stone>, every: std::time::Duration) {
+    let mut collected_at = None;
+    let mut ticks = tokio::time::interval(every);
+    ticks.tick().await;
+    loop {
+        ticks.tick().await;
+        let s = Arc::clone(&stone);
+        let last = match tokio::task::spawn_blocking(move || s.last_commit()).await {
+            Ok(Ok(seq)) => seq,
+            _ => continue,
+        };
+        if collected_at == Some(last) {
+            continue;
+        }
+        let s = Arc::clone(&stone);
+        if let Ok(Ok(_)) = tokio::task::spawn_blocking(move || s.collect_garbage()).await {
+            collected_at = Some(last);
+        }
+    }
 }
 
 /// How long a stopping stone waits for gems to close their connections.

@@ -184,6 +184,11 @@ impl stone_server::Stone for StoneService {
         Ok(Response::new(pb::SymbolNames { names }))
     }
 
+    async fn collect_garbage(&self, _request: Request<pb::Empty>) -> Result<Response<pb::GcReport>, Status> {
+        let report = self.call(|s| s.collect_garbage()).await?;
+        Ok(Response::new(pb::GcReport { live: report.live, reclaimed: report.reclaimed }))
+    }
+
     async fn unlock_all(&self, request: Request<pb::Session>) -> Result<Response<pb::Empty>, Status> {
         let session = request.into_inner().session;
         self.call(move |s| {

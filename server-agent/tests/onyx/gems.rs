@@ -172,3 +172,14 @@ fn gems_updating_reduced_conflict_objects_at_once_never_fail_a_commit() {
     assert_eq!(eval(&stone, "(UserGlobals at: #Hits) value"), total);
     assert_eq!(eval(&stone, "(UserGlobals at: #Seen) size"), total);
 }
+
+#[test]
+fn objects_no_longer_reachable_are_collected_from_the_repository() {
+    let (_dir, stone) = repository();
+    eval(&stone, "UserGlobals at: #Scratch put: ((1 to: 500) collect: [:i | Array new: 10]). System commitTransaction");
+    eval(&stone, "UserGlobals removeKey: #Scratch. System commitTransaction");
+    let reclaimed: u64 = eval(&stone, "System collectGarbage").parse().expect("a count");
+    assert!(reclaimed >= 501, "{reclaimed}");
+    assert_eq!(eval(&stone, "UserGlobals includesKey: #Scratch"), "false");
+    assert_eq!(eval(&stone, "3 + 4"), "7", "the kernel survives a collection");
+}

@@ -76,4 +76,8 @@ impl StoneLink for LocalLink {
         self.stone.unlock_all(self.session);
         Ok(())
     }
+
+    fn collect_garbage(&mut self) -> Result<u64, String> {
+        self.stone.collect_garbage().map(|r| r.reclaimed).map_err(|e| e.to_string())
+    }
 }

@@ -54,6 +54,8 @@ pub trait StoneLink {
     fn unlock(&mut self, oop: Oop) -> Result<(), String>;
     /// Releases every lock of the session.
     fn unlock_all(&mut self) -> Result<(), String>;
+    /// Has the stone delete what no live view reaches; answers how many objects went.
+    fn collect_garbage(&mut self) -> Result<u64, String>;
 }
 
 /// OOPs asked of the stone at a time.
@@ -420,6 +422,12 @@ impl Vm {
             Some(oop) => p.link.unlock(oop),
             None => Ok(()),
         }
+    }
+
+    /// `System collectGarbage`: the repository's garbage collection (answers the objects
+    /// reclaimed).
+    pub fn collect_repository_garbage(&mut self) -> Result<u64, String> {
+        self.persist.as_mut().ok_or("no repository is attached")?.link.collect_garbage()
     }
 
     /// `System removeLocksForSession`.
