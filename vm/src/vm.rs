@@ -180,11 +180,21 @@ pub struct VmConfig {
     pub max_depth: usize,
     /// When methods are compiled to native code.
     pub jit: crate::jit::JitConfig,
+    /// A gem's login brings in this many bytes of objects, breadth first from the root
+    /// (the globals, classes and methods first); the rest is faulted in when touched.
+    pub login_budget: u64,
+    /// A fault brings in this many bytes of what the touched object refers to, besides it.
+    pub fault_budget: u64,
 }
 
 impl Default for VmConfig {
     fn default() -> Self {
-        VmConfig { max_depth: 100_000, jit: crate::jit::JitConfig::default() }
+        VmConfig {
+            max_depth: 100_000,
+            jit: crate::jit::JitConfig::default(),
+            login_budget: 32 << 20,
+            fault_budget: 64 << 10,
+        }
     }
 }
 
@@ -469,8 +479,12 @@ impl Vm {
         let mut c = class;
         let mut guard = 0;
         while !c.is_nil() && guard < 10_000 {
+            // Classes and method dictionaries of a repository come in when a lookup needs them.
+            self.fault_in(c);
             let dict = self.heap.slot(c, cs::METHOD_DICT).unwrap_or(Value::NIL);
+            self.fault_in(dict);
             if let Some(m) = self.dict(dict).and_then(|d| d.get(selector)) {
+                self.fault_in(m);
                 self.method_cache.insert((class, selector), m);
                 return Some(m);
             }

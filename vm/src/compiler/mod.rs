@@ -49,5 +49,10 @@ pub fn compile(vm: &mut Vm, source: &str, class: Value, mode: Mode) -> Result<Rc
     }
     .map_err(|e| error_at(source, e.offset, e.message))?;
     let analysis = scope::analyse(&node);
-    codegen::generate(vm, source, class, &node, &analysis, mode == Mode::Doit)
+    // In a gem, what the compiler reads of the class, and the bindings the code refers to,
+    // must be in memory.
+    vm.fault_for_compile(class);
+    let code = codegen::generate(vm, source, class, &node, &analysis, mode == Mode::Doit)?;
+    vm.fault_code_literals(&code);
+    Ok(code)
 }

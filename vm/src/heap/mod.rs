@@ -1,5 +1,5 @@
-//! Object memory: the local object table, allocation, the write barrier, the fault hook for
-//! objects that are not loaded, and the mark-sweep collector for transient objects.
+//! Object memory: the local object table, allocation, the write barrier, stubs of persistent
+//! objects not loaded yet, and the mark-sweep collector for transient objects.
 //!
 //! **Invariant:** every `Value` reference held by a live object, a process or a VM root names a
 //! table entry that is not `Body::Free`. The collector only runs at safepoints of the
@@ -17,13 +17,6 @@ use object::{DIRTY, NOT_LOADED, PERSISTENT};
 
 use crate::value::Value;
 
-/// Brings the body of a persistent object into memory (installed by the store layer).
-pub trait Faulter {
-    /// Fills entry `index` of `heap` (and, ideally, what it references), clearing
-    /// [`object::NOT_LOADED`]. An error leaves the entry a stub.
-    fn fault(&mut self, heap: &mut Heap, index: usize) -> Result<(), String>;
-}
-
 /// The local object table.
 pub struct Heap {
     objects: Vec<Object>,
@@ -32,7 +25,6 @@ pub struct Heap {
     allocated_since_gc: usize,
     gc_threshold: usize,
     write_set: Vec<Value>,
-    faulter: Option<Box<dyn Faulter>>,
     stats: GcStats,
 }
 
@@ -55,14 +47,8 @@ impl Heap {
             allocated_since_gc: 0,
             gc_threshold: MIN_GC_THRESHOLD,
             write_set: Vec::new(),
-            faulter: None,
             stats: GcStats::default(),
         }
-    }
-
-    /// Installs the hook that faults in persistent objects.
-    pub fn set_faulter(&mut self, faulter: Box<dyn Faulter>) {
-        self.faulter = Some(faulter);
     }
 
     fn next_hash(&mut self) -> u32 {
@@ -150,22 +136,11 @@ impl Heap {
         self.objects.get_mut(v.index()).filter(|o| !matches!(o.body, Body::Free))
     }
 
-    /// Makes sure the object's body is in memory, faulting it in through the store.
-    pub fn ensure_loaded(&mut self, v: Value) -> Result<(), String> {
-        let Some(obj) = self.get(v) else { return Ok(()) };
-        if obj.flags & NOT_LOADED == 0 {
-            return Ok(());
-        }
-        let Some(mut faulter) = self.faulter.take() else {
-            return Err(format!("object {} is not loaded and no store is attached", v.index()));
-        };
-        let result = faulter.fault(self, v.index());
-        self.faulter = Some(faulter);
-        result?;
-        match self.get(v) {
-            Some(o) if o.flags & NOT_LOADED == 0 => Ok(()),
-            _ => Err(format!("the store did not load object {}", v.index())),
-        }
+    /// Whether `v` is an object whose contents are not in memory yet (a stub of a
+    /// persistent object; the VM faults it in: see `persist`).
+    #[inline(always)]
+    pub fn is_stub(&self, v: Value) -> bool {
+        self.get(v).is_some_and(|o| o.flags & NOT_LOADED != 0)
     }
 
     /// The write barrier: records `v` in the write set the first time a persistent object
@@ -277,33 +252,6 @@ impl Heap {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    struct SlotsFaulter {
-        faults: usize,
-    }
-
-    impl Faulter for SlotsFaulter {
-        fn fault(&mut self, heap: &mut Heap, index: usize) -> Result<(), String> {
-            self.faults += 1;
-            let obj = heap.objects.get_mut(index).ok_or("no such object")?;
-            obj.body = Body::Slots(vec![Value::small(7)].into());
-            obj.flags &= !NOT_LOADED;
-            Ok(())
-        }
-    }
-
-    #[test]
-    fn stubs_fault_in_through_the_faulter() {
-        let mut heap = Heap::new();
-        let v = heap.alloc(Value::NIL, 1, Body::Slots(vec![Value::small(1)].into()));
-        heap.make_stub(v);
-        assert!(heap.get(v).is_some_and(|o| o.flags & NOT_LOADED != 0));
-        assert!(heap.ensure_loaded(v).is_err(), "no store attached");
-        heap.set_faulter(Box::new(SlotsFaulter { faults: 0 }));
-        assert_eq!(heap.ensure_loaded(v), Ok(()));
-        assert_eq!(heap.slot(v, 0), Some(Value::small(7)));
-        assert_eq!(heap.ensure_loaded(v), Ok(()), "loaded objects do not fault again");
-    }
 
     #[test]
     fn the_write_barrier_records_changed_persistent_objects_once() {

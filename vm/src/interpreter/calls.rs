@@ -131,6 +131,7 @@ impl Vm {
         }
         stack[at] = recv;
         stack[at + 1..need].copy_from_slice(args);
+        self.fault_in(recv);
         let class = self.class_of(recv);
         match self.lookup(class, selector) {
             Some(m) => self.invoke(m, at, args.len(), ret),
@@ -389,7 +390,10 @@ impl Vm {
                 let top = self.scheduler.state.frames.len().saturating_sub(1);
                 (dst, self.context_for_frame(top))
             }
-            Instr::Class { dst, x } => (dst, self.class_of(reg(x))),
+            Instr::Class { dst, x } => {
+                self.fault_in(reg(x));
+                (dst, self.class_of(reg(x)))
+            }
             _ => return,
         };
         // SAFETY: as above.

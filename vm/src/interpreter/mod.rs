@@ -284,7 +284,7 @@ impl Vm {
                     | Instr::Class { .. } => self.make_object(instr, regs),
                     Instr::GetIvar { dst, index } => {
                         let recv = reg!(0);
-                        if self.heap.ensure_loaded(recv).is_err() {
+                        if !self.fault_in(recv) {
                             save_pc!();
                             self.fatal_error("the receiver could not be loaded");
                             continue 'outer;
@@ -294,7 +294,7 @@ impl Vm {
                     Instr::SetIvar { index, src } => {
                         let recv = reg!(0);
                         let v = reg!(src);
-                        if self.heap.ensure_loaded(recv).is_err() || !self.heap.set_slot(recv, index as usize, v) {
+                        if !self.fault_in(recv) || !self.heap.set_slot(recv, index as usize, v) {
                             save_pc!();
                             self.fatal_error("could not store into an instance variable of the receiver");
                             continue 'outer;
@@ -326,6 +326,14 @@ impl Vm {
                             (entry.method, entry.code)
                         } else {
                             let selector = lit!(lit as usize);
+                            // A stub receiver is brought in before its class is looked at.
+                            let class = if self.heap.is_stub(recv) {
+                                save_pc!();
+                                self.fault_in(recv);
+                                self.class_of(recv)
+                            } else {
+                                class
+                            };
                             match self.lookup_code(class, selector) {
                                 Some((m, target)) => {
                                     slot.set(CacheEntry { class, method: m, epoch: self.cache_epoch, code: target });

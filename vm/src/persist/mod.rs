@@ -7,10 +7,15 @@
 //! interpreter needs. Everything reachable from it persists; committing makes every new
 //! object that a changed persistent object reaches persistent too.
 //!
-//! This version loads eagerly: logging in loads every object reachable from the root, and
-//! a commit or abort reloads what other sessions changed (and whatever new objects that
-//! reaches), so no object is ever left a stub. A reloaded method is recompiled from its
-//! source; frames still running its old code keep it (see [`Persistence::retired`]).
+//! Objects come in lazily: a login brings in what lies within a budget of the root (breadth
+//! first, so the globals, classes and methods), and every object it refers to beyond that is
+//! a *stub* (an entry with no contents) until something touches it: a send to it, a
+//! primitive given it, a method lookup through it, a compile reading it. A fault brings in
+//! the object and, within a budget, what it refers to (the stone's traversal), so walking a
+//! structure costs one round trip per many objects. A commit or abort reloads in place what
+//! other sessions changed that is in memory here. A loaded or reloaded method is compiled
+//! from its source; frames still running replaced code keep it (see
+//! [`Persistence::retired`]).
 
 mod codec;
 mod local;
@@ -60,8 +65,6 @@ pub trait StoneLink {
 
 /// OOPs asked of the stone at a time.
 const OOP_BATCH: u64 = 4096;
-/// Bytes of records one login fetch asks for beyond what it names.
-const LOGIN_BUDGET: u64 = 8 << 20;
 
 /// A VM's link to its repository.
 pub(crate) struct Persistence {
@@ -107,33 +110,21 @@ impl Persistence {
         Ok(oop)
     }
 
-    /// Whether `oop` is in memory here.
-    fn is_loaded(&self, vm: &Vm, oop: Oop) -> bool {
-        self.local_of.get(&oop).and_then(|&v| vm.heap.get(v)).is_some_and(|o| !matches!(o.body, Body::NotLoaded))
-    }
-
-    /// Fetches `start` and every object they reach that is not in memory, and installs them
-    /// (replacing what is in memory for those in `start`). `budget` is what each fetch may
-    /// bring beyond what it names.
-    fn load(&mut self, vm: &mut Vm, start: Vec<Oop>, budget: u64) -> Result<(), String> {
-        let mut records: Vec<ObjectRecord> = Vec::new();
-        let mut fetched: HashSet<Oop> = HashSet::new();
-        let mut want = start;
-        while !want.is_empty() {
-            let first_new = records.len();
-            for r in self.link.fetch(&want, budget)? {
-                if fetched.insert(r.oop) {
-                    records.push(r);
-                }
-            }
-            want = records[first_new..]
-                .iter()
-                .flat_map(|r| r.references().collect::<Vec<_>>())
-                .filter(|oop| !fetched.contains(oop) && !self.is_loaded(vm, *oop))
-                .collect::<HashSet<Oop>>()
-                .into_iter()
-                .collect();
+    /// Fetches `requested` (and, within `budget` bytes, what they reference) and installs
+    /// them: the requested ones always (replacing what is in memory), the others only where
+    /// they are stubs here. What the fetched objects reference beyond that stays a stub until
+    /// touched.
+    fn load(&mut self, vm: &mut Vm, requested: Vec<Oop>, budget: u64) -> Result<(), String> {
+        if requested.is_empty() {
+            return Ok(());
         }
+        let wanted: HashSet<Oop> = requested.iter().copied().collect();
+        let records: Vec<ObjectRecord> = self
+            .link
+            .fetch(&requested, budget)?
+            .into_iter()
+            .filter(|r| wanted.contains(&r.oop) || self.local_of.get(&r.oop).is_none_or(|&v| vm.heap.is_stub(v)))
+            .collect();
         self.learn_symbols(vm, records.iter().flat_map(|r| r.symbols().collect::<Vec<_>>()).collect())?;
         let mut methods = Vec::new();
         for r in &records {
@@ -146,7 +137,8 @@ impl Persistence {
         }
         for (v, class, r) in methods {
             let (method_class, protocol, source) = codec::method_parts(vm, r, self)?;
-            let code = compiler::compile(vm, &source, method_class, Mode::Method)
+            let code = self
+                .compile_loaded(vm, &source, method_class)
                 .map_err(|e| format!("object {}: its method does not compile: {e}", r.oop))?;
             code.method_class.set(method_class);
             code.protocol.set(protocol);
@@ -154,6 +146,61 @@ impl Persistence {
         }
         vm.flush_caches();
         Ok(())
+    }
+
+    /// Brings in stub `v` (and, within the fault budget, what it references).
+    fn fault(&mut self, vm: &mut Vm, v: Value) -> Result<(), String> {
+        let oop = self.oop_of.get(&v).copied().ok_or("a stub without an OOP")?;
+        self.load(vm, vec![oop], vm.config.fault_budget)
+    }
+
+    /// Brings in whichever of `values` are stubs.
+    fn fault_all(&mut self, vm: &mut Vm, values: &[Value]) -> Result<(), String> {
+        let stubs: Vec<Oop> =
+            values.iter().filter(|&&v| vm.heap.is_stub(v)).filter_map(|v| self.oop_of.get(v).copied()).collect();
+        let mut unique: Vec<Oop> = stubs.into_iter().collect::<HashSet<_>>().into_iter().collect();
+        unique.sort_unstable();
+        self.load(vm, unique, vm.config.fault_budget)
+    }
+
+    /// Compiles a loaded method's source in its class, with what the compiler reads of the
+    /// class (and, after, the bindings the code refers to) brought in first.
+    fn compile_loaded(&mut self, vm: &mut Vm, source: &str, class: Value) -> Result<Rc<CompiledCode>, String> {
+        self.fault_class_chain(vm, class)?;
+        let code = compiler::compile(vm, source, class, Mode::Method).map_err(|e| e.to_string())?;
+        self.fault_literals(vm, &code)?;
+        Ok(code)
+    }
+
+    /// Brings in `class`, its superclasses, and what each of them refers to directly
+    /// (instance variable names, pools, method dictionary).
+    fn fault_class_chain(&mut self, vm: &mut Vm, class: Value) -> Result<(), String> {
+        let mut c = class;
+        let mut guard = 0;
+        while c.is_object() && guard < 10_000 {
+            if vm.heap.is_stub(c) {
+                self.fault(vm, c)?;
+            }
+            let slots = vm.heap.get(c).and_then(|o| o.slots()).map(<[Value]>::to_vec).unwrap_or_default();
+            self.fault_all(vm, &slots)?;
+            c = vm.superclass_of(c);
+            guard += 1;
+        }
+        Ok(())
+    }
+
+    /// Brings in the stubs among a compiled method's literals (global bindings, mostly).
+    fn fault_literals(&mut self, vm: &mut Vm, code: &CompiledCode) -> Result<(), String> {
+        self.fault_all(vm, &code.literals)?;
+        for block in code.blocks.iter() {
+            self.fault_literals(vm, block)?;
+        }
+        Ok(())
+    }
+
+    /// Those of `oops` whose contents are in memory here (stubs need no reloading).
+    fn loaded_among(&self, vm: &Vm, oops: Vec<Oop>) -> Vec<Oop> {
+        oops.into_iter().filter(|oop| self.local_of.get(oop).is_some_and(|&v| !vm.heap.is_stub(v))).collect()
     }
 
     fn install(&mut self, vm: &mut Vm, v: Value, class: Value, r: &ObjectRecord, body: Body) {
@@ -222,7 +269,14 @@ impl Vm {
         if !vm.known.set_objects(&known) {
             return Err("the repository's root does not match this version of Onyx".into());
         }
-        p.load(&mut vm, vec![ROOT], LOGIN_BUDGET)?;
+        p.load(&mut vm, vec![ROOT], config.login_budget)?;
+        // What the interpreter uses by role must be in memory (and their classes' contents).
+        p.fault_all(&mut vm, &known)?;
+        for &k in &known {
+            if vm.is_behavior(k) {
+                p.fault_class_chain(&mut vm, k)?;
+            }
+        }
         vm.intern_known_selectors();
         vm.persist = Some(Box::new(p));
         Ok(vm)
@@ -353,8 +407,8 @@ impl Vm {
 
     /// Installs a new view: reloads what other sessions changed that is in memory here.
     fn apply_view(&mut self, p: &mut Persistence, view: ViewChange) -> Result<(), String> {
-        let stale: Vec<Oop> = view.changed.into_iter().filter(|oop| p.local_of.contains_key(oop)).collect();
-        if stale.is_empty() { Ok(()) } else { p.load(self, stale, 0) }
+        let stale = p.loaded_among(self, view.changed);
+        p.load(self, stale, 0)
     }
 
     /// After a commit that conflicted only on `refresh` (objects whose changes the caller can
@@ -374,17 +428,20 @@ impl Vm {
         let mut stale: Vec<Oop> = Vec::new();
         for oop in view.changed {
             let Some(&v) = p.local_of.get(&oop) else { continue };
+            if self.heap.is_stub(v) {
+                continue;
+            }
             if self.heap.is_dirty(v) && !refresh.contains(&v) {
                 return Ok(false);
             }
             stale.push(oop);
         }
-        stale.extend(refresh.iter().filter_map(|v| p.oop_of.get(v).copied()));
+        stale.extend(refresh.iter().filter(|&&v| !self.heap.is_stub(v)).filter_map(|v| p.oop_of.get(v).copied()));
         stale.sort_unstable();
         stale.dedup();
         self.heap.forget_writes(refresh);
         p.conflicts.clear();
-        if stale.is_empty() { Ok(true) } else { p.load(self, stale, 0).map(|()| true) }
+        p.load(self, stale, 0).map(|()| true)
     }
 
     /// `System abortTransaction`: drops local changes to persistent objects and takes a view
@@ -401,10 +458,10 @@ impl Vm {
         let view = p.link.abort()?;
         p.conflicts.clear();
         let mut stale: Vec<Oop> = dirty.iter().filter_map(|v| p.oop_of.get(v).copied()).collect();
-        stale.extend(view.changed.iter().filter(|oop| p.local_of.contains_key(oop)));
+        stale.extend(p.loaded_among(self, view.changed));
         stale.sort_unstable();
         stale.dedup();
-        if stale.is_empty() { Ok(()) } else { p.load(self, stale, 0) }
+        p.load(self, stale, 0)
     }
 
     /// `System readLock:` / `writeLock:` (`write`): locks a persistent object for this
@@ -433,6 +490,54 @@ impl Vm {
     /// `System removeLocksForSession`.
     pub fn unlock_all(&mut self) -> Result<(), String> {
         self.persist.as_mut().ok_or("no repository is attached")?.link.unlock_all()
+    }
+
+    /// Brings in `v` if it is a stub (and, within a budget, what it refers to). A fault that
+    /// fails (the stone is gone) leaves the stub, and says why in `System lastStoreError`.
+    pub(crate) fn fault_in(&mut self, v: Value) -> bool {
+        if !self.heap.is_stub(v) {
+            return true;
+        }
+        let Some(mut p) = self.persist.take() else { return false };
+        let result = p.fault(self, v);
+        self.persist = Some(p);
+        match result {
+            Ok(()) => !self.heap.is_stub(v),
+            Err(e) => {
+                self.last_store_error = Some(format!("an object could not be faulted in: {e}"));
+                false
+            }
+        }
+    }
+
+    /// Brings in whichever of `values` are stubs, together.
+    pub(crate) fn fault_in_all(&mut self, values: &[Value]) {
+        if !values.iter().any(|&v| self.heap.is_stub(v)) {
+            return;
+        }
+        let Some(mut p) = self.persist.take() else { return };
+        if let Err(e) = p.fault_all(self, values) {
+            self.last_store_error = Some(format!("objects could not be faulted in: {e}"));
+        }
+        self.persist = Some(p);
+    }
+
+    /// Before compiling in `class`: brings in what the compiler reads of it.
+    pub(crate) fn fault_for_compile(&mut self, class: Value) {
+        let Some(mut p) = self.persist.take() else { return };
+        if let Err(e) = p.fault_class_chain(self, class) {
+            self.last_store_error = Some(format!("a class could not be faulted in: {e}"));
+        }
+        self.persist = Some(p);
+    }
+
+    /// After compiling: brings in the stubs the code refers to.
+    pub(crate) fn fault_code_literals(&mut self, code: &CompiledCode) {
+        let Some(mut p) = self.persist.take() else { return };
+        if let Err(e) = p.fault_literals(self, code) {
+            self.last_store_error = Some(format!("a binding could not be faulted in: {e}"));
+        }
+        self.persist = Some(p);
     }
 
     /// The objects the last refused commit conflicted on.

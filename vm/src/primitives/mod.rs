@@ -60,6 +60,13 @@ pub const HANDLER_MARKER: u16 = 199;
 /// Runs primitive `index` for the receiver at stack index `at` and `nargs` arguments.
 pub(crate) fn call(vm: &mut Vm, index: u16, at: usize, nargs: usize, ret: usize) -> PrimResult {
     let a = Args { at, nargs, ret };
+    // Primitives read their receiver and arguments: stubs among them are brought in first.
+    if let Some(operands) = vm.scheduler.state.stack.get(at..=at + nargs)
+        && operands.iter().any(|&v| vm.heap.is_stub(v))
+    {
+        let operands = operands.to_vec();
+        vm.fault_in_all(&operands);
+    }
     match index {
         1..=29 => integer::call(vm, index, a),
         30..=59 => float::call(vm, index, a),

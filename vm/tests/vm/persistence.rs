@@ -242,3 +242,43 @@ fn in_manual_begin_mode_only_a_begun_transaction_commits() {
     assert_eq!(run(&mut other, "UserGlobals at: #M"), "2");
     assert_eq!(run(&mut other, "System transactionMode"), "#autoBegin", "the mode is the session's");
 }
+
+#[test]
+fn a_gem_that_faults_in_everything_lazily_passes_the_kernel_suite() {
+    // The kernel with its tests, committed; a gem that logs in with nothing but the root and
+    // the classes the VM knows, and faults everything else in a few objects at a time.
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let stone = Arc::new(Stone::create(dir.path()).expect("a repository"));
+    let kernel = onyx_vm::KernelSource::embedded();
+    let mut full = Vm::boot_with(&kernel, VmConfig::default()).expect("the kernel and its tests load");
+    full.create_repository(Box::new(LocalLink::login(Arc::clone(&stone)).expect("a session"))).expect("commits");
+    let config = VmConfig { login_budget: 0, fault_budget: 2048, ..VmConfig::default() };
+    let link = LocalLink::login(Arc::clone(&stone)).expect("a session");
+    let mut g = Vm::login(Box::new(link), config).expect("the gem logs in");
+    let loaded_at_login = g.heap.live_count();
+    let list = kernel.test_package_names().iter().map(|n| format!("'{n}'")).collect::<Vec<_>>().join(" ");
+    let report = run(&mut g, &format!("TestRunner reportForPackages: #({list})"));
+    assert!(report.trim_end_matches(['\'', '\n']).ends_with(" 0 failed"), "{report}");
+    assert!(g.heap.live_count() > 2 * loaded_at_login, "objects came in as they were touched");
+}
+
+#[test]
+fn walking_a_persistent_structure_faults_it_in_many_objects_per_round_trip() {
+    let (_dir, stone) = repository();
+    let mut a = gem(&stone);
+    run(
+        &mut a,
+        "| list | list := nil. 1 to: 20000 do: [:i | list := Array with: i with: list]. UserGlobals at: #List put: list. System commitTransaction",
+    );
+    let config = VmConfig { login_budget: 64 << 10, ..VmConfig::default() };
+    let mut b = Vm::login(Box::new(LocalLink::login(Arc::clone(&stone)).expect("a session")), config).expect("login");
+    let before = b.heap.live_count();
+    assert_eq!(
+        run(
+            &mut b,
+            "| n node | n := 0. node := UserGlobals at: #List. [node notNil] whileTrue: [n := n + (node at: 1). node := node at: 2]. n"
+        ),
+        "200010000"
+    );
+    assert!(b.heap.live_count() >= before + 19_000, "the list came in as it was walked");
+}
