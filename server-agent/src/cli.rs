@@ -99,6 +99,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
         Command::Check { paths } => check(&setup, &paths),
         Command::Test { packages } => test(&setup, &packages),
         Command::Bench { runs, what: None } => crate::bench::run(&setup, runs),
+        Command::Bench { what: Some(BenchKind::Faults { stone, objects }), .. } => {
+            crate::fault_bench::run(&setup, &stone, objects)
+        }
         Command::Bench { what: Some(BenchKind::Commits { stone, gems, objects, words, seconds, disk }), .. } => {
             crate::commit_bench::run(&crate::commit_bench::CommitBench {
                 stone: &stone,
@@ -138,6 +141,16 @@ enum BenchKind {
         /// A folder on the repository's disk, where the raw disk figures are measured.
         #[arg(long, default_value = ".")]
         disk: PathBuf,
+    },
+    /// How fast a gem faults in a persistent linked list of N objects as it walks it, and in
+    /// how many round trips.
+    Faults {
+        /// The stone's address (`host:port`).
+        #[arg(long)]
+        stone: String,
+        /// Objects in the list.
+        #[arg(long, default_value_t = 1_000_000)]
+        objects: u64,
     },
 }
 

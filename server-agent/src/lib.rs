@@ -5,6 +5,7 @@
 mod bench;
 pub mod cli;
 mod commit_bench;
+mod fault_bench;
 mod gem;
 pub mod stone;
 pub mod stone_client;

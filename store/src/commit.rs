@@ -144,6 +144,8 @@ fn finish(st: &mut State, session: u64, seq: u64, view: &Arc<Snapshot>, latest: 
 /// it may go ahead), or why the commit is not a valid one.
 fn check(st: &State, snap: &Snapshot, p: &Pending) -> Result<Vec<Oop>, StoreError> {
     let session = st.sessions.get(&p.session).ok_or(StoreError::NoSession(p.session))?;
+    // Objects found to exist (a commit's records mostly share a few classes).
+    let mut existing: HashSet<Oop> = HashSet::new();
     let mut named: HashSet<Oop> = HashSet::with_capacity(p.records.len());
     let mut modified: Vec<Oop> = Vec::new();
     for r in &p.records {
@@ -166,12 +168,16 @@ fn check(st: &State, snap: &Snapshot, p: &Pending) -> Result<Vec<Oop>, StoreErro
             }
         }
         for oop in r.references() {
-            if !named.contains(&oop) && !snap.contains(oop)? {
+            if named.contains(&oop) || existing.contains(&oop) {
+                continue;
+            }
+            if !snap.contains(oop)? {
                 return Err(StoreError::Invalid(format!(
                     "object {} refers to object {oop}, which neither exists nor is in the commit",
                     r.oop
                 )));
             }
+            existing.insert(oop);
         }
     }
     // Changed by a commit the session's view predates, or locked by another session (a

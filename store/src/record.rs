@@ -77,6 +77,11 @@ impl ObjectRecord {
         std::iter::once(self.class).chain(self.words.iter().filter_map(|&w| word_ref(w)))
     }
 
+    /// The OOPs this object's slots refer to (its class aside).
+    pub fn slot_references(&self) -> impl Iterator<Item = Oop> + '_ {
+        self.words.iter().filter_map(|&w| word_ref(w))
+    }
+
     /// The symbol ids this object's slots name.
     pub fn symbols(&self) -> impl Iterator<Item = u64> + '_ {
         self.words.iter().filter_map(|&w| word_symbol(w))

@@ -172,9 +172,11 @@ impl Stone {
         Ok(start..end)
     }
 
-    /// Objects `oops` as the session's view shows them, followed by what they reference
+    /// Objects `oops` as the session's view shows them, followed by what their slots refer to
     /// (breadth first) until the records reach `budget` bytes: one call faults in a
-    /// structure rather than one object. An OOP the view does not have is an error.
+    /// structure rather than one object. Classes are not followed (a gem has the classes it
+    /// uses, and faults in one it lacks when it looks a method up). An OOP the view does not
+    /// have is an error.
     pub fn fetch(&self, session: u64, oops: &[Oop], budget: usize) -> Result<Vec<ObjectRecord>, StoreError> {
         let view = self.view_of(session)?;
         let mut seen: HashSet<Oop> = HashSet::new();
@@ -186,7 +188,7 @@ impl Stone {
                 view.get(oop)?.ok_or_else(|| StoreError::Invalid(format!("there is no object {oop} in this view")))?;
             if seen.insert(oop) {
                 bytes += record.encoded_len();
-                queue.extend(record.references());
+                queue.extend(record.slot_references());
                 out.push(record);
             }
         }
@@ -197,7 +199,7 @@ impl Stone {
             }
             if let Some(record) = view.get(oop)? {
                 bytes += record.encoded_len();
-                queue.extend(record.references());
+                queue.extend(record.slot_references());
                 out.push(record);
             }
         }

@@ -33,12 +33,10 @@ pub fn serve(dir: &Path, listen: SocketAddr, gc_interval: u64) -> Result<ExitCod
         let (closing, closed) = tokio::sync::watch::channel(false);
         let service = service::StoneService::new(Arc::clone(&stone), closed.clone());
         let mut closed_for_server = closed;
-        let server = Server::builder().add_service(StoneServer::new(service)).serve_with_incoming_shutdown(
-            incoming,
-            async move {
-                let _ = closed_for_server.wait_for(|&c| c).await;
-            },
-        );
+        let service = StoneServer::new(service).max_decoding_message_size(1 << 30);
+        let server = Server::builder().add_service(service).serve_with_incoming_shutdown(incoming, async move {
+            let _ = closed_for_server.wait_for(|&c| c).await;
+        });
         tokio::pin!(server);
         tokio::select! {
             served = &mut server => served?,

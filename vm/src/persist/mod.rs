@@ -80,6 +80,16 @@ pub(crate) struct Persistence {
     retired: Vec<Rc<CompiledCode>>,
     /// The objects the last failed commit conflicted on.
     conflicts: Vec<Value>,
+    stats: StoreStats,
+}
+
+/// What a gem has asked of its stone so far.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StoreStats {
+    /// Round trips that fetched objects (the login's, faults, reloads).
+    pub fetches: u64,
+    /// Objects brought into memory.
+    pub objects_loaded: u64,
 }
 
 impl Persistence {
@@ -93,6 +103,7 @@ impl Persistence {
             fresh: 0..0,
             retired: Vec::new(),
             conflicts: Vec::new(),
+            stats: StoreStats::default(),
         }
     }
 
@@ -119,12 +130,14 @@ impl Persistence {
             return Ok(());
         }
         let wanted: HashSet<Oop> = requested.iter().copied().collect();
+        self.stats.fetches += 1;
         let records: Vec<ObjectRecord> = self
             .link
             .fetch(&requested, budget)?
             .into_iter()
             .filter(|r| wanted.contains(&r.oop) || self.local_of.get(&r.oop).is_none_or(|&v| vm.heap.is_stub(v)))
             .collect();
+        self.stats.objects_loaded += records.len() as u64;
         self.learn_symbols(vm, records.iter().flat_map(|r| r.symbols().collect::<Vec<_>>()).collect())?;
         let mut methods = Vec::new();
         for r in &records {
@@ -296,6 +309,11 @@ impl Vm {
             true => Ok(()),
             false => Err("the new repository's first commit conflicted".into()),
         }
+    }
+
+    /// What this gem has asked of its stone so far (`None` without a repository).
+    pub fn store_stats(&self) -> Option<StoreStats> {
+        self.persist.as_ref().map(|p| p.stats)
     }
 
     /// Whether a repository is attached.
