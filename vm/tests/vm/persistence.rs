@@ -273,6 +273,7 @@ fn walking_a_persistent_structure_faults_it_in_many_objects_per_round_trip() {
     let config = VmConfig { login_budget: 64 << 10, ..VmConfig::default() };
     let mut b = Vm::login(Box::new(LocalLink::login(Arc::clone(&stone)).expect("a session")), config).expect("login");
     let before = b.heap.live_count();
+    let trips_before = b.store_stats().expect("a gem").fetches;
     assert_eq!(
         run(
             &mut b,
@@ -281,4 +282,6 @@ fn walking_a_persistent_structure_faults_it_in_many_objects_per_round_trip() {
         "200010000"
     );
     assert!(b.heap.live_count() >= before + 19_000, "the list came in as it was walked");
+    let trips = b.store_stats().expect("a gem").fetches - trips_before;
+    assert!(trips <= 20, "{trips} round trips for 20,000 objects");
 }
