@@ -20,6 +20,10 @@ pub struct Args {
     /// Run everything in the interpreter: compile no method to native code.
     #[arg(long, global = true)]
     no_jit: bool,
+    /// A gem keeps its objects under this many megabytes: past it, clean persistent objects
+    /// are dropped after a collection and faulted back in when touched.
+    #[arg(long, global = true)]
+    memory_budget: Option<usize>,
     #[command(subcommand)]
     command: Command,
 }
@@ -91,7 +95,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
         None => KernelSource::embedded(),
     };
     let jit = if args.no_jit { JitConfig::Off } else { JitConfig::default() };
-    let setup = Setup { kernel, config: VmConfig { jit, ..VmConfig::default() } };
+    let memory_budget = args.memory_budget.map(|mb| mb << 20);
+    let setup = Setup { kernel, config: VmConfig { jit, memory_budget, ..VmConfig::default() } };
     match args.command {
         Command::Eval { code, stone: None } => eval(&setup, &code),
         Command::Eval { code, stone: Some(addr) } => crate::gem::eval(&setup, &addr, &code),

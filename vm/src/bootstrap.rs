@@ -239,6 +239,7 @@ impl Vm {
     pub(crate) fn collect_garbage(&mut self) -> usize {
         let roots = self.roots();
         let freed = self.heap.collect(&roots);
+        self.evict_over_budget();
         self.flush_caches();
         freed
     }

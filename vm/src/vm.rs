@@ -185,6 +185,10 @@ pub struct VmConfig {
     pub login_budget: u64,
     /// A fault brings in this many bytes of what the touched object refers to, besides it.
     pub fault_budget: u64,
+    /// A gem whose objects take more memory than this (in bytes) after a collection drops
+    /// the contents of clean persistent objects (they come back when touched); `None` keeps
+    /// everything.
+    pub memory_budget: Option<usize>,
 }
 
 impl Default for VmConfig {
@@ -194,6 +198,7 @@ impl Default for VmConfig {
             jit: crate::jit::JitConfig::default(),
             login_budget: 32 << 20,
             fault_budget: 64 << 10,
+            memory_budget: None,
         }
     }
 }

@@ -170,6 +170,25 @@ impl Heap {
         }
     }
 
+    /// Memory the objects take (their entries and contents), in bytes.
+    pub fn footprint(&self) -> usize {
+        self.objects.iter().map(Object::footprint).sum()
+    }
+
+    /// Drops the contents of persistent object `v` if it is clean (unchanged in this
+    /// transaction): it becomes a stub again (keeping its class), to be faulted back in when
+    /// touched. Answers the bytes freed.
+    pub fn evict(&mut self, v: Value) -> usize {
+        let Some(obj) = self.get_mut(v) else { return 0 };
+        if obj.flags & (PERSISTENT | DIRTY | NOT_LOADED) != PERSISTENT {
+            return 0;
+        }
+        let before = obj.footprint();
+        obj.body = Body::NotLoaded;
+        obj.flags |= NOT_LOADED;
+        before.saturating_sub(obj.footprint())
+    }
+
     /// Whether `v` changed in this transaction.
     pub fn is_dirty(&self, v: Value) -> bool {
         self.get(v).is_some_and(|o| o.flags & DIRTY != 0)

@@ -558,6 +558,38 @@ impl Vm {
         self.persist = Some(p);
     }
 
+    /// After a collection: if the objects take more than the memory budget, drops the
+    /// contents of clean persistent objects until they take three quarters of it. Classes,
+    /// method dictionaries, methods, global bindings and what the VM knows by role stay
+    /// (frames run methods' code, code reads bindings directly, lookups want the rest at
+    /// hand); everything else comes back when touched.
+    pub(crate) fn evict_over_budget(&mut self) {
+        let Some(budget) = self.config.memory_budget else { return };
+        let Some(p) = self.persist.as_ref() else { return };
+        let mut used = self.heap.footprint();
+        if used <= budget {
+            return;
+        }
+        let target = budget / 4 * 3;
+        let known: HashSet<Value> = self.known.objects().into_iter().collect();
+        let candidates: Vec<Value> = p.local_of.values().copied().collect();
+        for v in candidates {
+            if used <= target {
+                break;
+            }
+            let keep = known.contains(&v)
+                || self.is_behavior(v)
+                || self.heap.class_of_object(v) == Some(self.known.association)
+                || matches!(
+                    self.heap.get(v).map(|o| &o.body),
+                    Some(Body::Method(_) | Body::Dict(_) | Body::Semaphore(_))
+                );
+            if !keep {
+                used = used.saturating_sub(self.heap.evict(v));
+            }
+        }
+    }
+
     /// The objects the last refused commit conflicted on.
     pub fn transaction_conflicts(&self) -> Vec<Value> {
         self.persist.as_ref().map(|p| p.conflicts.clone()).unwrap_or_default()

@@ -285,3 +285,31 @@ fn walking_a_persistent_structure_faults_it_in_many_objects_per_round_trip() {
     let trips = b.store_stats().expect("a gem").fetches - trips_before;
     assert!(trips <= 20, "{trips} round trips for 20,000 objects");
 }
+
+#[test]
+fn a_gem_over_its_memory_budget_drops_clean_objects_and_faults_them_back() {
+    let (_dir, stone) = repository();
+    let mut a = gem(&stone);
+    run(
+        &mut a,
+        "| list | list := nil. 1 to: 100000 do: [:i | list := Array with: i with: list]. UserGlobals at: #Big put: list. System commitTransaction",
+    );
+    let config = VmConfig { login_budget: 64 << 10, memory_budget: Some(4 << 20), ..VmConfig::default() };
+    let mut b = Vm::login(Box::new(LocalLink::login(Arc::clone(&stone)).expect("a session")), config).expect("login");
+    let walk = "| n node | n := 0. node := UserGlobals at: #Big. \
+                [node notNil] whileTrue: [n := n + (node at: 1). node := node at: 2. \
+                 (n \\\\ 1000) = 0 ifTrue: [Smalltalk garbageCollect]]. n";
+    assert_eq!(run(&mut b, walk), "5000050000");
+    run(&mut b, "Smalltalk garbageCollect");
+    // The same walk in a gem without a budget keeps every node.
+    let unbounded = VmConfig { login_budget: 64 << 10, ..VmConfig::default() };
+    let mut c =
+        Vm::login(Box::new(LocalLink::login(Arc::clone(&stone)).expect("a session")), unbounded).expect("login");
+    assert_eq!(run(&mut c, walk), "5000050000");
+    run(&mut c, "Smalltalk garbageCollect");
+    let (kept, all) = (b.heap.footprint(), c.heap.footprint());
+    assert!(kept + (1 << 20) < all, "the budgeted gem kept {kept} bytes, the other {all}");
+    let trips = b.store_stats().expect("a gem").fetches;
+    assert_eq!(run(&mut b, walk), "5000050000", "evicted objects fault back in");
+    assert!(b.store_stats().expect("a gem").fetches > trips, "the second walk faulted again");
+}
