@@ -183,3 +183,40 @@ fn objects_no_longer_reachable_are_collected_from_the_repository() {
     assert_eq!(eval(&stone, "UserGlobals includesKey: #Scratch"), "false");
     assert_eq!(eval(&stone, "3 + 4"), "7", "the kernel survives a collection");
 }
+
+/// Runs `a` and `b` in two gem processes whose transactions overlap (each changes, waits,
+/// then commits); answers each one's commit result, in the order (a, b).
+fn overlapping(stone: &StoneProcess, a: &str, b: &str) -> (String, String) {
+    let wrap =
+        |code: &str, wait: u32| format!("{code}. (Delay forMilliseconds: {wait}) wait. System commitTransaction");
+    let first = spawn_eval(stone, &wrap(a, 800));
+    let second = spawn_eval(stone, &wrap(b, 1400));
+    let (first, second) = (finish(first), finish(second));
+    assert!(first.0 && second.0, "{}\n{}", first.2, second.2);
+    (first.1, second.1)
+}
+
+#[test]
+fn reduced_conflict_collections_keep_the_seeds_promises_across_gem_processes() {
+    let (_dir, stone) = repository();
+    eval(
+        &stone,
+        "UserGlobals at: #Q put: (RcQueue new add: 1; add: 2; yourself); \
+         at: #B put: (RcIdentityBag new add: #x; yourself). System commitTransaction",
+    );
+    // One gem removes from the queue while another adds: both commit.
+    let both = overlapping(&stone, "(UserGlobals at: #Q) remove", "(UserGlobals at: #Q) add: 3");
+    assert_eq!(both, ("true".into(), "true".into()));
+    assert_eq!(eval(&stone, "(UserGlobals at: #Q) asArray"), "#(2 3)");
+    // Two gems remove at once: the second commit fails.
+    let removers = overlapping(&stone, "(UserGlobals at: #Q) remove", "(UserGlobals at: #Q) remove");
+    assert_eq!(removers, ("true".into(), "false".into()));
+    assert_eq!(eval(&stone, "(UserGlobals at: #Q) asArray"), "#(3)");
+    // Two gems remove the last occurrence of one object from a bag: the second fails.
+    let last = overlapping(&stone, "(UserGlobals at: #B) remove: #x", "(UserGlobals at: #B) remove: #x");
+    assert_eq!(last, ("true".into(), "false".into()));
+    // Adds to the bag from two gems at once both commit.
+    let adds = overlapping(&stone, "(UserGlobals at: #B) add: #y", "(UserGlobals at: #B) add: #z");
+    assert_eq!(adds, ("true".into(), "true".into()));
+    assert_eq!(eval(&stone, "(UserGlobals at: #B) size"), "2");
+}
