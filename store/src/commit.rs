@@ -92,7 +92,7 @@ fn commit_batch(shared: &Shared, batch: Vec<Pending>) {
                 }
                 Ok(_) => {
                     seq += 1;
-                    let oops: Arc<[Oop]> = p.records.iter().map(|r| r.oop).collect();
+                    let oops: Arc<HashSet<Oop>> = Arc::new(p.records.iter().map(|r| r.oop).collect());
                     st.log.push_back((seq, oops));
                     accepted.push(Accepted { pending: p, seq });
                 }
@@ -148,11 +148,12 @@ fn check(st: &State, snap: &Snapshot, p: &Pending) -> Result<Vec<Oop>, StoreErro
     let mut existing: HashSet<Oop> = HashSet::new();
     let mut named: HashSet<Oop> = HashSet::with_capacity(p.records.len());
     let mut modified: Vec<Oop> = Vec::new();
+    let objects = snap.objects()?;
     for r in &p.records {
         if !named.insert(r.oop) {
             return Err(StoreError::Invalid(format!("the commit names object {} twice", r.oop)));
         }
-        if snap.contains(r.oop)? {
+        if objects.contains(r.oop)? {
             modified.push(r.oop);
         } else if !(r.oop == ROOT || session.allocated.iter().any(|range| range.contains(&r.oop))) {
             return Err(StoreError::Invalid(format!(
@@ -171,7 +172,7 @@ fn check(st: &State, snap: &Snapshot, p: &Pending) -> Result<Vec<Oop>, StoreErro
             if named.contains(&oop) || existing.contains(&oop) {
                 continue;
             }
-            if !snap.contains(oop)? {
+            if !objects.contains(oop)? {
                 return Err(StoreError::Invalid(format!(
                     "object {} refers to object {oop}, which neither exists nor is in the commit",
                     r.oop
@@ -182,11 +183,11 @@ fn check(st: &State, snap: &Snapshot, p: &Pending) -> Result<Vec<Oop>, StoreErro
     }
     // Changed by a commit the session's view predates, or locked by another session (a
     // read lock promises its holder that the object stays as it is).
-    let written_since: HashSet<Oop> =
-        st.log.iter().filter(|(seq, _)| *seq > session.view_seq).flat_map(|(_, oops)| oops.iter().copied()).collect();
+    let written_since: Vec<&HashSet<Oop>> =
+        st.log.iter().filter(|(seq, _)| *seq > session.view_seq).map(|(_, oops)| oops.as_ref()).collect();
     let mut conflicts: Vec<Oop> = modified
         .into_iter()
-        .filter(|oop| written_since.contains(oop) || st.locks.locked_by_other(p.session, *oop))
+        .filter(|oop| written_since.iter().any(|w| w.contains(oop)) || st.locks.locked_by_other(p.session, *oop))
         .collect();
     conflicts.sort_unstable();
     Ok(conflicts)

@@ -203,6 +203,18 @@ impl Repository {
     }
 }
 
+/// The object table of a snapshot, opened once.
+pub struct Objects {
+    table: redb::ReadOnlyTable<u64, &'static [u8]>,
+}
+
+impl Objects {
+    /// Whether object `oop` exists.
+    pub fn contains(&self, oop: Oop) -> Result<bool, StoreError> {
+        Ok(self.table.get(oop)?.is_some())
+    }
+}
+
 /// A consistent read-only view of the repository as of one commit.
 pub struct Snapshot {
     txn: ReadTransaction,
@@ -230,7 +242,12 @@ impl Snapshot {
 
     /// Whether object `oop` exists.
     pub fn contains(&self, oop: Oop) -> Result<bool, StoreError> {
-        Ok(self.txn.open_table(OBJECTS)?.get(oop)?.is_some())
+        self.objects()?.contains(oop)
+    }
+
+    /// The object table, for many existence checks in a row.
+    pub fn objects(&self) -> Result<Objects, StoreError> {
+        Ok(Objects { table: self.txn.open_table(OBJECTS)? })
     }
 
     /// Object `oop`, whole, or `None` if there is no such object.

@@ -19,6 +19,9 @@ use crate::locks::{LockKind, LockTable};
 use crate::record::{MAX_OOP, ObjectRecord, Oop};
 use crate::repo::{Repository, Snapshot};
 
+/// The objects one commit wrote.
+pub(crate) type WriteSet = Arc<HashSet<Oop>>;
+
 /// A logged-in session: one gem's transaction state in the stone.
 pub(crate) struct Session {
     /// The commit its view shows.
@@ -37,7 +40,7 @@ pub(crate) struct State {
     /// Write sets of the commits some view predates, oldest first, with their numbers.
     /// A batch being written is here already (see `commit.rs`), so that a view which
     /// shows it always finds its write sets.
-    pub log: VecDeque<(u64, Arc<[Oop]>)>,
+    pub log: VecDeque<(u64, WriteSet)>,
     pub locks: LockTable,
     /// The last commit known to be on disk.
     pub durable_seq: u64,
@@ -341,15 +344,15 @@ impl Drop for Stone {
 
 /// The objects committed after commit `from` up to and including commit `to`, leaving out
 /// commit `except` (the session's own).
-pub(crate) fn changed_between(log: &VecDeque<(u64, Arc<[Oop]>)>, from: u64, to: u64, except: Option<u64>) -> Vec<Oop> {
-    let mut set: HashSet<Oop> = HashSet::new();
+pub(crate) fn changed_between(log: &VecDeque<(u64, WriteSet)>, from: u64, to: u64, except: Option<u64>) -> Vec<Oop> {
+    let mut v: Vec<Oop> = Vec::new();
     for (seq, oops) in log {
         if *seq > from && *seq <= to && Some(*seq) != except {
-            set.extend(oops.iter().copied());
+            v.extend(oops.iter().copied());
         }
     }
-    let mut v: Vec<Oop> = set.into_iter().collect();
     v.sort_unstable();
+    v.dedup();
     v
 }
 
