@@ -104,14 +104,23 @@ fn commit_batch(shared: &Shared, batch: Vec<Pending>) {
         return;
     }
     let records: Vec<&ObjectRecord> = accepted.iter().flat_map(|a| a.pending.records.iter()).collect();
-    let written = shared.repo.write(records, meta).and_then(|()| shared.repo.snapshot());
+    let written = shared.repo.write(records, meta);
+    // The new views; if taking them fails the commits still stand, and the sessions keep
+    // their old views (a later commit of theirs then conflicts, and an abort recovers).
+    let view = written.as_ref().ok().and_then(|()| shared.repo.snapshot().ok()).map(Arc::new);
     let mut st = shared.state();
     match written {
-        Ok(view) => {
+        Ok(()) => {
             st.durable_seq = meta.commit_seq;
-            let view = Arc::new(view);
             for a in accepted {
-                let outcome = finish(&mut st, a.pending.session, a.seq, &view, meta.commit_seq);
+                let outcome = match &view {
+                    Some(view) => finish(&mut st, a.pending.session, a.seq, view, meta.commit_seq),
+                    None => {
+                        st.locks.unlock_all(a.pending.session);
+                        let seq = st.sessions.get(&a.pending.session).map_or(0, |s| s.view_seq);
+                        CommitOutcome::Committed(ViewChange { seq, changed: Vec::new() })
+                    }
+                };
                 (a.pending.reply)(Ok(outcome));
             }
             prune_log(&mut st);
@@ -155,6 +164,9 @@ fn check(st: &State, snap: &Snapshot, p: &Pending) -> Result<Vec<Oop>, StoreErro
         }
         if objects.contains(r.oop)? {
             modified.push(r.oop);
+        } else if r.oop == ROOT && st.log.iter().any(|(seq, w)| *seq > st.durable_seq && w.contains(&ROOT)) {
+            // Another commit of this batch created the root first.
+            modified.push(ROOT);
         } else if !(r.oop == ROOT || session.allocated.iter().any(|range| range.contains(&r.oop))) {
             return Err(StoreError::Invalid(format!(
                 "the commit names object {}, which does not exist and was not allocated to this session",

@@ -30,13 +30,10 @@ pub type GcReply = Box<dyn FnOnce(Result<GcReport, StoreError>) + Send>;
 
 /// Marks and sweeps (on the committer thread).
 pub(crate) fn collect(shared: &Shared) -> Result<GcReport, StoreError> {
-    let latest = shared.repo.snapshot()?;
-    let views: Vec<Arc<Snapshot>> = shared.state().sessions.values().map(|s| Arc::clone(&s.view)).collect();
-    let mut live: HashSet<Oop> = HashSet::new();
-    mark(&latest, &mut live)?;
-    for view in &views {
-        mark(view, &mut live)?;
-    }
+    let latest = Arc::new(shared.repo.snapshot()?);
+    let mut snapshots: Vec<Arc<Snapshot>> = vec![Arc::clone(&latest)];
+    snapshots.extend(shared.state().sessions.values().map(|s| Arc::clone(&s.view)));
+    let live = mark(&snapshots)?;
     let dead: Vec<Oop> = latest.oops()?.into_iter().filter(|oop| !live.contains(oop)).collect();
     if !dead.is_empty() {
         shared.repo.delete(&dead)?;
@@ -44,18 +41,21 @@ pub(crate) fn collect(shared: &Shared) -> Result<GcReport, StoreError> {
     Ok(GcReport { live: live.len() as u64, reclaimed: dead.len() as u64 })
 }
 
-/// Adds to `live` everything reachable from the root in `snap`.
-fn mark(snap: &Snapshot, live: &mut HashSet<Oop>) -> Result<(), StoreError> {
-    let mut seen: HashSet<Oop> = HashSet::new();
+/// Everything reachable from the root, where each object kept counts with what every one of
+/// its versions (in any of `snapshots`) refers to: an object a view keeps alive may be
+/// committed again later as it is now, and what it refers to now must still be there.
+fn mark(snapshots: &[Arc<Snapshot>]) -> Result<HashSet<Oop>, StoreError> {
+    let mut live: HashSet<Oop> = HashSet::new();
     let mut stack = vec![ROOT];
     while let Some(oop) = stack.pop() {
-        if !seen.insert(oop) {
+        if !live.insert(oop) {
             continue;
         }
-        live.insert(oop);
-        if let Some(record) = snap.get(oop)? {
-            stack.extend(record.references().filter(|r| !seen.contains(r)));
+        for snap in snapshots {
+            if let Some(record) = snap.get(oop)? {
+                stack.extend(record.references().filter(|r| !live.contains(r)));
+            }
         }
     }
-    Ok(())
+    Ok(live)
 }

@@ -133,12 +133,15 @@ impl Stone {
 
     /// Logs a new session in, with a view of the latest commit. Answers its id and view.
     pub fn login(&self) -> Result<(u64, u64), StoreError> {
-        let view = Arc::new(self.shared.repo.snapshot()?);
-        let view_seq = view.meta()?.commit_seq;
+        // The snapshot is taken under the state lock, so that no write set it does not show
+        // can be pruned from the log before the session is registered (the committer never
+        // holds the lock while it writes, so this does not wait for the disk).
         let mut st = self.shared.state();
         if st.shutting_down {
             return Err(StoreError::ShuttingDown);
         }
+        let view = Arc::new(self.shared.repo.snapshot()?);
+        let view_seq = view.meta()?.commit_seq;
         let id = st.next_session;
         st.next_session += 1;
         st.sessions.insert(id, Session { view_seq, view, allocated: Vec::new() });
@@ -179,7 +182,7 @@ impl Stone {
     /// (breadth first) until the records reach `budget` bytes: one call faults in a
     /// structure rather than one object. Classes are not followed (a gem has the classes it
     /// uses, and faults in one it lacks when it looks a method up). An OOP the view does not
-    /// have is an error.
+    /// have (one the garbage collector deleted) gets no record.
     pub fn fetch(&self, session: u64, oops: &[Oop], budget: usize) -> Result<Vec<ObjectRecord>, StoreError> {
         let view = self.view_of(session)?;
         let mut seen: HashSet<Oop> = HashSet::new();
@@ -187,8 +190,7 @@ impl Stone {
         let mut out = Vec::new();
         let mut bytes = 0usize;
         for &oop in oops {
-            let record =
-                view.get(oop)?.ok_or_else(|| StoreError::Invalid(format!("there is no object {oop} in this view")))?;
+            let Some(record) = view.get(oop)? else { continue };
             if seen.insert(oop) {
                 bytes += record.encoded_len();
                 queue.extend(record.slot_references());
@@ -253,12 +255,21 @@ impl Stone {
     }
 
     fn new_view(&self, session: u64, release_locks: bool) -> Result<ViewChange, StoreError> {
+        // Under the state lock, as at login: nothing between the snapshot and the session's
+        // new view can be pruned or overtaken by a concurrent commit of the same session.
+        let mut st = self.shared.state();
+        if !st.sessions.contains_key(&session) {
+            return Err(StoreError::NoSession(session));
+        }
         let view = Arc::new(self.shared.repo.snapshot()?);
         let seq = view.meta()?.commit_seq;
-        let mut st = self.shared.state();
         let s = st.sessions.get_mut(&session).ok_or(StoreError::NoSession(session))?;
-        let old = std::mem::replace(&mut s.view_seq, seq);
-        s.view = view;
+        let old = s.view_seq;
+        if seq >= old {
+            s.view_seq = seq;
+            s.view = view;
+        }
+        let seq = s.view_seq;
         let changed = changed_between(&st.log, old, seq, None);
         if release_locks {
             st.locks.unlock_all(session);

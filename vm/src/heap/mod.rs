@@ -189,6 +189,17 @@ impl Heap {
         before.saturating_sub(obj.footprint())
     }
 
+    /// Drops the contents of persistent object `v`, changed or not (its reload failed: it
+    /// must come in fresh), answering the body it had.
+    pub fn evict_any(&mut self, v: Value) -> Option<Body> {
+        let obj = self.get_mut(v)?;
+        if obj.flags & PERSISTENT == 0 {
+            return None;
+        }
+        obj.flags = (obj.flags | NOT_LOADED) & !DIRTY;
+        Some(std::mem::replace(&mut obj.body, Body::NotLoaded))
+    }
+
     /// Whether `v` changed in this transaction.
     pub fn is_dirty(&self, v: Value) -> bool {
         self.get(v).is_some_and(|o| o.flags & DIRTY != 0)

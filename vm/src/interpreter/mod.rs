@@ -302,10 +302,16 @@ impl Vm {
                     }
                     Instr::GetGlobal { dst, lit } => {
                         let assoc = lit!(lit as usize);
+                        if self.heap.is_stub(assoc) {
+                            self.fault_in(assoc);
+                        }
                         set!(dst, self.heap.slot(assoc, 1).unwrap_or(Value::NIL));
                     }
                     Instr::SetGlobal { lit, src } => {
                         let assoc = lit!(lit as usize);
+                        if self.heap.is_stub(assoc) {
+                            self.fault_in(assoc);
+                        }
                         self.heap.set_slot(assoc, 1, reg!(src));
                     }
                     Instr::GetVector { dst, vec, index } => {

@@ -80,6 +80,10 @@ pub(crate) struct Persistence {
     retired: Vec<Rc<CompiledCode>>,
     /// The objects the last failed commit conflicted on.
     conflicts: Vec<Value>,
+    /// Set when the view moved on without this transaction's changes being checked against
+    /// what came in between (a refused continue, a reload that failed): no commit is taken
+    /// until an abort.
+    must_abort: bool,
     stats: StoreStats,
 }
 
@@ -103,6 +107,7 @@ impl Persistence {
             fresh: 0..0,
             retired: Vec::new(),
             conflicts: Vec::new(),
+            must_abort: false,
             stats: StoreStats::default(),
         }
     }
@@ -214,6 +219,23 @@ impl Persistence {
     /// Those of `oops` whose contents are in memory here (stubs need no reloading).
     fn loaded_among(&self, vm: &Vm, oops: Vec<Oop>) -> Vec<Oop> {
         oops.into_iter().filter(|oop| self.local_of.get(oop).is_some_and(|&v| !vm.heap.is_stub(v))).collect()
+    }
+
+    /// Reloads `stale` in place; if that fails, makes them stubs (they fault in fresh when
+    /// touched) and answers the error.
+    fn reload(&mut self, vm: &mut Vm, stale: Vec<Oop>) -> Result<(), String> {
+        let result = self.load(vm, stale.clone(), 0);
+        if result.is_err() {
+            let locals: Vec<Value> = stale.iter().filter_map(|oop| self.local_of.get(oop).copied()).collect();
+            vm.heap.forget_writes(&locals);
+            for v in locals {
+                if let Some(Body::Method(old)) = vm.heap.evict_any(v) {
+                    self.retired.push(old);
+                }
+            }
+            vm.flush_caches();
+        }
+        result
     }
 
     fn install(&mut self, vm: &mut Vm, v: Value, class: Value, r: &ObjectRecord, body: Body) {
@@ -337,6 +359,10 @@ impl Vm {
     }
 
     fn commit_with(&mut self, p: &mut Persistence) -> Result<bool, String> {
+        if p.must_abort {
+            self.last_store_error = Some("this transaction must be aborted first".into());
+            return Ok(false);
+        }
         let mut dirty = self.heap.take_write_set();
         dirty.sort_unstable_by_key(|v| v.bits());
         dirty.dedup();
@@ -367,7 +393,11 @@ impl Vm {
                     self.heap.set_persistent(v);
                 }
                 p.conflicts.clear();
-                self.apply_view(p, view)?;
+                if let Err(e) = self.apply_view(p, view) {
+                    // The commit stands; what others changed could not be brought in.
+                    p.must_abort = true;
+                    self.last_store_error = Some(format!("committed, but the new view could not be loaded: {e}"));
+                }
                 Ok(true)
             }
             Ok(CommitOutcome::Conflict(oops)) => {
@@ -426,7 +456,7 @@ impl Vm {
     /// Installs a new view: reloads what other sessions changed that is in memory here.
     fn apply_view(&mut self, p: &mut Persistence, view: ViewChange) -> Result<(), String> {
         let stale = p.loaded_among(self, view.changed);
-        p.load(self, stale, 0)
+        p.reload(self, stale)
     }
 
     /// After a commit that conflicted only on `refresh` (objects whose changes the caller can
@@ -442,24 +472,39 @@ impl Vm {
     }
 
     fn continue_with(&mut self, p: &mut Persistence, refresh: &[Value]) -> Result<bool, String> {
+        if p.must_abort {
+            return Ok(false);
+        }
         let view = p.link.continue_transaction()?;
         let mut stale: Vec<Oop> = Vec::new();
+        let mut refused = false;
         for oop in view.changed {
             let Some(&v) = p.local_of.get(&oop) else { continue };
             if self.heap.is_stub(v) {
                 continue;
             }
             if self.heap.is_dirty(v) && !refresh.contains(&v) {
-                return Ok(false);
+                refused = true;
+            } else {
+                stale.push(oop);
             }
-            stale.push(oop);
+        }
+        if refused {
+            // Another session changed something this transaction changed: the view has moved
+            // past it, so this transaction can only be aborted. What was not changed here is
+            // brought up to date.
+            p.must_abort = true;
+            let clean: Vec<Oop> =
+                stale.into_iter().filter(|oop| p.local_of.get(oop).is_some_and(|&v| !refresh.contains(&v))).collect();
+            p.reload(self, clean)?;
+            return Ok(false);
         }
         stale.extend(refresh.iter().filter(|&&v| !self.heap.is_stub(v)).filter_map(|v| p.oop_of.get(v).copied()));
         stale.sort_unstable();
         stale.dedup();
         self.heap.forget_writes(refresh);
         p.conflicts.clear();
-        p.load(self, stale, 0).map(|()| true)
+        p.reload(self, stale).map(|()| true)
     }
 
     /// `System abortTransaction`: drops local changes to persistent objects and takes a view
@@ -472,14 +517,22 @@ impl Vm {
     }
 
     fn abort_with(&mut self, p: &mut Persistence) -> Result<(), String> {
-        let dirty = self.heap.take_write_set();
+        // The write set is taken only once the stone has given the new view: a failed abort
+        // leaves the transaction as it was.
         let view = p.link.abort()?;
+        let dirty = self.heap.take_write_set();
         p.conflicts.clear();
+        p.must_abort = false;
         let mut stale: Vec<Oop> = dirty.iter().filter_map(|v| p.oop_of.get(v).copied()).collect();
         stale.extend(p.loaded_among(self, view.changed));
         stale.sort_unstable();
         stale.dedup();
-        p.load(self, stale, 0)
+        p.reload(self, stale)
+    }
+
+    /// Whether `v` is a committed (persistent) object.
+    pub fn is_persistent(&self, v: Value) -> bool {
+        self.persist.as_ref().is_some_and(|p| p.oop_of.contains_key(&v))
     }
 
     /// `System readLock:` / `writeLock:` (`write`): locks a persistent object for this

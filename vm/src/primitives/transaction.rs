@@ -30,6 +30,7 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             vm.continue_transaction_refreshing(&refresh).map(Value::boolean)
         }
         291 => return Ok(vm.session_temps),
+        294 => return boolean(vm.is_persistent(x)),
         293 => vm.collect_repository_garbage().map(|n| Value::int(n as i64).unwrap_or(Value::NIL)),
         292 => {
             vm.session_temps = x;

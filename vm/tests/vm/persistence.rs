@@ -313,3 +313,33 @@ fn a_gem_over_its_memory_budget_drops_clean_objects_and_faults_them_back() {
     assert_eq!(run(&mut b, walk), "5000050000", "evicted objects fault back in");
     assert!(b.store_stats().expect("a gem").fetches > trips, "the second walk faulted again");
 }
+
+#[test]
+fn a_replay_leaves_reduced_conflict_objects_made_in_the_transaction_alone() {
+    let (_dir, stone) = repository();
+    let mut setup = gem(&stone);
+    run(&mut setup, "UserGlobals at: #Hits put: (RcKeyValueDictionary new). System commitTransaction");
+    let mut a = gem(&stone);
+    let mut b = gem(&stone);
+    // Both write the same key's bucket (so a's commit conflicts and replays); a also makes a
+    // new counter in the same transaction.
+    run(
+        &mut a,
+        "(UserGlobals at: #Hits) at: #k1 put: 1. UserGlobals at: #Fresh put: (RcCounter new increment; yourself)",
+    );
+    run(&mut b, "(UserGlobals at: #Hits) at: #k1 put: 2");
+    assert_eq!(run(&mut b, "System commitTransaction"), "true");
+    assert_eq!(run(&mut a, "System commitTransaction"), "false", "adding a key another gem added fails");
+    run(&mut a, "System abortTransaction");
+    // Keys 1 and 33 share a bucket: a's commit conflicts on it and replays its add.
+    run(
+        &mut a,
+        "(UserGlobals at: #Hits) at: 1 put: 1. UserGlobals at: #Fresh put: (RcCounter new increment; yourself)",
+    );
+    run(&mut b, "(UserGlobals at: #Hits) at: 33 put: 2");
+    assert_eq!(run(&mut b, "System commitTransaction"), "true");
+    assert_eq!(run(&mut a, "System commitTransaction"), "true");
+    let mut c = gem(&stone);
+    assert_eq!(run(&mut c, "(UserGlobals at: #Fresh) value"), "1", "the new counter's increment was not replayed");
+    assert_eq!(run(&mut c, "(UserGlobals at: #Hits) size"), "3");
+}
