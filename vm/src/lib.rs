@@ -17,8 +17,8 @@
 //! assert_eq!(vm.print_string(v).expect("prints"), "7");
 //! ```
 //!
-//! **Architecture invariant:** this crate knows nothing about RPC, UI or the store's files; the
-//! store attaches through [`heap::Faulter`] and the write set ([`heap::Heap::take_write_set`]).
+//! **Architecture invariant:** this crate knows nothing about RPC or UI; a repository attaches
+//! through [`persist::StoneLink`] (see [`persist`]: stubs, faulting, commit and abort).
 
 #![deny(missing_docs)]
 

@@ -162,14 +162,6 @@ impl Heap {
         }
     }
 
-    /// Turns an entry into a stub that faults in on next touch (the store's invalidation).
-    pub fn make_stub(&mut self, v: Value) {
-        if let Some(obj) = self.get_mut(v) {
-            obj.flags = (obj.flags | NOT_LOADED | PERSISTENT) & !DIRTY;
-            obj.body = Body::NotLoaded;
-        }
-    }
-
     /// Memory the objects take (their entries and contents), in bytes.
     pub fn footprint(&self) -> usize {
         self.objects.iter().map(Object::footprint).sum()
