@@ -154,6 +154,12 @@ impl StoneSession {
         Ok(self.runtime.block_on(self.client.names(request))?.into_inner().names)
     }
 
+    /// Chunk `index` of large object `oop`.
+    pub fn fetch_chunk(&mut self, oop: Oop, index: u32) -> Result<Vec<u8>, StoneError> {
+        let request = pb::ChunkRequest { session: self.session, oop, index };
+        Ok(self.runtime.block_on(self.client.fetch_chunk(request))?.into_inner().data)
+    }
+
     /// Has the stone delete the objects no live view can reach; answers how many it deleted.
     pub fn collect_garbage(&mut self) -> Result<u64, StoneError> {
         Ok(self.runtime.block_on(self.client.collect_garbage(pb::Empty {}))?.into_inner().reclaimed)
@@ -215,5 +221,9 @@ impl onyx_vm::persist::StoneLink for StoneSession {
 
     fn collect_garbage(&mut self) -> Result<u64, String> {
         StoneSession::collect_garbage(self).map_err(|e| e.to_string())
+    }
+
+    fn fetch_chunk(&mut self, oop: Oop, index: u32) -> Result<Vec<u8>, String> {
+        StoneSession::fetch_chunk(self, oop, index).map_err(|e| e.to_string())
     }
 }

@@ -34,6 +34,11 @@ pub const FIRST_OOP: Oop = 16;
 /// The root object: everything reachable from it persists.
 pub const ROOT: Oop = FIRST_OOP;
 
+/// Set in a fetched record's `kind` when the object is too large to send whole: the record is
+/// only its header, `bytes` holding its word count and byte count (two little-endian u64),
+/// and its contents come chunk by chunk (see `Stone::fetch_chunk`).
+pub const CHUNKED_HEADER: u8 = 0x80;
+
 /// The largest OOP a 64-bit tagged word can hold.
 pub const MAX_OOP: Oop = (1 << 61) - 1;
 
@@ -72,6 +77,16 @@ pub(crate) const VERSION: u8 = 1;
 pub(crate) const HEADER: usize = 1 + 8 + 1 + 4 + 4 + 4 + 4;
 
 impl ObjectRecord {
+    /// For the header of an object sent chunk by chunk: its word and byte counts.
+    pub fn chunked_sizes(&self) -> Option<(u64, u64)> {
+        if self.kind & CHUNKED_HEADER == 0 {
+            return None;
+        }
+        let words = u64::from_le_bytes(self.bytes.get(0..8)?.try_into().ok()?);
+        let bytes = u64::from_le_bytes(self.bytes.get(8..16)?.try_into().ok()?);
+        Some((words, bytes))
+    }
+
     /// The OOPs this object refers to: its class and every reference slot.
     pub fn references(&self) -> impl Iterator<Item = Oop> + '_ {
         std::iter::once(self.class).chain(self.words.iter().filter_map(|&w| word_ref(w)))

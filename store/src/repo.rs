@@ -278,6 +278,32 @@ impl Snapshot {
         Ok(self.txn.open_table(SYMBOL_NAMES)?.get(id)?.map(|v| v.value().to_vec()))
     }
 
+    /// Object `oop` as a fetch sends it: whole, or, when it is stored in chunks, only its
+    /// header (see [`crate::record::CHUNKED_HEADER`]).
+    pub fn get_for_fetch(&self, oop: Oop) -> Result<Option<ObjectRecord>, StoreError> {
+        let objects = self.txn.open_table(OBJECTS)?;
+        let Some(value) = objects.get(oop)? else { return Ok(None) };
+        let data = value.value();
+        if data.first() != Some(&CHUNKED) {
+            return ObjectRecord::decode(oop, data).map(Some);
+        }
+        let mut header = data.to_vec();
+        header[0] = VERSION;
+        // The header says how much the chunks hold; decode it as an empty record of that shape.
+        let sizes = header.get(HEADER - 8..HEADER).map(<[u8]>::to_vec).unwrap_or_default();
+        let (nwords, nbytes) = match sizes.as_slice() {
+            [w0, w1, w2, w3, b0, b1, b2, b3] => {
+                (u32::from_le_bytes([*w0, *w1, *w2, *w3]), u32::from_le_bytes([*b0, *b1, *b2, *b3]))
+            }
+            _ => return Err(StoreError::Corrupt(format!("object {oop}: a chunked header of bad size"))),
+        };
+        header[HEADER - 8..HEADER].fill(0);
+        let mut record = ObjectRecord::decode(oop, &header)?;
+        record.kind |= crate::record::CHUNKED_HEADER;
+        record.bytes = [u64::from(nwords).to_le_bytes(), u64::from(nbytes).to_le_bytes()].concat();
+        Ok(Some(record))
+    }
+
     /// Chunk `index` of a chunked object's contents (its slot words, 8 bytes each, then its
     /// bytes), or `None` if the object is not chunked or has no such chunk.
     pub fn chunk(&self, oop: Oop, index: u32) -> Result<Option<Vec<u8>>, StoreError> {

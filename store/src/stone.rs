@@ -190,7 +190,7 @@ impl Stone {
         let mut out = Vec::new();
         let mut bytes = 0usize;
         for &oop in oops {
-            let Some(record) = view.get(oop)? else { continue };
+            let Some(record) = view.get_for_fetch(oop)? else { continue };
             if seen.insert(oop) {
                 bytes += record.encoded_len();
                 queue.extend(record.slot_references());
@@ -202,13 +202,20 @@ impl Stone {
             if !seen.insert(oop) {
                 continue;
             }
-            if let Some(record) = view.get(oop)? {
+            if let Some(record) = view.get_for_fetch(oop)? {
                 bytes += record.encoded_len();
                 queue.extend(record.slot_references());
                 out.push(record);
             }
         }
         Ok(out)
+    }
+
+    /// Chunk `index` of a large object's contents (its slot words, 8 bytes each, then its
+    /// bytes, in pieces of [`crate::repo::CHUNK`] bytes) as the session's view shows it.
+    pub fn fetch_chunk(&self, session: u64, oop: Oop, index: u32) -> Result<Vec<u8>, StoreError> {
+        let view = self.view_of(session)?;
+        view.chunk(oop, index)?.ok_or_else(|| StoreError::Invalid(format!("object {oop} has no chunk {index}")))
     }
 
     /// Commits `records` (changed objects and new ones) for `session`. Waits until the

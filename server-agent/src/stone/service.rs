@@ -184,6 +184,12 @@ impl stone_server::Stone for StoneService {
         Ok(Response::new(pb::SymbolNames { names }))
     }
 
+    async fn fetch_chunk(&self, request: Request<pb::ChunkRequest>) -> Result<Response<pb::Chunk>, Status> {
+        let r = request.into_inner();
+        let data = self.call(move |s| s.fetch_chunk(r.session, r.oop, r.index)).await?;
+        Ok(Response::new(pb::Chunk { data }))
+    }
+
     async fn collect_garbage(&self, _request: Request<pb::Empty>) -> Result<Response<pb::GcReport>, Status> {
         let report = self.call(|s| s.collect_garbage()).await?;
         Ok(Response::new(pb::GcReport { live: report.live, reclaimed: report.reclaimed }))

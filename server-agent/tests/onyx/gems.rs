@@ -220,3 +220,20 @@ fn reduced_conflict_collections_keep_the_seeds_promises_across_gem_processes() {
     assert_eq!(adds, ("true".into(), "true".into()));
     assert_eq!(eval(&stone, "(UserGlobals at: #B) size"), "2");
 }
+
+#[test]
+fn a_large_array_comes_in_chunk_by_chunk_across_gem_processes() {
+    let (_dir, stone) = repository();
+    eval(
+        &stone,
+        "| big | big := Array new: 300000 withAll: 7. UserGlobals at: #Big put: big. System commitTransaction",
+    );
+    assert_eq!(eval(&stone, "(UserGlobals at: #Big) at: 123456 put: 8. System commitTransaction"), "true");
+    assert_eq!(
+        eval(
+            &stone,
+            "{(UserGlobals at: #Big) at: 123456. (UserGlobals at: #Big) at: 299999. (UserGlobals at: #Big) size}"
+        ),
+        "#(8 7 300000)"
+    );
+}

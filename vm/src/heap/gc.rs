@@ -69,6 +69,7 @@ impl Heap {
                     push(k, &mut stack);
                     push(val, &mut stack);
                 }),
+                Body::Chunked(c) => c.loaded().for_each(|s| push(s, &mut stack)),
                 Body::Free | Body::NotLoaded | Body::Bytes(_) | Body::Float(_) | Body::Large(_) => {}
             }
         }

@@ -10,7 +10,7 @@ pub mod object;
 pub mod slots;
 
 pub use gc::GcStats;
-pub use object::{Body, Dict, Kind, Object, ProcessBody, Queued, SemaphoreBody};
+pub use object::{Body, Chunked, Dict, Kind, Object, ProcessBody, Queued, SemaphoreBody};
 pub use slots::Slots;
 
 use object::{DIRTY, NOT_LOADED, PERSISTENT};

@@ -157,6 +157,42 @@ pub enum Body {
     Semaphore(Box<SemaphoreBody>),
     /// A native identity dictionary.
     Dict(Box<Dict>),
+    /// The slots of a large persistent object, brought in chunk by chunk as they are used.
+    Chunked(Box<Chunked>),
+}
+
+/// Slots per chunk of a large persistent object (the stone's chunk size in words).
+pub const CHUNK_SLOTS: usize = onyx_store::repo::CHUNK / 8;
+
+/// The slots of a large persistent object: all of them counted, the chunks in memory loaded.
+#[derive(Debug)]
+pub struct Chunked {
+    /// Slots in all (named ones first).
+    pub len: usize,
+    /// Each chunk of [`CHUNK_SLOTS`] slots, once loaded.
+    pub chunks: Vec<Option<Box<[Value]>>>,
+}
+
+impl Chunked {
+    /// `len` slots, none loaded yet.
+    pub fn unloaded(len: usize) -> Chunked {
+        Chunked { len, chunks: (0..len.div_ceil(CHUNK_SLOTS)).map(|_| None).collect() }
+    }
+
+    /// Slot `i`, if its chunk is loaded.
+    pub fn get(&self, i: usize) -> Option<Value> {
+        self.chunks.get(i / CHUNK_SLOTS)?.as_ref()?.get(i % CHUNK_SLOTS).copied()
+    }
+
+    /// Slot `i`, mutably, if its chunk is loaded.
+    pub fn get_mut(&mut self, i: usize) -> Option<&mut Value> {
+        self.chunks.get_mut(i / CHUNK_SLOTS)?.as_mut()?.get_mut(i % CHUNK_SLOTS)
+    }
+
+    /// Every slot in memory.
+    pub fn loaded(&self) -> impl Iterator<Item = Value> + '_ {
+        self.chunks.iter().flatten().flat_map(|c| c.iter().copied())
+    }
 }
 
 impl Body {
@@ -250,6 +286,7 @@ impl Object {
     pub fn indexed_len(&self) -> usize {
         match &self.body {
             Body::Slots(s) => s.len().saturating_sub(self.named as usize),
+            Body::Chunked(c) => c.len.saturating_sub(self.named as usize),
             Body::Bytes(b) => b.len(),
             _ => 0,
         }
@@ -264,6 +301,7 @@ impl Object {
                 Body::Large(n) => n.bits() as usize / 8 + 32,
                 Body::Process(p) => 256 + p.slots.len() * 8,
                 Body::Dict(d) => d.len() * 48,
+                Body::Chunked(c) => c.chunks.iter().flatten().map(|c| c.len() * 8).sum(),
                 _ => 0,
             }
     }

@@ -289,12 +289,22 @@ impl Vm {
                             self.fatal_error("the receiver could not be loaded");
                             continue 'outer;
                         }
-                        set!(dst, self.heap.slot(recv, index as usize).unwrap_or(Value::NIL));
+                        let v = match self.heap.slot(recv, index as usize) {
+                            Some(v) => v,
+                            None if self.is_chunked(recv) => {
+                                self.chunked_slot(recv, index as usize).unwrap_or(Value::NIL)
+                            }
+                            None => Value::NIL,
+                        };
+                        set!(dst, v);
                     }
                     Instr::SetIvar { index, src } => {
                         let recv = reg!(0);
                         let v = reg!(src);
-                        if !self.fault_in(recv) || !self.heap.set_slot(recv, index as usize, v) {
+                        let stored = self.fault_in(recv)
+                            && (self.heap.set_slot(recv, index as usize, v)
+                                || (self.is_chunked(recv) && self.set_chunked_slot(recv, index as usize, v)));
+                        if !stored {
                             save_pc!();
                             self.fatal_error("could not store into an instance variable of the receiver");
                             continue 'outer;

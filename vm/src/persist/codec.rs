@@ -43,6 +43,7 @@ pub(super) fn references(vm: &Vm, v: Value) -> Vec<Value> {
         Body::Process(p) => p.slots.clone(),
         Body::Dict(d) => d.entries().iter().flat_map(|&(k, v)| [k, v]).collect(),
         Body::Method(code) => vec![code.method_class.get(), code.selector, code.protocol.get()],
+        Body::Chunked(c) => c.loaded().collect(),
         _ => Vec::new(),
     }
 }
@@ -71,6 +72,11 @@ pub(super) fn encode(vm: &Vm, v: Value, oop: Oop, naming: &impl Naming) -> Resul
             (DICT, words_of(&flat)?, Vec::new())
         }
         Body::Semaphore(s) => (SEMAPHORE, Vec::new(), s.excess_signals.to_le_bytes().to_vec()),
+        Body::Chunked(c) => {
+            let all: Option<Vec<Value>> = (0..c.len).map(|i| c.get(i)).collect();
+            let all = all.ok_or_else(|| format!("object {} is not all in memory", v.index()))?;
+            (SLOTS, words_of(&all)?, Vec::new())
+        }
         Body::Process(_) => return Err(format!("a Process cannot be committed (object {})", v.index())),
         Body::Free | Body::NotLoaded => return Err(format!("object {} is not in memory", v.index())),
     };
@@ -103,6 +109,14 @@ fn values_of(vm: &mut Vm, words: &[u64], resolve: &mut impl Resolving) -> Result
 /// its source once its class is in memory: see [`method_parts`]).
 pub(super) fn decode(vm: &mut Vm, r: &ObjectRecord, resolve: &mut impl Resolving) -> Result<Option<Body>, String> {
     let bad = |what: &str| format!("object {}: {what}", r.oop);
+    if let Some((words, _)) = r.chunked_sizes() {
+        // A large object: its slots come in chunk by chunk (see `chunks.rs`).
+        if r.kind & !onyx_store::record::CHUNKED_HEADER != SLOTS {
+            return Err(bad("only pointer objects come in chunks"));
+        }
+        let len = usize::try_from(words).map_err(|_| bad("too large"))?;
+        return Ok(Some(Body::Chunked(Box::new(crate::heap::Chunked::unloaded(len)))));
+    }
     Ok(Some(match r.kind {
         SLOTS => Body::Slots(values_of(vm, &r.words, resolve)?.into()),
         BYTES => Body::Bytes(r.bytes.clone()),

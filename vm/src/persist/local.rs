@@ -77,6 +77,10 @@ impl StoneLink for LocalLink {
         Ok(())
     }
 
+    fn fetch_chunk(&mut self, oop: Oop, index: u32) -> Result<Vec<u8>, String> {
+        self.stone.fetch_chunk(self.session, oop, index).map_err(|e| e.to_string())
+    }
+
     fn collect_garbage(&mut self) -> Result<u64, String> {
         self.stone.collect_garbage().map(|r| r.reclaimed).map_err(|e| e.to_string())
     }

@@ -17,6 +17,7 @@
 //! from its source; frames still running replaced code keep it (see
 //! [`Persistence::retired`]).
 
+mod chunks;
 mod codec;
 mod local;
 
@@ -61,6 +62,8 @@ pub trait StoneLink {
     fn unlock_all(&mut self) -> Result<(), String>;
     /// Has the stone delete what no live view reaches; answers how many objects went.
     fn collect_garbage(&mut self) -> Result<u64, String>;
+    /// Chunk `index` of large object `oop` (its slot words, then its bytes).
+    fn fetch_chunk(&mut self, oop: Oop, index: u32) -> Result<Vec<u8>, String>;
 }
 
 /// OOPs asked of the stone at a time.
@@ -366,6 +369,15 @@ impl Vm {
         let mut dirty = self.heap.take_write_set();
         dirty.sort_unstable_by_key(|v| v.bits());
         dirty.dedup();
+        // A changed large object is written whole: its missing chunks come in first.
+        for &v in &dirty {
+            if self.is_chunked(v)
+                && let Err(e) = p.load_all_chunks(self, v)
+            {
+                self.undo_commit(p, &dirty, &[]);
+                return Err(e);
+            }
+        }
         let mut new: Vec<Value> = Vec::new();
         let mut symbols: Vec<Value> = Vec::new();
         let mut seen: HashSet<Value> = HashSet::new();

@@ -88,6 +88,11 @@ pub(crate) fn identity_hash(vm: &Vm, v: Value) -> i64 {
 
 fn at(vm: &mut Vm, r: Value, index: Value, chars: bool) -> PrimResult {
     let obj = vm.heap.get(r).ok_or(Prim::Fail)?;
+    if let Body::Chunked(c) = &obj.body {
+        let named = obj.named as usize;
+        let i = index_arg(index, c.len.saturating_sub(named))?;
+        return vm.chunked_slot(r, named + i).ok_or(Prim::Fail);
+    }
     match &obj.body {
         Body::Slots(s) => {
             let named = obj.named as usize;
@@ -110,6 +115,14 @@ fn at_put(vm: &mut Vm, r: Value, index: Value, value: Value, chars: bool) -> Pri
         return Err(Prim::Fail);
     }
     let named = obj.named as usize;
+    if let Body::Chunked(c) = &obj.body {
+        let i = index_arg(index, c.len.saturating_sub(named))?;
+        if !vm.set_chunked_slot(r, named + i, value) {
+            return Err(Prim::Fail);
+        }
+        return Ok(value);
+    }
+    let Some(obj) = vm.heap.get_mut(r) else { return Err(Prim::Fail) };
     match &mut obj.body {
         Body::Slots(s) => {
             let i = index_arg(index, s.len().saturating_sub(named))?;
@@ -165,7 +178,7 @@ fn shallow_copy(vm: &mut Vm, r: Value) -> PrimResult {
         Body::Large(n) => Body::Large(n.clone()),
         Body::Dict(d) => Body::Dict(d.clone()),
         Body::Semaphore(_) => Body::Semaphore(Box::<SemaphoreBody>::default()),
-        Body::Method(_) | Body::Process(_) | Body::Free | Body::NotLoaded => return Err(Prim::Fail),
+        Body::Method(_) | Body::Process(_) | Body::Free | Body::NotLoaded | Body::Chunked(_) => return Err(Prim::Fail),
     };
     let (class, named) = (obj.class, obj.named as usize);
     if vm.class_of(r) == vm.known.symbol {

@@ -343,3 +343,31 @@ fn a_replay_leaves_reduced_conflict_objects_made_in_the_transaction_alone() {
     assert_eq!(run(&mut c, "(UserGlobals at: #Fresh) value"), "1", "the new counter's increment was not replayed");
     assert_eq!(run(&mut c, "(UserGlobals at: #Hits) size"), "3");
 }
+
+#[test]
+fn touching_one_element_of_a_large_array_brings_in_only_its_chunk() {
+    let (_dir, stone) = repository();
+    let mut a = gem(&stone);
+    run(
+        &mut a,
+        "| big | big := Array new: 1000000. 1 to: 1000000 do: [:i | big at: i put: i * 2]. UserGlobals at: #Big put: big. System commitTransaction",
+    );
+    let config = VmConfig { login_budget: 64 << 10, ..VmConfig::default() };
+    let mut b = Vm::login(Box::new(LocalLink::login(Arc::clone(&stone)).expect("a session")), config).expect("login");
+    let before = b.heap.footprint();
+    assert_eq!(run(&mut b, "(UserGlobals at: #Big) at: 500000"), "1000000");
+    assert_eq!(run(&mut b, "(UserGlobals at: #Big) size"), "1000000");
+    assert!(b.heap.footprint() < before + (1 << 20), "one chunk came in, not the whole array");
+    // A change to one element commits, and another gem sees it.
+    assert_eq!(run(&mut b, "(UserGlobals at: #Big) at: 999999 put: #changed. System commitTransaction"), "true");
+    let mut c = gem(&stone);
+    assert_eq!(run(&mut c, "(UserGlobals at: #Big) at: 999999"), "#changed");
+    assert_eq!(run(&mut c, "(UserGlobals at: #Big) at: 1"), "2");
+    assert_eq!(
+        run(
+            &mut c,
+            "((UserGlobals at: #Big) inject: 0 into: [:sum :each | each isInteger ifTrue: [sum + each] ifFalse: [sum]])"
+        ),
+        "999999000002"
+    );
+}
