@@ -88,6 +88,8 @@ pub(super) fn encode(vm: &Vm, v: Value, oop: Oop, naming: &impl Naming) -> Resul
 pub(super) trait Resolving {
     fn local_for(&mut self, vm: &mut Vm, oop: Oop) -> Value;
     fn symbol_for(&self, id: u64) -> Option<Value>;
+    /// The whole contents (slot words, then bytes) of an object sent chunk by chunk.
+    fn contents(&mut self, oop: Oop, len: usize) -> Result<Vec<u8>, String>;
 }
 
 /// The local value a record word stands for.
@@ -105,17 +107,37 @@ fn values_of(vm: &mut Vm, words: &[u64], resolve: &mut impl Resolving) -> Result
     words.iter().map(|&w| value_of(vm, w, resolve)).collect()
 }
 
+/// A record fetched as a chunked header, made whole unless it is a pointer object (which
+/// stays in chunks): a long string or a big method's source comes in at once.
+pub(super) fn whole(r: ObjectRecord, resolve: &mut impl Resolving) -> Result<ObjectRecord, String> {
+    let Some((words, bytes)) = r.chunked_sizes() else { return Ok(r) };
+    let kind = r.kind & !onyx_store::record::CHUNKED_HEADER;
+    if kind == SLOTS {
+        return Ok(r);
+    }
+    let too_large = || format!("object {}: too large", r.oop);
+    let nwords = usize::try_from(words).map_err(|_| too_large())?;
+    let nbytes = usize::try_from(bytes).map_err(|_| too_large())?;
+    let split = nwords.checked_mul(8).ok_or_else(too_large)?;
+    let total = split.checked_add(nbytes).ok_or_else(too_large)?;
+    let data = resolve.contents(r.oop, total)?;
+    let (w, b) = data.split_at(split.min(data.len()));
+    let words = w.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or_default())).collect();
+    Ok(ObjectRecord { kind, words, bytes: b.to_vec(), ..r })
+}
+
 /// The body a record decodes to, or `None` for a method record (whose code is compiled from
 /// its source once its class is in memory: see [`method_parts`]).
 pub(super) fn decode(vm: &mut Vm, r: &ObjectRecord, resolve: &mut impl Resolving) -> Result<Option<Body>, String> {
     let bad = |what: &str| format!("object {}: {what}", r.oop);
     if let Some((words, _)) = r.chunked_sizes() {
-        // A large object: its slots come in chunk by chunk (see `chunks.rs`).
+        // A large pointer object: its slots come in chunk by chunk (see `chunks.rs`); other
+        // large objects were made whole before (see [`whole`]).
         if r.kind & !onyx_store::record::CHUNKED_HEADER != SLOTS {
-            return Err(bad("only pointer objects come in chunks"));
+            return Err(bad("only pointer objects stay in chunks"));
         }
-        let len = usize::try_from(words).map_err(|_| bad("too large"))?;
-        return Ok(Some(Body::Chunked(Box::new(crate::heap::Chunked::unloaded(len)))));
+        let nwords = usize::try_from(words).map_err(|_| bad("too large"))?;
+        return Ok(Some(Body::Chunked(Box::new(crate::heap::Chunked::unloaded(nwords)))));
     }
     Ok(Some(match r.kind {
         SLOTS => Body::Slots(values_of(vm, &r.words, resolve)?.into()),

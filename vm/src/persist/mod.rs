@@ -139,12 +139,14 @@ impl Persistence {
         }
         let wanted: HashSet<Oop> = requested.iter().copied().collect();
         self.stats.fetches += 1;
-        let records: Vec<ObjectRecord> = self
+        let fetched: Vec<ObjectRecord> = self
             .link
             .fetch(&requested, budget)?
             .into_iter()
             .filter(|r| wanted.contains(&r.oop) || self.local_of.get(&r.oop).is_none_or(|&v| vm.heap.is_stub(v)))
             .collect();
+        let records =
+            fetched.into_iter().map(|r| codec::whole(r, self)).collect::<Result<Vec<ObjectRecord>, String>>()?;
         self.stats.objects_loaded += records.len() as u64;
         self.learn_symbols(vm, records.iter().flat_map(|r| r.symbols().collect::<Vec<_>>()).collect())?;
         let mut methods = Vec::new();
@@ -286,6 +288,19 @@ impl codec::Resolving for Persistence {
 
     fn symbol_for(&self, id: u64) -> Option<Value> {
         self.symbol_of.get(&id).copied()
+    }
+
+    fn contents(&mut self, oop: Oop, len: usize) -> Result<Vec<u8>, String> {
+        let mut data = Vec::with_capacity(len);
+        for index in 0..len.div_ceil(onyx_store::repo::CHUNK) {
+            let chunk = u32::try_from(index).map_err(|_| "a chunk number out of range")?;
+            data.extend(self.link.fetch_chunk(oop, chunk)?);
+            self.stats.fetches += 1;
+        }
+        if data.len() != len {
+            return Err(format!("object {oop}: its chunks hold {} bytes, not {len}", data.len()));
+        }
+        Ok(data)
     }
 }
 

@@ -371,3 +371,15 @@ fn touching_one_element_of_a_large_array_brings_in_only_its_chunk() {
         "999999000002"
     );
 }
+
+#[test]
+fn a_string_larger_than_a_chunk_comes_in_whole() {
+    let (_dir, stone) = repository();
+    let mut a = gem(&stone);
+    run(&mut a, "UserGlobals at: #Text put: (String new: 200000 withAll: $x). System commitTransaction");
+    let mut b = gem(&stone);
+    assert_eq!(
+        run(&mut b, "| t | t := UserGlobals at: #Text. {t size. t last. (t occurrencesOf: $x)}"),
+        "#(200000 $x 200000)"
+    );
+}
