@@ -297,8 +297,14 @@ impl Snapshot {
             }
             _ => return Err(StoreError::Corrupt(format!("object {oop}: a chunked header of bad size"))),
         };
-        header[HEADER - 8..HEADER].fill(0);
+        // Decoded as an empty record: no slots, so no named ones either (put back after).
+        let named = header.get(HEADER - 12..HEADER - 8).map(<[u8]>::to_vec).unwrap_or_default();
+        header[HEADER - 12..HEADER].fill(0);
         let mut record = ObjectRecord::decode(oop, &header)?;
+        record.named = match named.as_slice() {
+            [a, b, c, d] => u32::from_le_bytes([*a, *b, *c, *d]),
+            _ => 0,
+        };
         record.kind |= crate::record::CHUNKED_HEADER;
         record.bytes = [u64::from(nwords).to_le_bytes(), u64::from(nbytes).to_le_bytes()].concat();
         Ok(Some(record))

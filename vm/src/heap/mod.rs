@@ -162,6 +162,11 @@ impl Heap {
         }
     }
 
+    /// Counts `bytes` that came into existing objects toward the next collection.
+    pub fn note_allocation(&mut self, bytes: usize) {
+        self.allocated_since_gc += bytes;
+    }
+
     /// Memory the objects take (their entries and contents), in bytes.
     pub fn footprint(&self) -> usize {
         self.objects.iter().map(Object::footprint).sum()

@@ -291,9 +291,14 @@ impl Vm {
                         }
                         let v = match self.heap.slot(recv, index as usize) {
                             Some(v) => v,
-                            None if self.is_chunked(recv) => {
-                                self.chunked_slot(recv, index as usize).unwrap_or(Value::NIL)
-                            }
+                            None if self.is_chunked(recv) => match self.chunked_slot(recv, index as usize) {
+                                Some(v) => v,
+                                None => {
+                                    save_pc!();
+                                    self.fatal_error("the receiver could not be loaded");
+                                    continue 'outer;
+                                }
+                            },
                             None => Value::NIL,
                         };
                         set!(dst, v);

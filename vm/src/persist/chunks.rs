@@ -24,11 +24,17 @@ impl Persistence {
         let chunk = u32::try_from(index).map_err(|_| "a chunk number out of range")?;
         let data = self.link.fetch_chunk(oop, chunk)?;
         self.stats.fetches += 1;
+        let len = match vm.heap.get(v).map(|o| &o.body) {
+            Some(Body::Chunked(c)) => c.len,
+            _ => return Ok(()),
+        };
+        let expected = CHUNK_SLOTS.min(len.saturating_sub(index * CHUNK_SLOTS)) * 8;
+        if data.len() != expected {
+            return Err(format!("object {oop}: chunk {index} holds {} bytes, not {expected}", data.len()));
+        }
         let words: Vec<u64> =
             data.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().unwrap_or_default())).collect();
-        if words.len() > CHUNK_SLOTS {
-            return Err(format!("object {oop}: chunk {index} is too large"));
-        }
+        vm.heap.note_allocation(data.len());
         self.learn_symbols(vm, words.iter().filter_map(|&w| word_symbol(w)).collect())?;
         let values = words.iter().map(|&w| codec::value_of(vm, w, self)).collect::<Result<Vec<Value>, String>>()?;
         if let Some(Body::Chunked(c)) = vm.heap.get_mut(v).map(|o| &mut o.body)
@@ -92,6 +98,21 @@ impl Vm {
             return None;
         }
         Some(())
+    }
+
+    /// Every slot of large object `v`, all its chunks brought in.
+    pub(crate) fn chunked_values(&mut self, v: Value) -> Option<Vec<Value>> {
+        let mut p = self.persist.take()?;
+        let result = p.load_all_chunks(self, v);
+        self.persist = Some(p);
+        if let Err(e) = result {
+            self.last_store_error = Some(format!("a large object could not be faulted in: {e}"));
+            return None;
+        }
+        match &self.heap.get(v)?.body {
+            Body::Chunked(c) => (0..c.len).map(|i| c.get(i)).collect(),
+            _ => None,
+        }
     }
 
     /// Whether `v` is a large object held chunk by chunk.

@@ -23,13 +23,21 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
         65 => {
             // instVarAt: counts named then indexed pointer slots
             let obj = vm.heap.get(r).ok_or(Prim::Fail)?;
+            if let Body::Chunked(c) = &obj.body {
+                let i = index_arg(a.arg(vm, 0), c.len)?;
+                return vm.chunked_slot(r, i).ok_or(Prim::Fail);
+            }
             let i = index_arg(a.arg(vm, 0), obj.slots().map_or(0, <[Value]>::len))?;
             vm.heap.slot(r, i).ok_or(Prim::Fail)
         }
         66 => {
             let obj = vm.heap.get(r).ok_or(Prim::Fail)?;
-            let i = index_arg(a.arg(vm, 0), obj.slots().map_or(0, <[Value]>::len))?;
             let v = a.arg(vm, 1);
+            if let Body::Chunked(c) = &obj.body {
+                let i = index_arg(a.arg(vm, 0), c.len)?;
+                return if vm.set_chunked_slot(r, i, v) { Ok(v) } else { Err(Prim::Fail) };
+            }
+            let i = index_arg(a.arg(vm, 0), obj.slots().map_or(0, <[Value]>::len))?;
             if vm.heap.set_slot(r, i, v) { Ok(v) } else { Err(Prim::Fail) }
         }
         67 => {
@@ -170,6 +178,13 @@ pub(crate) fn instantiate(vm: &mut Vm, class: Value, size: usize) -> PrimResult 
 }
 
 fn shallow_copy(vm: &mut Vm, r: Value) -> PrimResult {
+    if vm.is_chunked(r) {
+        // A copy of a large persistent object is an ordinary (transient) one.
+        let slots = vm.chunked_values(r).ok_or(Prim::Fail)?;
+        let Some(obj) = vm.heap.get(r) else { return Err(Prim::Fail) };
+        let (class, named) = (obj.class, obj.named as usize);
+        return Ok(vm.heap.alloc(class, named, Body::Slots(slots.into())));
+    }
     let Some(obj) = vm.heap.get(r) else { return Ok(r) };
     let body = match &obj.body {
         Body::Slots(s) => Body::Slots(s.clone()),

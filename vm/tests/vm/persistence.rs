@@ -383,3 +383,28 @@ fn a_string_larger_than_a_chunk_comes_in_whole() {
         "#(200000 $x 200000)"
     );
 }
+
+#[test]
+fn large_objects_with_named_slots_copy_and_reflect_like_small_ones() {
+    let (_dir, stone) = repository();
+    let mut a = gem(&stone);
+    run(
+        &mut a,
+        "Array variableSubclass: #Tagged instanceVariableNames: 'tag' classVariableNames: '' package: 'Demo'. \
+         Tagged compile: 'tag ^ tag'. Tagged compile: 'tag: x tag := x'. \
+         UserGlobals at: #T put: ((Tagged new: 20000) tag: #label; at: 20000 put: 5; yourself). System commitTransaction",
+    );
+    let config = VmConfig { login_budget: 64 << 10, ..VmConfig::default() };
+    let mut b = Vm::login(Box::new(LocalLink::login(Arc::clone(&stone)).expect("a session")), config).expect("login");
+    assert_eq!(
+        run(&mut b, "| t | t := UserGlobals at: #T. {t tag. t at: 20000. t size. t instVarAt: 1}"),
+        "#(#label 5 20000 #label)"
+    );
+    assert_eq!(
+        run(&mut b, "| t c | t := UserGlobals at: #T. c := t copy. c at: 1 put: 9. {t at: 1. c at: 1. c size}"),
+        "#(nil 9 20000)"
+    );
+    assert_eq!(run(&mut b, "System commitTransaction"), "true");
+    let mut c = gem(&stone);
+    assert_eq!(run(&mut c, "(UserGlobals at: #T) at: 1"), "nil", "the copy did not change the original");
+}
