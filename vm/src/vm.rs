@@ -244,6 +244,10 @@ pub struct Vm {
     pub(crate) last_store_error: Option<String>,
     /// `System sessionTemps`: what the session keeps and never commits (nil until made).
     pub(crate) session_temps: Value,
+    /// Why the last fault failed, until a failed send reports it (a lookup through an object
+    /// that could not be faulted in finds nothing: that is this error, not a
+    /// doesNotUnderstand:).
+    pub(crate) fault_error: Option<String>,
 }
 
 impl Vm {
@@ -271,6 +275,7 @@ impl Vm {
             persist: None,
             last_store_error: None,
             session_temps: Value::NIL,
+            fault_error: None,
         }
     }
 

@@ -237,3 +237,16 @@ fn a_large_array_comes_in_chunk_by_chunk_across_gem_processes() {
         "#(8 7 300000)"
     );
 }
+
+#[test]
+fn a_gem_whose_stone_dies_reports_a_clear_error() {
+    let (_dir, mut stone) = repository();
+    let gem =
+        spawn_eval(&stone, "(Delay forMilliseconds: 1000) wait. UserGlobals at: #X put: 1. System commitTransaction");
+    std::thread::sleep(Duration::from_millis(400));
+    stone.kill();
+    let (ok, _, err) = finish(gem);
+    assert!(!ok, "the commit cannot succeed without a stone");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(err.contains("could not be faulted in") || err.contains("transport") || err.contains("stone"), "{err}");
+}

@@ -272,6 +272,10 @@ impl Vm {
 
     /// Sends `doesNotUnderstand:` for a failed lookup of `selector` (receiver at `at`).
     pub(crate) fn send_dnu(&mut self, at: usize, nargs: usize, selector: Value, ret: usize) {
+        if let Some(why) = self.fault_error.take() {
+            self.fatal_error(&why);
+            return;
+        }
         let stack = &self.scheduler.state.stack;
         let args = stack.get(at + 1..at + 1 + nargs).map(<[Value]>::to_vec).unwrap_or_default();
         let recv = stack.get(at).copied().unwrap_or(Value::NIL);

@@ -317,15 +317,21 @@ impl Vm {
                     }
                     Instr::GetGlobal { dst, lit } => {
                         let assoc = lit!(lit as usize);
-                        if self.heap.is_stub(assoc) {
-                            self.fault_in(assoc);
+                        if self.heap.is_stub(assoc) && !self.fault_in(assoc) {
+                            save_pc!();
+                            let why = self.last_store_error.clone();
+                            self.fatal_error(why.as_deref().unwrap_or("a global could not be faulted in"));
+                            continue 'outer;
                         }
                         set!(dst, self.heap.slot(assoc, 1).unwrap_or(Value::NIL));
                     }
                     Instr::SetGlobal { lit, src } => {
                         let assoc = lit!(lit as usize);
-                        if self.heap.is_stub(assoc) {
-                            self.fault_in(assoc);
+                        if self.heap.is_stub(assoc) && !self.fault_in(assoc) {
+                            save_pc!();
+                            let why = self.last_store_error.clone();
+                            self.fatal_error(why.as_deref().unwrap_or("a global could not be faulted in"));
+                            continue 'outer;
                         }
                         self.heap.set_slot(assoc, 1, reg!(src));
                     }
@@ -350,7 +356,11 @@ impl Vm {
                             // A stub receiver is brought in before its class is looked at.
                             let class = if self.heap.is_stub(recv) {
                                 save_pc!();
-                                self.fault_in(recv);
+                                if !self.fault_in(recv) {
+                                    let why = self.last_store_error.clone();
+                                    self.fatal_error(why.as_deref().unwrap_or("an object could not be faulted in"));
+                                    continue 'outer;
+                                }
                                 self.class_of(recv)
                             } else {
                                 class

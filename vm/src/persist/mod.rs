@@ -602,7 +602,9 @@ impl Vm {
         match result {
             Ok(()) => !self.heap.is_stub(v),
             Err(e) => {
-                self.last_store_error = Some(format!("an object could not be faulted in: {e}"));
+                let why = format!("an object could not be faulted in: {e}");
+                self.last_store_error = Some(why.clone());
+                self.fault_error = Some(why);
                 false
             }
         }
