@@ -332,3 +332,16 @@ fn what_an_object_kept_by_an_old_view_refers_to_now_is_kept_too() {
     let report = ok(stone.collect_garbage());
     assert_eq!(report.reclaimed, 2, "once no view reaches G, G and K go");
 }
+
+#[test]
+fn bad_chunk_and_symbol_requests_are_clear_errors() {
+    let (_dir, stone, _class, counter) = repository();
+    let (s, _) = ok(stone.login());
+    assert!(matches!(stone.fetch_chunk(s, counter, 0), Err(StoreError::Invalid(_))), "not a chunked object");
+    assert!(matches!(stone.fetch_chunk(s, 999_999, 3), Err(StoreError::Invalid(_))));
+    assert!(matches!(stone.fetch_chunk(777, counter, 0), Err(StoreError::NoSession(777))));
+    assert!(matches!(stone.intern(&[vec![b'x'; 100_000]]), Err(StoreError::Invalid(_))));
+    assert!(matches!(stone.symbol_names(&[424_242]), Err(StoreError::Invalid(_))));
+    assert!(matches!(stone.allocate(s, 0), Err(StoreError::Invalid(_))));
+    assert!(matches!(stone.allocate(s, u64::MAX), Err(StoreError::Invalid(_))));
+}

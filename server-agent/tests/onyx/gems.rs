@@ -250,3 +250,18 @@ fn a_gem_whose_stone_dies_reports_a_clear_error() {
     assert!(!err.contains("panicked"), "{err}");
     assert!(err.contains("could not be faulted in") || err.contains("transport") || err.contains("stone"), "{err}");
 }
+
+#[test]
+fn gem_commands_pointed_at_no_stone_fail_clearly() {
+    for args in [
+        vec!["eval", "--stone", "127.0.0.1:1", "3"],
+        vec!["gem", "--stone", "127.0.0.1:1"],
+        vec!["eval", "--stone", "not an address", "3"],
+        vec!["bench", "commits", "--stone", "127.0.0.1:1", "--seconds", "0.1"],
+    ] {
+        let out = onyx().args(&args).output().expect("onyx runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(err.contains("stone") && !err.contains("panicked"), "{args:?}: {err}");
+    }
+}

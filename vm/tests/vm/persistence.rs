@@ -408,3 +408,31 @@ fn large_objects_with_named_slots_copy_and_reflect_like_small_ones() {
     let mut c = gem(&stone);
     assert_eq!(run(&mut c, "(UserGlobals at: #T) at: 1"), "nil", "the copy did not change the original");
 }
+
+#[test]
+fn the_lock_messages_of_system_work_and_refuse_what_cannot_be_locked() {
+    let (_dir, stone) = repository();
+    let mut setup = gem(&stone);
+    run(&mut setup, "UserGlobals at: #Acct put: (Array with: 1). System commitTransaction");
+    let mut a = gem(&stone);
+    let mut b = gem(&stone);
+    assert_ne!(run(&mut a, "System session"), run(&mut b, "System session"));
+    run(&mut a, "System readLock: (UserGlobals at: #Acct)");
+    assert_eq!(run(&mut b, "System readLock: (UserGlobals at: #Acct). #shared"), "#shared", "read locks are shared");
+    let denied =
+        run(&mut b, "[System writeLock: (UserGlobals at: #Acct). #granted] on: Error do: [:e | e messageText]");
+    assert!(denied.contains("denied"), "{denied}");
+    run(&mut a, "System removeLock: (UserGlobals at: #Acct)");
+    run(&mut b, "System removeLocksForSession");
+    assert_eq!(run(&mut b, "System writeLock: (UserGlobals at: #Acct). #granted"), "#granted");
+    // Only committed objects can be locked; a bad argument is an error, not a crash.
+    for bad in ["System writeLock: Object new", "System readLock: 3", "System continueTransactionRefreshing: 3"] {
+        let e = eval_in(&mut a, bad).expect_err(bad).to_string();
+        assert!(!e.is_empty(), "{bad}");
+    }
+    // Without a repository the transaction messages are clear errors.
+    let mut plain = vm();
+    let e = eval_in(&mut plain, "System commitTransaction").expect_err("no repository").to_string();
+    assert!(e.contains("no repository"), "{e}");
+    assert_eq!(run(&mut plain, "System session"), "nil");
+}
