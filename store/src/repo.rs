@@ -252,13 +252,10 @@ impl Snapshot {
 
     /// Object `oop`, whole, or `None` if there is no such object.
     pub fn get(&self, oop: Oop) -> Result<Option<ObjectRecord>, StoreError> {
-        let objects = self.txn.open_table(OBJECTS)?;
-        let Some(value) = objects.get(oop)? else { return Ok(None) };
-        let data = value.value();
-        if data.first() != Some(&CHUNKED) {
-            return ObjectRecord::decode(oop, data).map(Some);
+        let Some(mut whole) = self.stored(oop)? else { return Ok(None) };
+        if whole.first() != Some(&CHUNKED) {
+            return ObjectRecord::decode(oop, &whole).map(Some);
         }
-        let mut whole = data.to_vec();
         whole[0] = VERSION;
         let chunks = self.txn.open_table(CHUNKS)?;
         for piece in chunks.range((oop, 0)..=(oop, u32::MAX))? {
@@ -266,6 +263,12 @@ impl Snapshot {
             whole.extend_from_slice(v.value());
         }
         ObjectRecord::decode(oop, &whole).map(Some)
+    }
+
+    /// What the object table holds for `oop`: an encoded record, or the header of one
+    /// stored in chunks (first byte [`CHUNKED`]).
+    fn stored(&self, oop: Oop) -> Result<Option<Vec<u8>>, StoreError> {
+        Ok(self.txn.open_table(OBJECTS)?.get(oop)?.map(|v| v.value().to_vec()))
     }
 
     /// The id of symbol `name`, if it has been interned.
@@ -281,13 +284,10 @@ impl Snapshot {
     /// Object `oop` as a fetch sends it: whole, or, when it is stored in chunks, only its
     /// header (see [`crate::record::CHUNKED_HEADER`]).
     pub fn get_for_fetch(&self, oop: Oop) -> Result<Option<ObjectRecord>, StoreError> {
-        let objects = self.txn.open_table(OBJECTS)?;
-        let Some(value) = objects.get(oop)? else { return Ok(None) };
-        let data = value.value();
-        if data.first() != Some(&CHUNKED) {
-            return ObjectRecord::decode(oop, data).map(Some);
+        let Some(mut header) = self.stored(oop)? else { return Ok(None) };
+        if header.first() != Some(&CHUNKED) {
+            return ObjectRecord::decode(oop, &header).map(Some);
         }
-        let mut header = data.to_vec();
         header[0] = VERSION;
         // The header says how much the chunks hold; decode it as an empty record of that shape.
         let sizes = header.get(HEADER - 8..HEADER).map(<[u8]>::to_vec).unwrap_or_default();

@@ -36,6 +36,16 @@ impl StoneService {
             Err(e) => Err(Status::internal(format!("the stone failed: {e}"))),
         }
     }
+
+    /// Runs `f`, which answers nothing, on the stone (see [`StoneService::call`]).
+    async fn done(&self, f: impl FnOnce(&Stone) + Send + 'static) -> Result<Response<pb::Empty>, Status> {
+        self.call(move |s| {
+            f(s);
+            Ok(())
+        })
+        .await?;
+        Ok(Response::new(pb::Empty {}))
+    }
 }
 
 /// The gRPC status for a store error.
@@ -101,12 +111,7 @@ impl stone_server::Stone for StoneService {
 
     async fn logout(&self, request: Request<pb::Session>) -> Result<Response<pb::Empty>, Status> {
         let session = request.into_inner().session;
-        self.call(move |s| {
-            s.logout(session);
-            Ok(())
-        })
-        .await?;
-        Ok(Response::new(pb::Empty {}))
+        self.done(move |s| s.logout(session)).await
     }
 
     async fn allocate(&self, request: Request<pb::AllocateRequest>) -> Result<Response<pb::OopRange>, Status> {
@@ -164,12 +169,7 @@ impl stone_server::Stone for StoneService {
 
     async fn unlock(&self, request: Request<pb::LockRequest>) -> Result<Response<pb::Empty>, Status> {
         let r = request.into_inner();
-        self.call(move |s| {
-            s.unlock(r.session, r.oop);
-            Ok(())
-        })
-        .await?;
-        Ok(Response::new(pb::Empty {}))
+        self.done(move |s| s.unlock(r.session, r.oop)).await
     }
 
     async fn intern(&self, request: Request<pb::SymbolNames>) -> Result<Response<pb::SymbolIds>, Status> {
@@ -197,11 +197,6 @@ impl stone_server::Stone for StoneService {
 
     async fn unlock_all(&self, request: Request<pb::Session>) -> Result<Response<pb::Empty>, Status> {
         let session = request.into_inner().session;
-        self.call(move |s| {
-            s.unlock_all(session);
-            Ok(())
-        })
-        .await?;
-        Ok(Response::new(pb::Empty {}))
+        self.done(move |s| s.unlock_all(session)).await
     }
 }
