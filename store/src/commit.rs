@@ -5,14 +5,25 @@
 //!
 //! Group commit is where throughput comes from: eight gems committing at once share one
 //! disk sync instead of queueing for eight, and no commit is answered before it is on disk.
+//!
+//! A batch is on disk once the transaction log holds it (`tranlog.rs`); the committer then
+//! writes it to the object table without waiting for the disk, and makes the object table
+//! durable at a checkpoint: every [`CHECKPOINT_INTERVAL`] while commits come in, when the
+//! log is full, and when the stone stops. A checkpoint lets the log start over.
 
 use std::collections::HashSet;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use crate::error::StoreError;
 use crate::record::{ObjectRecord, Oop, ROOT};
-use crate::repo::{Meta, Snapshot};
+use crate::repo::{Durability, Meta, Snapshot};
 use crate::stone::{CommitOutcome, Shared, State, ViewChange, changed_between, prune_log};
+use crate::tranlog::TranLog;
+
+/// How long commits stay in the transaction log alone at most (bounding recovery time and
+/// the space the object table holds for undurable versions).
+pub const CHECKPOINT_INTERVAL: Duration = Duration::from_secs(1);
 
 /// Where a commit's outcome goes (called once, on the committer thread).
 pub type Reply = Box<dyn FnOnce(Result<CommitOutcome, StoreError>) + Send>;
@@ -32,21 +43,83 @@ pub(crate) struct Queue {
     pub closed: bool,
 }
 
+/// The committer's transaction log and when the object table was last made durable.
+pub(crate) struct Committer {
+    pub log: TranLog,
+    checkpointed: Instant,
+    /// Set when a log write failed and could not be taken back: the log may hold a batch
+    /// that was refused, so nothing more is written until the stone restarts.
+    broken: Option<String>,
+}
+
+impl Committer {
+    pub fn new(log: TranLog) -> Committer {
+        Committer { log, checkpointed: Instant::now(), broken: None }
+    }
+
+    /// Makes the object table durable; the log starts over.
+    fn checkpoint(&mut self, shared: &Shared) -> Result<(), StoreError> {
+        shared.repo.checkpoint()?;
+        self.log.start_over();
+        self.checkpointed = Instant::now();
+        Ok(())
+    }
+
+    /// Makes a batch durable: in the log, then in the object table (on disk at the next
+    /// checkpoint). A batch larger than the log goes to the object table durably.
+    fn write(&mut self, shared: &Shared, prev: u64, meta: Meta, records: &[&ObjectRecord]) -> Result<(), StoreError> {
+        if let Some(why) = &self.broken {
+            return Err(StoreError::Storage(why.clone()));
+        }
+        let mut at = self.append(prev, meta, records)?;
+        if at.is_none() {
+            self.checkpoint(shared)?;
+            at = self.append(prev, meta, records)?;
+        }
+        let Some(at) = at else {
+            return shared.repo.write(records.iter().copied(), meta, Durability::Now);
+        };
+        let written = shared.repo.write(records.iter().copied(), meta, Durability::AtCheckpoint);
+        if written.is_err()
+            && let Err(e) = self.log.retract(at)
+        {
+            self.broken = Some(format!("the stone must be restarted: {e}"));
+        }
+        written
+    }
+
+    fn append(&mut self, prev: u64, meta: Meta, records: &[&ObjectRecord]) -> Result<Option<u64>, StoreError> {
+        let at = self.log.end();
+        self.log.append(prev, meta, records.iter().copied()).inspect_err(|e| {
+            // The record may be on disk in part or whole: take it back, or stop logging.
+            if let Err(again) = self.log.retract(at) {
+                self.broken = Some(format!("the stone must be restarted: {e}; {again}"));
+            }
+        })
+    }
+}
+
 /// The committer thread's loop, until the stone closes the queue.
-pub(crate) fn run(shared: &Shared) {
+pub(crate) fn run(shared: &Shared, mut committer: Committer) {
     loop {
-        let (batch, collect) = {
+        let (batch, collect, closed) = {
             let mut q = shared.queue.lock().unwrap_or_else(|e| e.into_inner());
             while q.pending.is_empty() && q.collect.is_empty() && !q.closed {
-                q = shared.queued.wait(q).unwrap_or_else(|e| e.into_inner());
+                if committer.log.is_empty() {
+                    q = shared.queued.wait(q).unwrap_or_else(|e| e.into_inner());
+                    continue;
+                }
+                let left = CHECKPOINT_INTERVAL.saturating_sub(committer.checkpointed.elapsed());
+                if left.is_zero() {
+                    break;
+                }
+                q = shared.queued.wait_timeout(q, left).unwrap_or_else(|e| e.into_inner()).0;
             }
-            if q.pending.is_empty() && q.collect.is_empty() {
-                return;
-            }
-            (std::mem::take(&mut q.pending), std::mem::take(&mut q.collect))
+            (std::mem::take(&mut q.pending), std::mem::take(&mut q.collect), q.closed)
         };
+        let idle = batch.is_empty() && collect.is_empty();
         if !batch.is_empty() {
-            commit_batch(shared, batch);
+            commit_batch(shared, &mut committer, batch);
         }
         if !collect.is_empty() {
             let report = crate::gc::collect(shared);
@@ -57,6 +130,14 @@ pub(crate) fn run(shared: &Shared) {
                 });
             }
         }
+        let due = committer.checkpointed.elapsed() >= CHECKPOINT_INTERVAL || (closed && idle);
+        if due && !committer.log.is_empty() {
+            // A checkpoint that fails is tried again later; commits go on into the log.
+            let _ = committer.checkpoint(shared);
+        }
+        if closed && idle {
+            return;
+        }
     }
 }
 
@@ -66,7 +147,7 @@ struct Accepted {
     seq: u64,
 }
 
-fn commit_batch(shared: &Shared, batch: Vec<Pending>) {
+fn commit_batch(shared: &Shared, committer: &mut Committer, batch: Vec<Pending>) {
     // The committer is the only writer, so this is the state every check reads.
     let snap = match shared.repo.snapshot() {
         Ok(s) => s,
@@ -104,7 +185,7 @@ fn commit_batch(shared: &Shared, batch: Vec<Pending>) {
         return;
     }
     let records: Vec<&ObjectRecord> = accepted.iter().flat_map(|a| a.pending.records.iter()).collect();
-    let written = shared.repo.write(records, meta);
+    let written = committer.write(shared, first, meta, &records);
     // The new views; if taking them fails the commits still stand, and the sessions keep
     // their old views (a later commit of theirs then conflicts, and an abort recovers).
     let view = written.as_ref().ok().and_then(|()| shared.repo.snapshot().ok()).map(Arc::new);

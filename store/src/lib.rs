@@ -5,7 +5,9 @@
 //!   snapshots and durable writes.
 //! - [`record`]: one object as stored and as gems send it.
 //! - [`stone`]: sessions, views, OOP allocation, traversals, abort, locks.
-//! - `commit`: the committer thread (commit token, conflict checks, group commit).
+//! - `commit`: the committer thread (commit token, conflict checks, group commit,
+//!   checkpoints).
+//! - [`tranlog`]: the transaction log, where commits become durable.
 //! - [`locks`]: object locks.
 //! - [`gc`]: the repository's garbage collector.
 //!
@@ -21,6 +23,7 @@ pub mod locks;
 pub mod record;
 pub mod repo;
 pub mod stone;
+pub mod tranlog;
 
 pub use error::StoreError;
 pub use gc::GcReport;

@@ -6,8 +6,9 @@
 //! OOP and chunk number, so one element of a large Array is read without the rest; `meta`
 //! holds the format version, the OOP high-water mark and the last commit's number;
 //! `symbol_names` and `symbol_ids` are the symbol table (see `record.rs`). Every
-//! write is one redb transaction committed with immediate durability: it is on disk when
-//! [`Repository::write`] returns, or not at all.
+//! write is one redb transaction. Symbols and deletions are durable when their call returns;
+//! commits are written with [`Durability::AtCheckpoint`] once the transaction log holds them
+//! (`tranlog.rs`), and are on disk after the next [`Repository::checkpoint`].
 
 use std::path::{Path, PathBuf};
 
@@ -38,6 +39,15 @@ pub struct Meta {
     pub oop_high: Oop,
     /// The number of the last commit.
     pub commit_seq: u64,
+}
+
+/// When a write reaches the disk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Durability {
+    /// Before the write returns.
+    Now,
+    /// At the next checkpoint (or durable write): the transaction log holds it meanwhile.
+    AtCheckpoint,
 }
 
 /// An open repository.
@@ -169,10 +179,24 @@ impl Repository {
         Ok(())
     }
 
-    /// Writes `records` (replacing any earlier versions) and `meta` in one durable
-    /// transaction.
-    pub fn write<'a>(&self, records: impl IntoIterator<Item = &'a ObjectRecord>, meta: Meta) -> Result<(), StoreError> {
-        let txn = self.db.begin_write()?;
+    /// Makes every write before it durable.
+    pub fn checkpoint(&self) -> Result<(), StoreError> {
+        self.db.begin_write()?.commit()?;
+        Ok(())
+    }
+
+    /// Writes `records` (replacing any earlier versions) and `meta` in one transaction.
+    pub fn write<'a>(
+        &self,
+        records: impl IntoIterator<Item = &'a ObjectRecord>,
+        meta: Meta,
+        durability: Durability,
+    ) -> Result<(), StoreError> {
+        let mut txn = self.db.begin_write()?;
+        if durability == Durability::AtCheckpoint {
+            txn.set_durability(redb::Durability::None)
+                .map_err(|e| StoreError::Storage(format!("cannot defer a write to the checkpoint: {e}")))?;
+        }
         {
             let mut objects = txn.open_table(OBJECTS)?;
             let mut chunks = txn.open_table(CHUNKS)?;

@@ -13,11 +13,12 @@ use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
-use crate::commit::{self, Pending, Queue, Reply};
+use crate::commit::{self, Committer, Pending, Queue, Reply};
 use crate::error::StoreError;
 use crate::locks::{LockKind, LockTable};
 use crate::record::{MAX_OOP, ObjectRecord, Oop};
-use crate::repo::{Repository, Snapshot};
+use crate::repo::{Durability, Repository, Snapshot};
+use crate::tranlog::TranLog;
 
 /// The objects one commit wrote.
 pub(crate) type WriteSet = Arc<HashSet<Oop>>;
@@ -105,8 +106,19 @@ impl Stone {
         Stone::serve(Repository::open(dir)?)
     }
 
-    /// Serves an open repository.
+    /// Serves an open repository, first bringing its object table up to date with the
+    /// commits its transaction log holds (those a crash kept from the last checkpoint).
     pub fn serve(repo: Repository) -> Result<Stone, StoreError> {
+        let durable = repo.snapshot()?.meta()?.commit_seq;
+        let dir = repo.path().parent().unwrap_or(Path::new("."));
+        let (mut log, batches) = TranLog::open(dir, durable)?;
+        if !batches.is_empty() {
+            for b in &batches {
+                repo.write(&b.records, b.meta, Durability::AtCheckpoint)?;
+            }
+            repo.checkpoint()?;
+        }
+        log.start_over();
         let meta = repo.snapshot()?.meta()?;
         let state = State {
             sessions: HashMap::new(),
@@ -126,7 +138,7 @@ impl Stone {
         let for_thread = Arc::clone(&shared);
         let committer = std::thread::Builder::new()
             .name("committer".into())
-            .spawn(move || commit::run(&for_thread))
+            .spawn(move || commit::run(&for_thread, Committer::new(log)))
             .map_err(|e| StoreError::Storage(format!("cannot start the committer: {e}")))?;
         Ok(Stone { shared, committer: Some(committer) })
     }

@@ -5,7 +5,8 @@
 use std::sync::Arc;
 
 use onyx_store::record::ref_word;
-use onyx_store::repo::{CHUNK, Repository};
+use onyx_store::repo::{CHUNK, Meta, Repository};
+use onyx_store::tranlog::TranLog;
 use onyx_store::{CommitOutcome, LockKind, ObjectRecord, Oop, ROOT, Stone, StoreError};
 
 const SMALL_INT: u64 = 0b001;
@@ -201,6 +202,31 @@ fn a_reopened_repository_holds_every_commit_and_hands_out_fresh_oops() {
     assert_eq!(value_of(&stone, s, counter), 42);
     let fresh = ok(stone.allocate(s, 10));
     assert!(fresh.start > counter, "fresh OOPs never collide with committed objects");
+}
+
+#[test]
+fn commits_the_log_holds_beyond_the_last_checkpoint_are_replayed_at_open() {
+    let (dir, stone, class, counter) = repository();
+    drop(stone);
+    // A crash right after a commit's log sync: the log holds it, the object table does not.
+    let durable = ok(ok(Repository::open(dir.path())).snapshot().and_then(|s| s.meta()));
+    let (mut log, pending) = ok(TranLog::open(dir.path(), durable.commit_seq));
+    assert!(pending.is_empty(), "a stone that stopped cleanly leaves nothing to replay");
+    let meta = Meta { oop_high: durable.oop_high + 5, commit_seq: durable.commit_seq + 1 };
+    let logged = ok(log.append(durable.commit_seq, meta, &[record(counter, class, vec![int(17)])]));
+    assert!(logged.is_some());
+    drop(log);
+    let stone = ok(Stone::open(dir.path()));
+    let (s, view) = ok(stone.login());
+    assert_eq!(view, durable.commit_seq + 1);
+    assert_eq!(value_of(&stone, s, counter), 17);
+    assert!(ok(stone.allocate(s, 1)).start >= meta.oop_high, "the logged high-water mark is kept");
+    // Replayed once: reopened again, nothing is applied twice and later commits go on.
+    assert!(matches!(ok(stone.commit(s, vec![record(counter, class, vec![int(18)])])), CommitOutcome::Committed(_)));
+    drop(stone);
+    let stone = ok(Stone::open(dir.path()));
+    let (s, view) = ok(stone.login());
+    assert_eq!((view, value_of(&stone, s, counter)), (durable.commit_seq + 2, 18));
 }
 
 #[test]

@@ -19,7 +19,7 @@ use tonic::transport::server::TcpIncoming;
 /// listens on as the first line of standard output.
 pub fn serve(dir: &Path, listen: SocketAddr, gc_interval: u64) -> Result<ExitCode> {
     let stone = Arc::new(Stone::open(dir)?);
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     runtime.block_on(async {
         let listener =
             tokio::net::TcpListener::bind(listen).await.with_context(|| format!("cannot listen on {listen}"))?;
