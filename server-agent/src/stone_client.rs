@@ -1,13 +1,16 @@
 //! A gem's connection to the stone: one session over gRPC, with blocking calls (the VM runs
-//! on its own thread and waits for the stone anyway). The session lasts as long as this
-//! value: dropping it closes the login stream, which ends the session in the stone.
+//! on its own thread and waits for the stone anyway). The session is one stream of requests
+//! and replies and lasts as long as this value: dropping it closes the stream, which ends
+//! the session in the stone.
 
 use std::fmt;
 use std::ops::Range;
 
-use onyx_protocol::stone::{self as pb, stone_client::StoneClient};
+use onyx_protocol::stone::{self as pb, reply::Answer, request::Op, stone_client::StoneClient};
 use onyx_store::{CommitOutcome, LockKind, ObjectRecord, Oop, ViewChange};
 use tokio::runtime::Runtime;
+use tokio::sync::mpsc;
+use tokio_stream::wrappers::ReceiverStream;
 use tonic::transport::Channel;
 
 use crate::wire::{from_wire, to_wire};
@@ -41,22 +44,22 @@ fn broken(message: String) -> StoneError {
 /// One session with a stone.
 pub struct StoneSession {
     runtime: Runtime,
-    client: StoneClient<Channel>,
+    requests: mpsc::Sender<pb::Request>,
+    replies: tonic::Streaming<pb::Reply>,
     session: u64,
     view: u64,
-    /// The login stream: the session lives while it is open.
-    _events: tonic::Streaming<pb::SessionEvent>,
 }
 
 impl StoneSession {
-    /// Connects to the stone at `addr` (`host:port`) and logs in.
+    /// Connects to the stone at `addr` (`host:port`) and opens a session.
     pub fn connect(addr: &str) -> Result<StoneSession, StoneError> {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .map_err(|e| broken(format!("cannot start the client runtime: {e}")))?;
         let url = if addr.contains("://") { addr.to_string() } else { format!("http://{addr}") };
-        let (client, events, session, view) = runtime.block_on(async {
+        let (requests, outgoing) = mpsc::channel(1);
+        let (replies, session, view) = runtime.block_on(async {
             let channel = Channel::from_shared(url.clone())
                 .map_err(|e| broken(format!("bad stone address {addr}: {e}")))?
                 .tcp_nodelay(true)
@@ -64,16 +67,13 @@ impl StoneSession {
                 .await
                 .map_err(|e| broken(format!("cannot reach the stone at {addr}: {e}")))?;
             let mut client = StoneClient::new(channel).max_decoding_message_size(1 << 30);
-            let client_name = format!("gem pid {}", std::process::id());
-            let mut events = client.login(pb::LoginRequest { client: client_name }).await?.into_inner();
-            match events.message().await? {
-                Some(pb::SessionEvent { event: Some(pb::session_event::Event::Opened(o)) }) => {
-                    Ok((client, events, o.session, o.view))
-                }
+            let mut replies = client.session(ReceiverStream::new(outgoing)).await?.into_inner();
+            match replies.message().await? {
+                Some(pb::Reply { answer: Some(Answer::Opened(o)) }) => Ok((replies, o.session, o.view)),
                 _ => Err(broken("the stone did not open a session".into())),
             }
         })?;
-        Ok(StoneSession { runtime, client, session, view, _events: events })
+        Ok(StoneSession { runtime, requests, replies, session, view })
     }
 
     /// The session's id in the stone.
@@ -86,25 +86,46 @@ impl StoneSession {
         self.view
     }
 
+    /// Sends one request and waits for its reply.
+    fn call(&mut self, op: Op) -> Result<Answer, StoneError> {
+        let (requests, replies) = (&self.requests, &mut self.replies);
+        self.runtime.block_on(async {
+            let gone = || broken("the stone ended the session".into());
+            requests.send(pb::Request { op: Some(op) }).await.map_err(|_| gone())?;
+            match replies.message().await? {
+                Some(pb::Reply { answer: Some(Answer::Failure(f)) }) => {
+                    Err(StoneError { code: tonic::Code::from(f.code), message: f.message })
+                }
+                Some(pb::Reply { answer: Some(answer) }) => Ok(answer),
+                _ => Err(gone()),
+            }
+        })
+    }
+
     /// Fresh OOPs for new objects.
     pub fn allocate(&mut self, count: u64) -> Result<Range<Oop>, StoneError> {
-        let request = pb::AllocateRequest { session: self.session, count };
-        let r = self.runtime.block_on(self.client.allocate(request))?.into_inner();
-        Ok(r.start..r.end)
+        match self.call(Op::Allocate(pb::AllocateRequest { count }))? {
+            Answer::Allocated(r) => Ok(r.start..r.end),
+            other => Err(unexpected(&other)),
+        }
     }
 
     /// `oops` and what they reference, up to `budget` bytes of records.
     pub fn fetch(&mut self, oops: &[Oop], budget: u64) -> Result<Vec<ObjectRecord>, StoneError> {
-        let request = pb::FetchRequest { session: self.session, oops: oops.to_vec(), budget };
-        let r = self.runtime.block_on(self.client.fetch(request))?.into_inner();
-        r.objects.into_iter().map(|o| from_wire(o).map_err(broken)).collect()
+        match self.call(Op::Fetch(pb::FetchRequest { oops: oops.to_vec(), budget }))? {
+            Answer::Objects(r) => r.objects.into_iter().map(|o| from_wire(o).map_err(broken)).collect(),
+            other => Err(unexpected(&other)),
+        }
     }
 
     /// Commits changed and new objects.
     pub fn commit(&mut self, records: &[ObjectRecord]) -> Result<CommitOutcome, StoneError> {
-        let request = pb::CommitRequest { session: self.session, objects: records.iter().map(to_wire).collect() };
-        let r = self.runtime.block_on(self.client.commit(request))?.into_inner();
-        match r.outcome {
+        let request = pb::CommitRequest { objects: records.iter().map(to_wire).collect() };
+        let outcome = match self.call(Op::Commit(request))? {
+            Answer::Committed(r) => r.outcome,
+            other => return Err(unexpected(&other)),
+        };
+        match outcome {
             Some(pb::commit_reply::Outcome::Committed(v)) => {
                 self.view = v.seq;
                 Ok(CommitOutcome::Committed(ViewChange { seq: v.seq, changed: v.changed }))
@@ -116,60 +137,85 @@ impl StoneSession {
 
     /// A view of the latest commit (and the session's locks released).
     pub fn abort(&mut self) -> Result<ViewChange, StoneError> {
-        let v = self.runtime.block_on(self.client.abort(pb::Session { session: self.session }))?.into_inner();
-        self.view = v.seq;
-        Ok(ViewChange { seq: v.seq, changed: v.changed })
+        let answer = self.call(Op::Abort(pb::Empty {}))?;
+        self.new_view(answer)
     }
 
     /// A view of the latest commit, keeping the transaction's locks.
     pub fn continue_transaction(&mut self) -> Result<ViewChange, StoneError> {
-        let v = self.runtime.block_on(self.client.r#continue(pb::Session { session: self.session }))?.into_inner();
-        self.view = v.seq;
-        Ok(ViewChange { seq: v.seq, changed: v.changed })
+        let answer = self.call(Op::Continue(pb::Empty {}))?;
+        self.new_view(answer)
+    }
+
+    fn new_view(&mut self, answer: Answer) -> Result<ViewChange, StoneError> {
+        match answer {
+            Answer::View(v) => {
+                self.view = v.seq;
+                Ok(ViewChange { seq: v.seq, changed: v.changed })
+            }
+            other => Err(unexpected(&other)),
+        }
     }
 
     /// Locks `oop` for this session; denied with code `FailedPrecondition`.
     pub fn lock(&mut self, oop: Oop, kind: LockKind) -> Result<(), StoneError> {
-        let request = pb::LockRequest { session: self.session, oop, write: kind == LockKind::Write };
-        self.runtime.block_on(self.client.lock(request))?;
-        Ok(())
+        done(self.call(Op::Lock(pb::LockRequest { oop, write: kind == LockKind::Write }))?)
     }
 
     /// Releases this session's lock on `oop`.
     pub fn unlock(&mut self, oop: Oop) -> Result<(), StoneError> {
-        let request = pb::LockRequest { session: self.session, oop, write: false };
-        self.runtime.block_on(self.client.unlock(request))?;
-        Ok(())
-    }
-
-    /// The ids of symbols `names`, interning new ones.
-    pub fn intern(&mut self, names: &[Vec<u8>]) -> Result<Vec<u64>, StoneError> {
-        let request = pb::SymbolNames { names: names.to_vec() };
-        Ok(self.runtime.block_on(self.client.intern(request))?.into_inner().ids)
-    }
-
-    /// The names of the symbols with ids `ids`.
-    pub fn symbol_names(&mut self, ids: &[u64]) -> Result<Vec<Vec<u8>>, StoneError> {
-        let request = pb::SymbolIds { ids: ids.to_vec() };
-        Ok(self.runtime.block_on(self.client.names(request))?.into_inner().names)
-    }
-
-    /// Chunk `index` of large object `oop`.
-    pub fn fetch_chunk(&mut self, oop: Oop, index: u32) -> Result<Vec<u8>, StoneError> {
-        let request = pb::ChunkRequest { session: self.session, oop, index };
-        Ok(self.runtime.block_on(self.client.fetch_chunk(request))?.into_inner().data)
-    }
-
-    /// Has the stone delete the objects no live view can reach; answers how many it deleted.
-    pub fn collect_garbage(&mut self) -> Result<u64, StoneError> {
-        Ok(self.runtime.block_on(self.client.collect_garbage(pb::Empty {}))?.into_inner().reclaimed)
+        done(self.call(Op::Unlock(pb::LockRequest { oop, write: false }))?)
     }
 
     /// Releases every lock of this session.
     pub fn unlock_all(&mut self) -> Result<(), StoneError> {
-        self.runtime.block_on(self.client.unlock_all(pb::Session { session: self.session }))?;
-        Ok(())
+        done(self.call(Op::UnlockAll(pb::Empty {}))?)
     }
+
+    /// The ids of symbols `names`, interning new ones.
+    pub fn intern(&mut self, names: &[Vec<u8>]) -> Result<Vec<u64>, StoneError> {
+        match self.call(Op::Intern(pb::SymbolNames { names: names.to_vec() }))? {
+            Answer::Ids(r) => Ok(r.ids),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    /// The names of the symbols with ids `ids`.
+    pub fn symbol_names(&mut self, ids: &[u64]) -> Result<Vec<Vec<u8>>, StoneError> {
+        match self.call(Op::Names(pb::SymbolIds { ids: ids.to_vec() }))? {
+            Answer::Names(r) => Ok(r.names),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    /// Chunk `index` of large object `oop`.
+    pub fn fetch_chunk(&mut self, oop: Oop, index: u32) -> Result<Vec<u8>, StoneError> {
+        match self.call(Op::FetchChunk(pb::ChunkRequest { oop, index }))? {
+            Answer::Chunk(r) => Ok(r.data),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    /// Has the stone delete the objects no live view can reach; answers how many it deleted.
+    pub fn collect_garbage(&mut self) -> Result<u64, StoneError> {
+        match self.call(Op::CollectGarbage(pb::Empty {}))? {
+            Answer::Collected(r) => Ok(r.reclaimed),
+            other => Err(unexpected(&other)),
+        }
+    }
+}
+
+fn done(answer: Answer) -> Result<(), StoneError> {
+    match answer {
+        Answer::Done(_) => Ok(()),
+        other => Err(unexpected(&other)),
+    }
+}
+
+/// A reply of the wrong kind: the peer is not a stone of this version.
+fn unexpected(answer: &Answer) -> StoneError {
+    let shown: String = format!("{answer:?}").chars().take(80).collect();
+    StoneError { code: tonic::Code::Internal, message: format!("the stone answered out of turn: {shown}") }
 }
 
 /// A gem's VM reaches its repository through its session.

@@ -1,22 +1,22 @@
-//! The stone's gRPC service: each call runs the [`Stone`] operation on the blocking pool and
-//! maps its errors to gRPC statuses. A session lives as long as the stream its login opened.
+//! The stone's gRPC service: a session is one stream of requests and replies. Each session
+//! runs as a task that answers its requests in order, the slow ones (those that read or
+//! write the repository) on the blocking pool and commits through the committer; the
+//! session ends when its stream does.
 
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 
-use onyx_protocol::stone::{self as pb, stone_server};
+use onyx_protocol::stone::{self as pb, reply::Answer, request::Op, stone_server};
 use onyx_store::{CommitOutcome, LockKind, Stone, StoreError};
 use tokio::sync::{mpsc, watch};
-use tokio_stream::wrappers::WatchStream;
-use tonic::{Request, Response, Status};
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::{Request, Response, Status, Streaming};
 
 use crate::wire::{from_wire, to_wire};
 
 /// The service over one stone.
 pub struct StoneService {
     stone: Arc<Stone>,
-    /// Turns true when the stone stops: every session stream ends then.
+    /// Turns true when the stone stops: every session ends then.
     closing: watch::Receiver<bool>,
 }
 
@@ -24,28 +24,133 @@ impl StoneService {
     pub fn new(stone: Arc<Stone>, closing: watch::Receiver<bool>) -> StoneService {
         StoneService { stone, closing }
     }
+}
 
-    /// Runs `f` on the stone off the async threads (commits wait for the disk).
-    async fn call<T: Send + 'static>(
-        &self,
-        f: impl FnOnce(&Stone) -> Result<T, StoreError> + Send + 'static,
-    ) -> Result<T, Status> {
-        let stone = Arc::clone(&self.stone);
-        match tokio::task::spawn_blocking(move || f(&stone)).await {
-            Ok(r) => r.map_err(status),
-            Err(e) => Err(Status::internal(format!("the stone failed: {e}"))),
+/// Ends the session when its task does, however it ends.
+struct LoggedIn {
+    stone: Arc<Stone>,
+    session: u64,
+}
+
+impl Drop for LoggedIn {
+    fn drop(&mut self) {
+        self.stone.logout(self.session);
+    }
+}
+
+#[tonic::async_trait]
+impl stone_server::Stone for StoneService {
+    type SessionStream = ReceiverStream<Result<pb::Reply, Status>>;
+
+    async fn session(&self, request: Request<Streaming<pb::Request>>) -> Result<Response<Self::SessionStream>, Status> {
+        let mut requests = request.into_inner();
+        let (session, view) = blocking(&self.stone, |s| s.login()).await.map_err(status)?;
+        let session = LoggedIn { stone: Arc::clone(&self.stone), session };
+        let (replies, stream) = mpsc::channel(4);
+        let opened = Answer::Opened(pb::Opened { session: session.session, view });
+        // The channel is empty: the first reply always fits.
+        let _ = replies.try_send(Ok(pb::Reply { answer: Some(opened) }));
+        let mut closing = self.closing.clone();
+        tokio::spawn(async move {
+            loop {
+                let request = tokio::select! {
+                    r = requests.message() => r,
+                    _ = closing.wait_for(|&c| c) => break,
+                };
+                let Ok(Some(request)) = request else { break };
+                let answer = answer(&session, request).await.unwrap_or_else(|e| {
+                    Answer::Failure(pb::Failure { code: e.code() as i32, message: e.message().to_string() })
+                });
+                if replies.send(Ok(pb::Reply { answer: Some(answer) })).await.is_err() {
+                    break;
+                }
+            }
+        });
+        Ok(Response::new(ReceiverStream::new(stream)))
+    }
+}
+
+/// Runs `f` on the stone off the async threads (it may wait for the disk).
+async fn blocking<T: Send + 'static>(
+    stone: &Arc<Stone>,
+    f: impl FnOnce(&Stone) -> Result<T, StoreError> + Send + 'static,
+) -> Result<T, StoreError> {
+    let stone = Arc::clone(stone);
+    tokio::task::spawn_blocking(move || f(&stone))
+        .await
+        .unwrap_or_else(|e| Err(StoreError::Storage(format!("the stone failed: {e}"))))
+}
+
+/// Answers one request of a session.
+async fn answer(logged_in: &LoggedIn, request: pb::Request) -> Result<Answer, Status> {
+    let (stone, session) = (&logged_in.stone, logged_in.session);
+    let op = request.op.ok_or_else(|| Status::invalid_argument("an empty request"))?;
+    let done = |()| Answer::Done(pb::Empty {});
+    let answer = match op {
+        Op::Allocate(r) => {
+            stone.allocate(session, r.count).map(|r| Answer::Allocated(pb::OopRange { start: r.start, end: r.end }))
         }
-    }
+        Op::Fetch(r) => {
+            let budget = usize::try_from(r.budget).unwrap_or(usize::MAX);
+            blocking(stone, move |s| s.fetch(session, &r.oops, budget))
+                .await
+                .map(|records| Answer::Objects(pb::Objects { objects: records.iter().map(to_wire).collect() }))
+        }
+        Op::Commit(r) => return commit(stone, session, r).await,
+        Op::Abort(_) => blocking(stone, move |s| s.abort(session)).await.map(view),
+        Op::Continue(_) => blocking(stone, move |s| s.continue_transaction(session)).await.map(view),
+        Op::Lock(r) => {
+            let kind = if r.write { LockKind::Write } else { LockKind::Read };
+            stone.lock(session, r.oop, kind).map(done)
+        }
+        Op::Unlock(r) => {
+            stone.unlock(session, r.oop);
+            Ok(done(()))
+        }
+        Op::UnlockAll(_) => {
+            stone.unlock_all(session);
+            Ok(done(()))
+        }
+        Op::Intern(r) => {
+            blocking(stone, move |s| s.intern(&r.names)).await.map(|ids| Answer::Ids(pb::SymbolIds { ids }))
+        }
+        Op::Names(r) => {
+            blocking(stone, move |s| s.symbol_names(&r.ids)).await.map(|names| Answer::Names(pb::SymbolNames { names }))
+        }
+        Op::FetchChunk(r) => blocking(stone, move |s| s.fetch_chunk(session, r.oop, r.index))
+            .await
+            .map(|data| Answer::Chunk(pb::Chunk { data })),
+        Op::CollectGarbage(_) => blocking(stone, |s| s.collect_garbage())
+            .await
+            .map(|r| Answer::Collected(pb::GcReport { live: r.live, reclaimed: r.reclaimed })),
+    };
+    answer.map_err(status)
+}
 
-    /// Runs `f`, which answers nothing, on the stone (see [`StoneService::call`]).
-    async fn done(&self, f: impl FnOnce(&Stone) + Send + 'static) -> Result<Response<pb::Empty>, Status> {
-        self.call(move |s| {
-            f(s);
-            Ok(())
-        })
-        .await?;
-        Ok(Response::new(pb::Empty {}))
-    }
+/// A commit, answered by the committer through a channel: no thread waits for the disk.
+async fn commit(stone: &Stone, session: u64, r: pb::CommitRequest) -> Result<Answer, Status> {
+    let records =
+        r.objects.into_iter().map(from_wire).collect::<Result<Vec<_>, _>>().map_err(Status::invalid_argument)?;
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    stone.commit_then(
+        session,
+        records,
+        Box::new(move |outcome| {
+            let _ = tx.send(outcome);
+        }),
+    );
+    let outcome = rx.await.map_err(|_| Status::unavailable("the stone stopped"))?.map_err(status)?;
+    let outcome = match outcome {
+        CommitOutcome::Committed(v) => {
+            pb::commit_reply::Outcome::Committed(pb::View { seq: v.seq, changed: v.changed })
+        }
+        CommitOutcome::Conflict(oops) => pb::commit_reply::Outcome::Conflict(pb::Conflict { oops }),
+    };
+    Ok(Answer::Committed(pb::CommitReply { outcome: Some(outcome) }))
+}
+
+fn view(v: onyx_store::ViewChange) -> Answer {
+    Answer::View(pb::View { seq: v.seq, changed: v.changed })
 }
 
 /// The gRPC status for a store error.
@@ -59,144 +164,5 @@ fn status(e: StoreError) -> Status {
         StoreError::NotFound(_) | StoreError::NotARepository(_) | StoreError::Corrupt(_) | StoreError::Storage(_) => {
             Status::internal(message)
         }
-    }
-}
-
-fn view(v: onyx_store::ViewChange) -> pb::View {
-    pb::View { seq: v.seq, changed: v.changed }
-}
-
-/// A session's event stream: ends the session when the gem drops it, and ends itself when
-/// the stone stops.
-pub struct SessionStream {
-    events: mpsc::Receiver<Result<pb::SessionEvent, Status>>,
-    closing: WatchStream<bool>,
-    /// Kept so that the stream stays open until the gem drops it.
-    _sender: mpsc::Sender<Result<pb::SessionEvent, Status>>,
-    stone: Arc<Stone>,
-    session: u64,
-}
-
-impl tokio_stream::Stream for SessionStream {
-    type Item = Result<pb::SessionEvent, Status>;
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        while let Poll::Ready(closing) = Pin::new(&mut self.closing).poll_next(cx) {
-            if closing != Some(false) {
-                return Poll::Ready(None);
-            }
-        }
-        self.events.poll_recv(cx)
-    }
-}
-
-impl Drop for SessionStream {
-    fn drop(&mut self) {
-        self.stone.logout(self.session);
-    }
-}
-
-#[tonic::async_trait]
-impl stone_server::Stone for StoneService {
-    type LoginStream = SessionStream;
-
-    async fn login(&self, _request: Request<pb::LoginRequest>) -> Result<Response<SessionStream>, Status> {
-        let (session, view) = self.call(|s| s.login()).await?;
-        let (sender, events) = mpsc::channel(4);
-        let opened = pb::SessionEvent { event: Some(pb::session_event::Event::Opened(pb::Opened { session, view })) };
-        // The channel is empty: the first event always fits.
-        let _ = sender.try_send(Ok(opened));
-        let closing = WatchStream::new(self.closing.clone());
-        Ok(Response::new(SessionStream { events, closing, _sender: sender, stone: Arc::clone(&self.stone), session }))
-    }
-
-    async fn logout(&self, request: Request<pb::Session>) -> Result<Response<pb::Empty>, Status> {
-        let session = request.into_inner().session;
-        self.done(move |s| s.logout(session)).await
-    }
-
-    async fn allocate(&self, request: Request<pb::AllocateRequest>) -> Result<Response<pb::OopRange>, Status> {
-        let r = request.into_inner();
-        let range = self.call(move |s| s.allocate(r.session, r.count)).await?;
-        Ok(Response::new(pb::OopRange { start: range.start, end: range.end }))
-    }
-
-    async fn fetch(&self, request: Request<pb::FetchRequest>) -> Result<Response<pb::Objects>, Status> {
-        let r = request.into_inner();
-        let budget = usize::try_from(r.budget).unwrap_or(usize::MAX);
-        let records = self.call(move |s| s.fetch(r.session, &r.oops, budget)).await?;
-        Ok(Response::new(pb::Objects { objects: records.iter().map(to_wire).collect() }))
-    }
-
-    async fn commit(&self, request: Request<pb::CommitRequest>) -> Result<Response<pb::CommitReply>, Status> {
-        let r = request.into_inner();
-        let records =
-            r.objects.into_iter().map(from_wire).collect::<Result<Vec<_>, _>>().map_err(Status::invalid_argument)?;
-        // The committer answers through a channel: no thread waits for the disk.
-        let (tx, rx) = tokio::sync::oneshot::channel();
-        self.stone.commit_then(
-            r.session,
-            records,
-            Box::new(move |outcome| {
-                let _ = tx.send(outcome);
-            }),
-        );
-        let outcome = rx.await.map_err(|_| Status::unavailable("the stone stopped"))?.map_err(status)?;
-        let outcome = match outcome {
-            CommitOutcome::Committed(v) => pb::commit_reply::Outcome::Committed(view(v)),
-            CommitOutcome::Conflict(oops) => pb::commit_reply::Outcome::Conflict(pb::Conflict { oops }),
-        };
-        Ok(Response::new(pb::CommitReply { outcome: Some(outcome) }))
-    }
-
-    async fn abort(&self, request: Request<pb::Session>) -> Result<Response<pb::View>, Status> {
-        let session = request.into_inner().session;
-        let v = self.call(move |s| s.abort(session)).await?;
-        Ok(Response::new(view(v)))
-    }
-
-    async fn r#continue(&self, request: Request<pb::Session>) -> Result<Response<pb::View>, Status> {
-        let session = request.into_inner().session;
-        let v = self.call(move |s| s.continue_transaction(session)).await?;
-        Ok(Response::new(view(v)))
-    }
-
-    async fn lock(&self, request: Request<pb::LockRequest>) -> Result<Response<pb::Empty>, Status> {
-        let r = request.into_inner();
-        let kind = if r.write { LockKind::Write } else { LockKind::Read };
-        self.call(move |s| s.lock(r.session, r.oop, kind)).await?;
-        Ok(Response::new(pb::Empty {}))
-    }
-
-    async fn unlock(&self, request: Request<pb::LockRequest>) -> Result<Response<pb::Empty>, Status> {
-        let r = request.into_inner();
-        self.done(move |s| s.unlock(r.session, r.oop)).await
-    }
-
-    async fn intern(&self, request: Request<pb::SymbolNames>) -> Result<Response<pb::SymbolIds>, Status> {
-        let names = request.into_inner().names;
-        let ids = self.call(move |s| s.intern(&names)).await?;
-        Ok(Response::new(pb::SymbolIds { ids }))
-    }
-
-    async fn names(&self, request: Request<pb::SymbolIds>) -> Result<Response<pb::SymbolNames>, Status> {
-        let ids = request.into_inner().ids;
-        let names = self.call(move |s| s.symbol_names(&ids)).await?;
-        Ok(Response::new(pb::SymbolNames { names }))
-    }
-
-    async fn fetch_chunk(&self, request: Request<pb::ChunkRequest>) -> Result<Response<pb::Chunk>, Status> {
-        let r = request.into_inner();
-        let data = self.call(move |s| s.fetch_chunk(r.session, r.oop, r.index)).await?;
-        Ok(Response::new(pb::Chunk { data }))
-    }
-
-    async fn collect_garbage(&self, _request: Request<pb::Empty>) -> Result<Response<pb::GcReport>, Status> {
-        let report = self.call(|s| s.collect_garbage()).await?;
-        Ok(Response::new(pb::GcReport { live: report.live, reclaimed: report.reclaimed }))
-    }
-
-    async fn unlock_all(&self, request: Request<pb::Session>) -> Result<Response<pb::Empty>, Status> {
-        let session = request.into_inner().session;
-        self.done(move |s| s.unlock_all(session)).await
     }
 }

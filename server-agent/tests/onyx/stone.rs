@@ -170,3 +170,42 @@ fn a_stone_refuses_what_is_not_a_repository() {
     let twice = Command::new(env!("CARGO_BIN_EXE_onyx")).arg("init").arg(dir.path()).output().expect("init runs");
     assert!(!twice.status.success(), "init does not overwrite a repository");
 }
+
+#[test]
+fn a_request_the_stone_cannot_read_fails_alone_and_the_session_goes_on() {
+    use onyx_protocol::stone::{self as pb, reply::Answer, request::Op, stone_client::StoneClient};
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let stone = StoneProcess::start(&dir.path().join("repo"));
+    let (_, counter) = seed(&stone);
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
+    runtime.block_on(async {
+        let mut client = StoneClient::connect(format!("http://{}", stone.addr)).await.expect("a connection");
+        let (requests, outgoing) = tokio::sync::mpsc::channel(4);
+        let mut replies = client
+            .session(tokio_stream::wrappers::ReceiverStream::new(outgoing))
+            .await
+            .expect("a session")
+            .into_inner();
+        let mut next = async || replies.message().await.expect("a reply").and_then(|r| r.answer).expect("an answer");
+        assert!(matches!(next().await, Answer::Opened(_)));
+        // A request with nothing in it, then requests sent before any reply is read: each gets
+        // its own answer, in order.
+        for op in [
+            None,
+            Some(Op::Allocate(pb::AllocateRequest { count: 0 })),
+            Some(Op::Fetch(pb::FetchRequest { oops: vec![counter], budget: 0 })),
+        ] {
+            requests.send(pb::Request { op }).await.expect("the stream is open");
+        }
+        match next().await {
+            Answer::Failure(f) => {
+                assert_eq!(tonic::Code::from(f.code), tonic::Code::InvalidArgument);
+                assert!(f.message.contains("empty request"), "{}", f.message);
+            }
+            other => panic!("expected a failure, got {other:?}"),
+        }
+        assert!(matches!(next().await, Answer::Failure(f) if f.message.contains("allocate")));
+        assert!(matches!(next().await, Answer::Objects(o) if o.objects.len() == 1 && o.objects[0].oop == counter));
+    });
+    assert!(StoneSession::connect(&stone.addr).is_ok(), "the stone still serves");
+}
