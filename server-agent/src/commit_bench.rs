@@ -58,7 +58,7 @@ fn commit_rate(b: &CommitBench) -> Result<(f64, f64)> {
     for _ in 0..b.gems {
         let mut s = StoneSession::connect(b.stone)?;
         let class =
-            s.fetch(&[ROOT], 0)?.first().map(|r| r.class).ok_or_else(|| anyhow!("the repository has no root"))?;
+            s.fetch(&[ROOT], &[], 0)?.first().map(|r| r.class).ok_or_else(|| anyhow!("the repository has no root"))?;
         let oops = s.allocate(b.objects as u64)?;
         let mut records: Vec<ObjectRecord> = oops
             .map(|oop| ObjectRecord {

@@ -110,9 +110,10 @@ impl StoneSession {
         }
     }
 
-    /// `oops` and what they reference, up to `budget` bytes of records.
-    pub fn fetch(&mut self, oops: &[Oop], budget: u64) -> Result<Vec<ObjectRecord>, StoneError> {
-        match self.call(Op::Fetch(pb::FetchRequest { oops: oops.to_vec(), budget }))? {
+    /// `oops`, then what they reference and `nearby`, up to `budget` bytes of records.
+    pub fn fetch(&mut self, oops: &[Oop], nearby: &[Oop], budget: u64) -> Result<Vec<ObjectRecord>, StoneError> {
+        let request = pb::FetchRequest { oops: oops.to_vec(), nearby: nearby.to_vec(), budget };
+        match self.call(Op::Fetch(request))? {
             Answer::Objects(r) => r.objects.into_iter().map(|o| from_wire(o).map_err(broken)).collect(),
             other => Err(unexpected(&other)),
         }
@@ -220,8 +221,8 @@ fn unexpected(answer: &Answer) -> StoneError {
 
 /// A gem's VM reaches its repository through its session.
 impl onyx_vm::persist::StoneLink for StoneSession {
-    fn fetch(&mut self, oops: &[Oop], budget: u64) -> Result<Vec<ObjectRecord>, String> {
-        StoneSession::fetch(self, oops, budget).map_err(|e| e.to_string())
+    fn fetch(&mut self, oops: &[Oop], nearby: &[Oop], budget: u64) -> Result<Vec<ObjectRecord>, String> {
+        StoneSession::fetch(self, oops, nearby, budget).map_err(|e| e.to_string())
     }
 
     fn allocate(&mut self, count: u64) -> Result<Range<Oop>, String> {

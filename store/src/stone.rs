@@ -191,11 +191,19 @@ impl Stone {
     }
 
     /// Objects `oops` as the session's view shows them, followed by what their slots refer to
-    /// (breadth first) until the records reach `budget` bytes: one call faults in a
-    /// structure rather than one object. Classes are not followed (a gem has the classes it
-    /// uses, and faults in one it lacks when it looks a method up). An OOP the view does not
-    /// have (one the garbage collector deleted) gets no record.
-    pub fn fetch(&self, session: u64, oops: &[Oop], budget: usize) -> Result<Vec<ObjectRecord>, StoreError> {
+    /// and then objects `nearby` (breadth first) until the records reach `budget` bytes: one
+    /// call faults in a structure rather than one object. `nearby` are objects the gem expects
+    /// to touch next (the elements of a collection next to the one it touches, say). Classes
+    /// are not followed (a gem has the classes it uses, and faults in one it lacks when it
+    /// looks a method up). An OOP the view does not have (one the garbage collector deleted)
+    /// gets no record.
+    pub fn fetch(
+        &self,
+        session: u64,
+        oops: &[Oop],
+        nearby: &[Oop],
+        budget: usize,
+    ) -> Result<Vec<ObjectRecord>, StoreError> {
         let view = self.view_of(session)?;
         let mut seen: HashSet<Oop> = HashSet::new();
         let mut queue: VecDeque<Oop> = VecDeque::new();
@@ -209,6 +217,7 @@ impl Stone {
                 out.push(record);
             }
         }
+        queue.extend(nearby);
         while bytes < budget {
             let Some(oop) = queue.pop_front() else { break };
             if !seen.insert(oop) {

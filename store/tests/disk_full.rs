@@ -80,7 +80,7 @@ fn a_commit_on_a_full_disk_fails_clearly_and_loses_nothing_committed_before() {
     }
     // The stone goes on: sessions log in, read, abort; nothing panicked.
     let (t, _) = stone.login().unwrap_or_else(|e| panic!("{e}"));
-    let counter_now = stone.fetch(t, &[counter], 0).unwrap_or_else(|e| panic!("{e}"));
+    let counter_now = stone.fetch(t, &[counter], &[], 0).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(counter_now[0].words, vec![9], "the failed commit is not visible");
     assert!(stone.abort(s).is_ok());
     let later = stone.commit(s, vec![record(counter, class, vec![25])]);
@@ -90,10 +90,10 @@ fn a_commit_on_a_full_disk_fails_clearly_and_loses_nothing_committed_before() {
     // Reopened (space freed), the repository holds what was committed before the disk filled.
     let stone = Stone::open(dir.path()).unwrap_or_else(|e| panic!("{e}"));
     let (u, _) = stone.login().unwrap_or_else(|e| panic!("{e}"));
-    let value = stone.fetch(u, &[counter], 0).unwrap_or_else(|e| panic!("{e}"))[0].words.clone();
+    let value = stone.fetch(u, &[counter], &[], 0).unwrap_or_else(|e| panic!("{e}"))[0].words.clone();
     assert!(value == vec![9] || value == vec![25], "{value:?}");
     assert!(
-        stone.fetch(u, &[big], 0).unwrap_or_else(|e| panic!("{e}")).is_empty(),
+        stone.fetch(u, &[big], &[], 0).unwrap_or_else(|e| panic!("{e}")).is_empty(),
         "nothing of the failed commit was kept"
     );
     assert!(matches!(stone.commit(u, vec![record(counter, class, vec![33])]), Ok(CommitOutcome::Committed(_))));

@@ -41,7 +41,7 @@ fn ok<T>(r: Result<T, StoreError>) -> T {
 }
 
 fn value_of(stone: &Stone, s: u64, oop: Oop) -> u64 {
-    ok(stone.fetch(s, &[oop], 0))[0].words[0] >> 3
+    ok(stone.fetch(s, &[oop], &[], 0))[0].words[0] >> 3
 }
 
 #[test]
@@ -120,7 +120,7 @@ fn commits_that_name_unknown_or_dangling_objects_are_refused_and_change_nothing(
     assert!(matches!(stone.commit(12345, vec![]), Err(StoreError::NoSession(12345))));
     assert_eq!(ok(stone.last_commit()), before);
     assert_eq!(value_of(&stone, s, counter), 0);
-    assert!(ok(stone.fetch(s, &[987_654], 0)).is_empty(), "no such object, no record");
+    assert!(ok(stone.fetch(s, &[987_654], &[], 0)).is_empty(), "no such object, no record");
 }
 
 #[test]
@@ -159,11 +159,16 @@ fn traversals_follow_references_up_to_their_budget() {
         records.push(record(node(i), class, vec![int(i), next]));
     }
     assert!(matches!(ok(stone.commit(s, records)), CommitOutcome::Committed(_)));
-    let all = ok(stone.fetch(s, &[ROOT], usize::MAX));
+    let all = ok(stone.fetch(s, &[ROOT], &[], usize::MAX));
     assert_eq!(all.len() as u64, n + 1, "the root and every node (classes are not followed)");
-    let some = ok(stone.fetch(s, &[ROOT], 1000));
+    let some = ok(stone.fetch(s, &[ROOT], &[], 1000));
     assert!(some.len() > 2 && (some.len() as u64) < n, "{} records for a 1000-byte budget", some.len());
-    assert_eq!(ok(stone.fetch(s, &[node(500)], 0)).len(), 1, "what was asked for comes even past the budget");
+    assert_eq!(ok(stone.fetch(s, &[node(500)], &[], 0)).len(), 1, "what was asked for comes even past the budget");
+    // Objects nearby come after what the asked-for objects refer to, within the budget.
+    let near = ok(stone.fetch(s, &[node(10)], &[node(700), node(900)], 100));
+    let oops: Vec<Oop> = near.iter().map(|r| r.oop).collect();
+    assert_eq!(oops[..3], [node(10), node(11), node(700)], "{oops:?}");
+    assert!(!oops.contains(&node(900)), "past the budget: {oops:?}");
 }
 
 #[test]
@@ -312,19 +317,19 @@ fn garbage_no_view_can_reach_is_reclaimed_and_churn_stops_growing_the_repository
     round(&stone);
     let report = ok(stone.collect_garbage());
     assert_eq!(report.reclaimed, 0, "the old view still reaches the first round");
-    assert!(ok(stone.fetch(old, &[first[0]], 0)).len() == 1);
+    assert!(ok(stone.fetch(old, &[first[0]], &[], 0)).len() == 1);
     stone.logout(old);
     let report = ok(stone.collect_garbage());
     assert_eq!(report.reclaimed, 300, "{report:?}");
     ok(stone.abort(s));
-    assert!(ok(stone.fetch(s, &[first[0]], 0)).is_empty(), "a reclaimed object is gone from new views");
+    assert!(ok(stone.fetch(s, &[first[0]], &[], 0)).is_empty(), "a reclaimed object is gone from new views");
     let size = || std::fs::metadata(dir.path().join(onyx_store::repo::FILE)).map(|m| m.len()).unwrap_or(0);
     let mut sizes = Vec::new();
     for i in 0..60 {
         let live = round(&stone);
         if i % 5 == 4 {
             ok(stone.collect_garbage());
-            assert_eq!(ok(stone.fetch(s, &[live[299]], 0)).len(), 1, "live objects stay");
+            assert_eq!(ok(stone.fetch(s, &[live[299]], &[], 0)).len(), 1, "live objects stay");
             sizes.push(size());
         }
     }
@@ -353,7 +358,7 @@ fn what_an_object_kept_by_an_old_view_refers_to_now_is_kept_too() {
     let second = vec![record(g, class, vec![ref_word(k)]), record(k, class, vec![]), record(p, class, vec![0b011])];
     assert!(matches!(ok(stone.commit(s, second)), CommitOutcome::Committed(_)));
     ok(stone.collect_garbage());
-    assert_eq!(ok(stone.fetch(s, &[k], 0)).len(), 1, "K, which G refers to now, was kept");
+    assert_eq!(ok(stone.fetch(s, &[k], &[], 0)).len(), 1, "K, which G refers to now, was kept");
     stone.logout(old);
     let report = ok(stone.collect_garbage());
     assert_eq!(report.reclaimed, 2, "once no view reaches G, G and K go");

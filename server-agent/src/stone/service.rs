@@ -92,7 +92,7 @@ async fn answer(logged_in: &LoggedIn, request: pb::Request) -> Result<Answer, St
         }
         Op::Fetch(r) => {
             let budget = usize::try_from(r.budget).unwrap_or(usize::MAX);
-            blocking(stone, move |s| s.fetch(session, &r.oops, budget))
+            blocking(stone, move |s| s.fetch(session, &r.oops, &r.nearby, budget))
                 .await
                 .map(|records| Answer::Objects(pb::Objects { objects: records.iter().map(to_wire).collect() }))
         }

@@ -30,7 +30,7 @@ fn storm_gem() {
     let Ok(addr) = std::env::var("ONYX_STORM_STONE") else { return };
     let Ok(mut s) = StoneSession::connect(&addr) else { return };
     let Ok(oops) = s.allocate(2) else { return };
-    let class = s.fetch(&[ROOT], 0).ok().and_then(|r| r.first().map(|r| r.class)).unwrap_or(ROOT);
+    let class = s.fetch(&[ROOT], &[], 0).ok().and_then(|r| r.first().map(|r| r.class)).unwrap_or(ROOT);
     let (a, b) = (oops.start, oops.start + 1);
     let mut out = std::io::stdout();
     let _ = writeln!(out, "objects {a} {b}");
@@ -99,7 +99,7 @@ fn a_stone_killed_during_a_commit_storm_keeps_every_acknowledged_commit() {
         for gem in gems.iter().filter(|g| g.objects.is_some()) {
             let (a, b) = gem.objects.unwrap_or_default();
             let Some(acked) = gem.acked else { continue };
-            let records = s.fetch(&[a, b], 0).expect("both objects of an acknowledged commit exist");
+            let records = s.fetch(&[a, b], &[], 0).expect("both objects of an acknowledged commit exist");
             let value = |oop: u64| records.iter().find(|r| r.oop == oop).map(|r| r.words[0] >> 3);
             let (va, vb) = (value(a), value(b));
             assert_eq!(va, vb, "round {round}: a partial commit ({a}: {va:?}, {b}: {vb:?})");

@@ -97,7 +97,7 @@ fn seed(stone: &StoneProcess) -> (Oop, Oop) {
 }
 
 fn counter_value(s: &mut StoneSession, counter: Oop) -> u64 {
-    s.fetch(&[counter], 0).expect("fetch")[0].words[0] >> 3
+    s.fetch(&[counter], &[], 0).expect("fetch")[0].words[0] >> 3
 }
 
 #[test]
@@ -152,7 +152,7 @@ fn bad_requests_get_clear_errors_and_the_stone_stays_up() {
     let malformed = ObjectRecord { named: 5, ..record(counter, class, vec![]) };
     let err = s.commit(&[malformed]).expect_err("more named slots than slots");
     assert_eq!(err.code, tonic::Code::InvalidArgument);
-    let missing = s.fetch(&[987_654_321], 0).expect("an answer");
+    let missing = s.fetch(&[987_654_321], &[], 0).expect("an answer");
     assert!(missing.is_empty(), "no such object, no record");
     assert_eq!(counter_value(&mut s, counter), 0, "nothing changed");
     assert!(StoneSession::connect(&stone.addr).is_ok(), "the stone still serves");
@@ -193,7 +193,7 @@ fn a_request_the_stone_cannot_read_fails_alone_and_the_session_goes_on() {
         for op in [
             None,
             Some(Op::Allocate(pb::AllocateRequest { count: 0 })),
-            Some(Op::Fetch(pb::FetchRequest { oops: vec![counter], budget: 0 })),
+            Some(Op::Fetch(pb::FetchRequest { oops: vec![counter], nearby: vec![], budget: 0 })),
         ] {
             requests.send(pb::Request { op }).await.expect("the stream is open");
         }

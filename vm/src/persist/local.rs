@@ -29,9 +29,9 @@ impl Drop for LocalLink {
 }
 
 impl StoneLink for LocalLink {
-    fn fetch(&mut self, oops: &[Oop], budget: u64) -> Result<Vec<ObjectRecord>, String> {
+    fn fetch(&mut self, oops: &[Oop], nearby: &[Oop], budget: u64) -> Result<Vec<ObjectRecord>, String> {
         let budget = usize::try_from(budget).unwrap_or(usize::MAX);
-        self.stone.fetch(self.session, oops, budget).map_err(|e| e.to_string())
+        self.stone.fetch(self.session, oops, nearby, budget).map_err(|e| e.to_string())
     }
 
     fn allocate(&mut self, count: u64) -> Result<Range<Oop>, String> {

@@ -38,8 +38,9 @@ use crate::vm::{Vm, VmConfig};
 /// A gem's session with its stone (the server implements it over gRPC). Errors are messages
 /// for the user.
 pub trait StoneLink {
-    /// `oops` and what they reference, up to `budget` bytes of records.
-    fn fetch(&mut self, oops: &[Oop], budget: u64) -> Result<Vec<ObjectRecord>, String>;
+    /// `oops`, then what they reference and `nearby` (objects the gem expects to touch
+    /// next), up to `budget` bytes of records.
+    fn fetch(&mut self, oops: &[Oop], nearby: &[Oop], budget: u64) -> Result<Vec<ObjectRecord>, String>;
     /// Fresh OOPs for new objects.
     fn allocate(&mut self, count: u64) -> Result<Range<Oop>, String>;
     /// Commits changed and new objects.
@@ -68,6 +69,8 @@ pub trait StoneLink {
 
 /// OOPs asked of the stone at a time.
 const OOP_BATCH: u64 = 4096;
+/// How far past a faulted object's OOP its fault looks for stubs to bring in with it.
+const NEARBY: u64 = 2048;
 
 /// A VM's link to its repository.
 pub(crate) struct Persistence {
@@ -133,7 +136,7 @@ impl Persistence {
     /// them: the requested ones always (replacing what is in memory), the others only where
     /// they are stubs here. What the fetched objects reference beyond that stays a stub until
     /// touched.
-    fn load(&mut self, vm: &mut Vm, requested: Vec<Oop>, budget: u64) -> Result<(), String> {
+    fn load(&mut self, vm: &mut Vm, requested: Vec<Oop>, nearby: &[Oop], budget: u64) -> Result<(), String> {
         if requested.is_empty() {
             return Ok(());
         }
@@ -141,7 +144,7 @@ impl Persistence {
         self.stats.fetches += 1;
         let fetched: Vec<ObjectRecord> = self
             .link
-            .fetch(&requested, budget)?
+            .fetch(&requested, nearby, budget)?
             .into_iter()
             .filter(|r| wanted.contains(&r.oop) || self.local_of.get(&r.oop).is_none_or(|&v| vm.heap.is_stub(v)))
             .collect();
@@ -171,19 +174,33 @@ impl Persistence {
         Ok(())
     }
 
-    /// Brings in stub `v` (and, within the fault budget, what it references).
+    /// Brings in stub `v` (and, within the fault budget, what it references and its
+    /// neighbours: see [`Persistence::nearby`]).
     fn fault(&mut self, vm: &mut Vm, v: Value) -> Result<(), String> {
         let oop = self.oop_of.get(&v).copied().ok_or("a stub without an OOP")?;
-        self.load(vm, vec![oop], vm.config.fault_budget)
+        let nearby = self.nearby(vm, oop);
+        self.load(vm, vec![oop], &nearby, vm.config.fault_budget)
     }
 
-    /// Brings in whichever of `values` are stubs.
+    /// Brings in whichever of `values` are stubs (with the neighbours of the last).
     fn fault_all(&mut self, vm: &mut Vm, values: &[Value]) -> Result<(), String> {
         let stubs: Vec<Oop> =
             values.iter().filter(|&&v| vm.heap.is_stub(v)).filter_map(|v| self.oop_of.get(v).copied()).collect();
         let mut unique: Vec<Oop> = stubs.into_iter().collect::<HashSet<_>>().into_iter().collect();
         unique.sort_unstable();
-        self.load(vm, unique, vm.config.fault_budget)
+        let nearby = unique.last().map(|&oop| self.nearby(vm, oop)).unwrap_or_default();
+        self.load(vm, unique, &nearby, vm.config.fault_budget)
+    }
+
+    /// The stubs whose OOPs follow `oop`, which a fault of `oop` brings in too while its
+    /// budget lasts. A commit numbers new objects in the order it reaches them, so these are
+    /// mostly neighbours in a structure, such as the next elements of a collection being
+    /// walked: walking a large collection costs a round trip per budget's worth of elements
+    /// rather than one per element (as a fault in GemStone brings in the object's page).
+    fn nearby(&self, vm: &Vm, oop: Oop) -> Vec<Oop> {
+        (oop + 1..=oop.saturating_add(NEARBY))
+            .filter(|n| self.local_of.get(n).is_some_and(|&s| vm.heap.is_stub(s)))
+            .collect()
     }
 
     /// Compiles a loaded method's source in its class, with what the compiler reads of the
@@ -229,7 +246,7 @@ impl Persistence {
     /// Reloads `stale` in place; if that fails, makes them stubs (they fault in fresh when
     /// touched) and answers the error.
     fn reload(&mut self, vm: &mut Vm, stale: Vec<Oop>) -> Result<(), String> {
-        let result = self.load(vm, stale.clone(), 0);
+        let result = self.load(vm, stale.clone(), &[], 0);
         if result.is_err() {
             let locals: Vec<Value> = stale.iter().filter_map(|oop| self.local_of.get(oop).copied()).collect();
             vm.heap.forget_writes(&locals);
@@ -312,7 +329,7 @@ impl Vm {
         vm.config = config;
         vm.depth_limit = config.max_depth;
         let mut p = Persistence::new(link);
-        let root_records = p.link.fetch(&[ROOT], 0)?;
+        let root_records = p.link.fetch(&[ROOT], &[], 0)?;
         let root = root_records.first().ok_or("the repository has no root (was it made by `onyx init`?)")?;
         let mut known = Vec::with_capacity(root.words.len());
         for &w in &root.words {
@@ -322,7 +339,7 @@ impl Vm {
         if !vm.known.set_objects(&known) {
             return Err("the repository's root does not match this version of Onyx".into());
         }
-        p.load(&mut vm, vec![ROOT], config.login_budget)?;
+        p.load(&mut vm, vec![ROOT], &[], config.login_budget)?;
         // What the interpreter uses by role must be in memory (and their classes' contents).
         p.fault_all(&mut vm, &known)?;
         for &k in &known {

@@ -373,6 +373,25 @@ fn touching_one_element_of_a_large_array_brings_in_only_its_chunk() {
 }
 
 #[test]
+fn walking_a_large_collection_faults_its_elements_many_per_round_trip() {
+    let (_dir, stone) = repository();
+    let mut a = gem(&stone);
+    run(
+        &mut a,
+        "| boxes | boxes := Array new: 30000. 1 to: 30000 do: [:i | boxes at: i put: (Array with: i with: 'box')]. UserGlobals at: #Boxes put: boxes. System commitTransaction",
+    );
+    let config = VmConfig { login_budget: 64 << 10, ..VmConfig::default() };
+    let mut b = Vm::login(Box::new(LocalLink::login(Arc::clone(&stone)).expect("a session")), config).expect("login");
+    let trips_before = b.store_stats().expect("a gem").fetches;
+    assert_eq!(
+        run(&mut b, "(UserGlobals at: #Boxes) inject: 0 into: [:sum :each | sum + (each at: 1) + (each at: 2) size]"),
+        "450105000"
+    );
+    let trips = b.store_stats().expect("a gem").fetches - trips_before;
+    assert!(trips <= 100, "{trips} round trips for 30,000 elements");
+}
+
+#[test]
 fn a_string_larger_than_a_chunk_comes_in_whole() {
     let (_dir, stone) = repository();
     let mut a = gem(&stone);
