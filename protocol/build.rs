@@ -1,7 +1,7 @@
 //! Compiles the protocol's .proto files to Rust without a system protoc.
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let protos = ["proto/stone.proto"];
+    let protos = ["proto/stone.proto", "proto/agent.proto"];
     for p in protos {
         println!("cargo:rerun-if-changed={p}");
     }

@@ -81,11 +81,15 @@ enum Command {
         #[arg(long, default_value_t = 60)]
         gc_interval: u64,
     },
-    /// Run a gem: log in to a stone and hold a session until SIGTERM or SIGINT.
+    /// Run a gem: log in to a stone and serve the agent (the tools' service) until SIGTERM or
+    /// SIGINT.
     Gem {
         /// The stone's address (`host:port`).
         #[arg(long)]
         stone: String,
+        /// Where the agent listens (port 0 picks a free one).
+        #[arg(long, default_value = "127.0.0.1:0")]
+        listen: std::net::SocketAddr,
     },
 }
 
@@ -118,7 +122,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             })
         }
         Command::Init { dir } => crate::gem::init(&setup, &dir),
-        Command::Gem { stone } => crate::gem::run(&setup, &stone),
+        Command::Gem { stone, listen } => crate::agent::serve(setup.config, &stone, listen),
         Command::Stone { dir, listen, gc_interval } => crate::stone::serve(&dir, listen, gc_interval),
     }
 }

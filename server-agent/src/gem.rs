@@ -1,5 +1,5 @@
-//! The gem commands: `onyx init` (a repository holding the kernel), `onyx eval --stone` (a
-//! doit in a new session, like `topaz -l`) and `onyx gem` (a long-lived gem process).
+//! The gem commands: `onyx init` (a repository holding the kernel) and `onyx eval --stone` (a
+//! doit in a new session, like `topaz -l`). `onyx gem` is the agent's (`agent/`).
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -33,15 +33,4 @@ fn login(setup: &Setup, addr: &str) -> Result<Vm> {
 pub fn eval(setup: &Setup, addr: &str, code: &str) -> Result<ExitCode> {
     let mut vm = login(setup, addr)?;
     print_evaluation(&mut vm, code)
-}
-
-/// A gem process: logs in and holds its session until SIGTERM or SIGINT.
-pub fn run(setup: &Setup, addr: &str) -> Result<ExitCode> {
-    let vm = login(setup, addr)?;
-    println!("gem session {} on {addr}", vm.session_id().unwrap_or_default());
-    std::io::Write::flush(&mut std::io::stdout())?;
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    runtime.block_on(crate::stone::shutdown_signal());
-    drop(vm);
-    Ok(ExitCode::SUCCESS)
 }

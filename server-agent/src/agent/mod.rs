@@ -1,0 +1,68 @@
+//! The server agent: the service a gem offers the IDE and the command line. `onyx gem` logs a
+//! VM in to the stone on its own thread (`worker.rs`) and serves the agent's gRPC service
+//! (`service.rs`) on the listen address; the service hands each batch to the VM thread and
+//! answers when the VM thread has run it (`ops.rs` holds the operations).
+
+mod ops;
+mod service;
+mod worker;
+
+use std::io::Write as _;
+use std::net::SocketAddr;
+use std::process::ExitCode;
+
+use anyhow::{Context as _, Result, anyhow};
+use onyx_protocol::agent::agent_server::AgentServer;
+use onyx_vm::{Vm, VmConfig};
+use tokio::sync::broadcast;
+use tonic::transport::Server;
+use tonic::transport::server::TcpIncoming;
+
+use crate::stone_client::StoneSession;
+
+/// Runs a gem: a session with the stone at `stone`, and the agent served on `listen` (port 0
+/// picks one) until SIGTERM or SIGINT. The first line of standard output names both.
+pub fn serve(config: VmConfig, stone: &str, listen: SocketAddr) -> Result<ExitCode> {
+    let (jobs, job_queue) = std::sync::mpsc::channel();
+    let (events, _) = broadcast::channel(256);
+    let (ready, logged_in) = std::sync::mpsc::channel();
+    let stone_addr = stone.to_string();
+    let vm_events = events.clone();
+    let vm_thread = std::thread::Builder::new().name("vm".into()).spawn(move || {
+        let vm = StoneSession::connect(&stone_addr)
+            .map_err(|e| e.to_string())
+            .and_then(|session| Vm::login(Box::new(session), config));
+        match vm {
+            Ok(mut vm) => {
+                let _ = ready.send(Ok(vm.session_id().unwrap_or_default()));
+                worker::run(&mut vm, &job_queue, &vm_events);
+            }
+            Err(e) => {
+                let _ = ready.send(Err(e));
+            }
+        }
+    })?;
+    let session = logged_in
+        .recv()
+        .map_err(|_| anyhow!("the gem's VM thread stopped"))?
+        .map_err(|e| anyhow!("cannot log in to the stone at {stone}: {e}"))?;
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    runtime.block_on(async {
+        let listener =
+            tokio::net::TcpListener::bind(listen).await.with_context(|| format!("cannot listen on {listen}"))?;
+        let addr = listener.local_addr()?;
+        println!("gem session {session} on {stone}, agent listening on {addr}");
+        std::io::stdout().flush()?;
+        let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
+        let service = AgentServer::new(service::AgentService::new(jobs, events));
+        Server::builder()
+            .add_service(service)
+            .serve_with_incoming_shutdown(incoming, crate::stone::shutdown_signal())
+            .await?;
+        anyhow::Ok(())
+    })?;
+    // The service (and with it the VM thread's queue) is gone: the VM thread ends its session.
+    drop(runtime);
+    vm_thread.join().map_err(|_| anyhow!("the gem's VM thread failed"))?;
+    Ok(ExitCode::SUCCESS)
+}

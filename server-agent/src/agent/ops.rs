@@ -1,0 +1,276 @@
+//! The agent's operations other than evaluation: browsing classes and methods, compiling and
+//! removing methods, senders and implementors, and the transaction. They run on the VM thread
+//! between time slices and reach the image through messages to it (`Smalltalk allClasses`,
+//! `Behavior>>protocols`, ...), so they see what Smalltalk code sees, faulting included.
+
+use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
+use onyx_vm::{EvalError, Value, Vm};
+
+/// An operation's error, as the client gets it.
+pub struct Failure {
+    code: pb::Code,
+    message: String,
+    span: (u32, u32),
+    stack: Vec<String>,
+}
+
+impl Failure {
+    pub fn new(code: pb::Code, message: impl Into<String>) -> Failure {
+        Failure { code, message: message.into(), span: (0, 0), stack: Vec::new() }
+    }
+
+    pub fn into_error(self) -> pb::Error {
+        pb::Error {
+            code: self.code as i32,
+            message: self.message,
+            start: self.span.0,
+            end: self.span.1,
+            stack: self.stack,
+        }
+    }
+}
+
+type Answer = Result<Outcome, Failure>;
+
+/// The failure for an evaluation (or message) that did not answer a value.
+pub fn eval_failure(error: EvalError) -> Failure {
+    let (code, report) = match error {
+        EvalError::Compile(e) => {
+            let at = u32::try_from(e.offset).unwrap_or(u32::MAX);
+            let mut f = Failure::new(pb::Code::CompileError, format!("{}:{}: {}", e.line, e.column, e.message));
+            f.span = (at, at.saturating_add(1));
+            return f;
+        }
+        EvalError::Interrupted(r) => (pb::Code::Interrupted, r),
+        EvalError::Unhandled(r) | EvalError::Deadlock(r) => (pb::Code::SmalltalkError, r),
+        other => return Failure::new(pb::Code::SmalltalkError, other.to_string()),
+    };
+    let stack = report.stack.iter().map(|f| format!("{} (line {}:{})", f.label, f.line, f.column)).collect();
+    Failure { code, message: report.description, span: (0, 0), stack }
+}
+
+/// An evaluation's value, as the client gets it.
+pub fn evaluated(vm: &mut Vm, value: Value) -> Answer {
+    let print_string = vm.print_string(value).map_err(eval_failure)?;
+    let class_name = vm.class_name(vm.class_of(value));
+    Ok(Outcome::Evaluated(pb::Evaluated { print_string, class_name }))
+}
+
+/// Runs one operation (not an evaluation, an interrupt or a transcript read: the VM thread
+/// runs those).
+pub fn run(vm: &mut Vm, op: Op) -> Answer {
+    match op {
+        Op::Packages(_) => packages(vm),
+        Op::Classes(r) => classes(vm, &r.package),
+        Op::ClassDefinition(r) => class_definition(vm, &r),
+        Op::Protocols(r) => {
+            let class = class(vm, &r)?;
+            let protocols = send(vm, class, "protocols", &[])?;
+            Ok(Outcome::Names(pb::Names { names: sorted(strings(vm, protocols)?) }))
+        }
+        Op::Methods(r) => methods(vm, &r),
+        Op::MethodSource(r) => method_source(vm, &r),
+        Op::CompileMethod(r) => compile(vm, &r),
+        Op::RemoveMethod(r) => {
+            let class = class(vm, &r.class.unwrap_or_default())?;
+            let selector = vm.intern(&r.selector);
+            if send(vm, class, "includesSelector:", &[selector])? != Value::TRUE {
+                return Err(Failure::new(pb::Code::NotFound, format!("no method #{}", r.selector)));
+            }
+            send(vm, class, "removeSelector:", &[selector])?;
+            Ok(Outcome::Done(pb::Empty {}))
+        }
+        Op::Senders(r) => selector_users(vm, &r.selector, "sendsSelector:"),
+        Op::Implementors(r) => selector_users(vm, &r.selector, "includesSelector:"),
+        Op::FindClass(r) => find_class(vm, &r.fragment),
+        Op::TransactionStatus(_) => {
+            let system = global(vm, "System")?;
+            let in_transaction = send(vm, system, "inTransaction", &[])? == Value::TRUE;
+            let mode = send(vm, system, "transactionMode", &[])?;
+            let mode = vm.string_of(mode).unwrap_or_default();
+            Ok(Outcome::Transaction(pb::TransactionStatus { in_transaction, mode }))
+        }
+        Op::BeginTransaction(_) => system_done(vm, "beginTransaction"),
+        Op::AbortTransaction(_) => system_done(vm, "abortTransaction"),
+        Op::CommitTransaction(_) => commit(vm),
+        Op::Evaluate(_) | Op::Interrupt(_) | Op::Transcript(_) => {
+            Err(Failure::new(pb::Code::Invalid, "an operation the VM thread runs itself"))
+        }
+    }
+}
+
+fn send(vm: &mut Vm, receiver: Value, selector: &str, args: &[Value]) -> Result<Value, Failure> {
+    vm.send(receiver, selector, args).map_err(eval_failure)
+}
+
+fn global(vm: &Vm, name: &str) -> Result<Value, Failure> {
+    vm.global(name).ok_or_else(|| Failure::new(pb::Code::NotFound, format!("no global {name}")))
+}
+
+/// The class (or metaclass) a reference names.
+fn class(vm: &mut Vm, r: &pb::ClassRef) -> Result<Value, Failure> {
+    let smalltalk = global(vm, "Smalltalk")?;
+    let name = vm.new_string(&r.class_name);
+    let class = send(vm, smalltalk, "classNamed:", &[name])?;
+    if class.is_nil() || !vm.is_behavior(class) {
+        return Err(Failure::new(pb::Code::NotFound, format!("no class named {}", r.class_name)));
+    }
+    Ok(if r.meta { vm.class_of(class) } else { class })
+}
+
+/// The strings (or symbols) in a Smalltalk collection.
+fn strings(vm: &mut Vm, collection: Value) -> Result<Vec<String>, Failure> {
+    let array = send(vm, collection, "asArray", &[])?;
+    let items = vm.array_items(array).unwrap_or_default();
+    Ok(items.into_iter().filter_map(|v| vm.string_of(v)).collect())
+}
+
+fn sorted(mut names: Vec<String>) -> Vec<String> {
+    names.sort();
+    names.dedup();
+    names
+}
+
+fn all_classes(vm: &mut Vm) -> Result<Vec<Value>, Failure> {
+    let smalltalk = global(vm, "Smalltalk")?;
+    let classes = send(vm, smalltalk, "allClasses", &[])?;
+    let array = send(vm, classes, "asArray", &[])?;
+    Ok(vm.array_items(array).unwrap_or_default())
+}
+
+fn category(vm: &mut Vm, class: Value) -> Result<String, Failure> {
+    let c = send(vm, class, "category", &[])?;
+    Ok(vm.string_of(c).unwrap_or_default())
+}
+
+fn packages(vm: &mut Vm) -> Answer {
+    let mut names = Vec::new();
+    for class in all_classes(vm)? {
+        names.push(category(vm, class)?);
+    }
+    names.retain(|n| !n.is_empty());
+    Ok(Outcome::Names(pb::Names { names: sorted(names) }))
+}
+
+fn classes(vm: &mut Vm, package: &str) -> Answer {
+    let mut classes = Vec::new();
+    for class in all_classes(vm)? {
+        if category(vm, class)? == package {
+            let superclass = vm.superclass_of(class);
+            let superclass = if superclass.is_nil() { String::new() } else { vm.class_name(superclass) };
+            classes.push(pb::ClassEntry { name: vm.class_name(class), superclass });
+        }
+    }
+    classes.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(Outcome::Classes(pb::ClassList { classes }))
+}
+
+fn class_definition(vm: &mut Vm, r: &pb::ClassRef) -> Answer {
+    let class = class(vm, &pb::ClassRef { meta: false, ..r.clone() })?;
+    let definition = send(vm, class, "definitionString", &[])?;
+    let comment = send(vm, class, "comment", &[])?;
+    Ok(Outcome::ClassDefinition(pb::ClassDefinition {
+        definition: vm.string_of(definition).unwrap_or_default(),
+        comment: vm.string_of(comment).unwrap_or_default(),
+        package: category(vm, class)?,
+    }))
+}
+
+fn methods(vm: &mut Vm, r: &pb::ProtocolRef) -> Answer {
+    let class = class(vm, &r.class.clone().unwrap_or_default())?;
+    let selectors = if r.protocol.is_empty() {
+        send(vm, class, "selectors", &[])?
+    } else {
+        let protocol = vm.intern(&r.protocol);
+        send(vm, class, "selectorsInProtocol:", &[protocol])?
+    };
+    Ok(Outcome::Names(pb::Names { names: sorted(strings(vm, selectors)?) }))
+}
+
+fn method_source(vm: &mut Vm, r: &pb::MethodRef) -> Answer {
+    let class = class(vm, &r.class.clone().unwrap_or_default())?;
+    let selector = vm.intern(&r.selector);
+    if send(vm, class, "includesSelector:", &[selector])? != Value::TRUE {
+        return Err(Failure::new(
+            pb::Code::NotFound,
+            format!("{} has no method #{}", vm.class_name(class), r.selector),
+        ));
+    }
+    let method = send(vm, class, "compiledMethodAt:", &[selector])?;
+    let code = vm.code_of(method).ok_or_else(|| Failure::new(pb::Code::NotFound, "not a compiled method"))?;
+    let protocol = vm.string_of(code.protocol.get()).unwrap_or_default();
+    let step_points = code.step_points.iter().map(|s| pb::StepPoint { start: s.span.start, end: s.span.end }).collect();
+    Ok(Outcome::MethodSource(pb::MethodSource { source: code.source.to_string(), protocol, step_points }))
+}
+
+fn compile(vm: &mut Vm, r: &pb::CompileMethod) -> Answer {
+    let class = class(vm, &r.class.clone().unwrap_or_default())?;
+    let protocol = if r.protocol.is_empty() { "as yet unclassified" } else { r.protocol.as_str() };
+    let protocol = vm.intern(protocol);
+    vm.take_warnings();
+    let method = vm.compile_and_install(class, &r.source, protocol).map_err(|e| eval_failure(EvalError::Compile(e)))?;
+    let selector = vm.code_of(method).and_then(|c| vm.string_of(c.selector)).unwrap_or_default();
+    Ok(Outcome::Compiled(pb::Compiled { selector, warnings: vm.take_warnings() }))
+}
+
+/// The methods whose `test` (`sendsSelector:` or `includesSelector:`) holds for `selector`,
+/// instance and class side.
+fn selector_users(vm: &mut Vm, selector: &str, test: &str) -> Answer {
+    let sel = vm.intern(selector);
+    let mut methods = Vec::new();
+    for class in all_classes(vm)? {
+        for (side, meta) in [(class, false), (vm.class_of(class), true)] {
+            if test == "includesSelector:" {
+                if send(vm, side, test, &[sel])? == Value::TRUE {
+                    methods.push(pb::MethodEntry { class_name: vm.class_name(class), meta, selector: selector.into() });
+                }
+                continue;
+            }
+            let dict = send(vm, side, "methods", &[])?;
+            let array = send(vm, dict, "asArray", &[])?;
+            for method in vm.array_items(array).unwrap_or_default() {
+                if send(vm, method, test, &[sel])? == Value::TRUE {
+                    let name = vm.code_of(method).and_then(|c| vm.string_of(c.selector)).unwrap_or_default();
+                    methods.push(pb::MethodEntry { class_name: vm.class_name(class), meta, selector: name });
+                }
+            }
+        }
+    }
+    methods.sort_by(|a, b| (&a.class_name, a.meta, &a.selector).cmp(&(&b.class_name, b.meta, &b.selector)));
+    Ok(Outcome::Methods(pb::MethodList { methods }))
+}
+
+fn find_class(vm: &mut Vm, fragment: &str) -> Answer {
+    let wanted = fragment.to_lowercase();
+    let mut classes = Vec::new();
+    for class in all_classes(vm)? {
+        let name = vm.class_name(class);
+        if name.to_lowercase().contains(&wanted) {
+            let superclass = vm.superclass_of(class);
+            let superclass = if superclass.is_nil() { String::new() } else { vm.class_name(superclass) };
+            classes.push(pb::ClassEntry { name, superclass });
+        }
+    }
+    classes.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(Outcome::Classes(pb::ClassList { classes }))
+}
+
+fn system_done(vm: &mut Vm, selector: &str) -> Answer {
+    let system = global(vm, "System")?;
+    send(vm, system, selector, &[])?;
+    Ok(Outcome::Done(pb::Empty {}))
+}
+
+fn commit(vm: &mut Vm) -> Answer {
+    let system = global(vm, "System")?;
+    let committed = send(vm, system, "commitTransaction", &[])? == Value::TRUE;
+    let mut conflicts = Vec::new();
+    if !committed {
+        let objects = send(vm, system, "transactionConflicts", &[])?;
+        let array = send(vm, objects, "asArray", &[])?;
+        for v in vm.array_items(array).unwrap_or_default() {
+            conflicts.push(vm.print_string(v).map_err(eval_failure)?);
+        }
+    }
+    Ok(Outcome::Committed(pb::Committed { committed, conflicts }))
+}

@@ -1,0 +1,213 @@
+//! The gem's VM thread: it owns the VM, takes batches from the agent's RPC threads through a
+//! channel, and runs them. An evaluation runs in time slices; between slices the thread takes
+//! new batches and runs them too, so the tools are answered while Smalltalk code runs (an
+//! endless loop included) and an interrupt reaches a running evaluation within a slice.
+
+use std::sync::mpsc::{Receiver, TryRecvError};
+use std::time::{Duration, Instant};
+
+use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
+use onyx_vm::{EvalError, Poll, Value, Vm};
+use tokio::sync::{broadcast, oneshot};
+
+use super::ops::{self, Failure};
+
+/// How long an evaluation runs before the thread looks for other work.
+const SLICE: Duration = Duration::from_millis(5);
+
+/// A batch from a client and where its answer goes.
+pub struct Job {
+    pub batch: pb::Batch,
+    pub reply: oneshot::Sender<pb::BatchResult>,
+    pub arrived: Instant,
+}
+
+/// A batch under way: the operations left, the results so far, and the evaluation it waits
+/// for, if any.
+struct Running {
+    ops: std::vec::IntoIter<pb::Operation>,
+    results: Vec<pb::Result>,
+    evaluation: Option<Evaluation>,
+    job_reply: Option<oneshot::Sender<pb::BatchResult>>,
+    arrived: Instant,
+}
+
+/// A doit's process, running.
+struct Evaluation {
+    process: Value,
+    started: Instant,
+    deadline: Option<Instant>,
+}
+
+/// The VM thread's loop: until every sender of `jobs` is gone.
+pub fn run(vm: &mut Vm, jobs: &Receiver<Job>, events: &broadcast::Sender<pb::Event>) {
+    let mut running: Vec<Running> = Vec::new();
+    let mut transcript = Transcript::default();
+    loop {
+        if running.is_empty() {
+            match jobs.recv() {
+                Ok(job) => running.push(Running::new(job)),
+                Err(_) => return,
+            }
+        }
+        loop {
+            match jobs.try_recv() {
+                Ok(job) => running.push(Running::new(job)),
+                Err(TryRecvError::Empty) => break,
+                Err(TryRecvError::Disconnected) => return,
+            }
+        }
+        let mut interrupt = false;
+        for r in &mut running {
+            interrupt |= r.advance(vm, &mut transcript);
+        }
+        if interrupt {
+            for r in &mut running {
+                r.interrupt(vm);
+            }
+        }
+        running.retain_mut(|r| !r.finish());
+        transcript.collect(vm, events);
+    }
+}
+
+impl Running {
+    fn new(job: Job) -> Running {
+        Running {
+            ops: job.batch.operations.into_iter(),
+            results: Vec::new(),
+            evaluation: None,
+            job_reply: Some(job.reply),
+            arrived: job.arrived,
+        }
+    }
+
+    /// Runs operations until one waits for an evaluation that is still running (which gets
+    /// one time slice) or none is left. Answers whether an operation asked to interrupt the
+    /// running evaluations.
+    fn advance(&mut self, vm: &mut Vm, transcript: &mut Transcript) -> bool {
+        let mut interrupt = false;
+        loop {
+            if let Some(e) = &self.evaluation {
+                let (process, started, deadline) = (e.process, e.started, e.deadline);
+                match vm.poll(process, SLICE) {
+                    Poll::Running if deadline.is_some_and(|d| Instant::now() >= d) => {
+                        let report = vm.interrupt_process(process);
+                        self.done_evaluating(vm, started, Err(EvalError::Interrupted(report)));
+                    }
+                    Poll::Running => return interrupt,
+                    Poll::Done(result) => self.done_evaluating(vm, started, result),
+                }
+                continue;
+            }
+            let Some(operation) = self.ops.next() else { return interrupt };
+            let started = Instant::now();
+            match operation.op {
+                Some(Op::Evaluate(e)) => match vm.spawn_doit(&e.source, Value::NIL) {
+                    Ok(process) => {
+                        vm.retain(process);
+                        let deadline = (e.time_limit_ms > 0).then(|| started + Duration::from_millis(e.time_limit_ms));
+                        self.evaluation = Some(Evaluation { process, started, deadline });
+                    }
+                    Err(error) => self.push(started, Err(ops::eval_failure(error))),
+                },
+                Some(Op::Interrupt(_)) => {
+                    interrupt = true;
+                    self.push(started, Ok(Outcome::Done(pb::Empty {})));
+                }
+                Some(Op::Transcript(_)) => {
+                    transcript.collect_quietly(vm);
+                    let text = std::mem::take(&mut transcript.unread);
+                    self.push(started, Ok(Outcome::Text(pb::Text { text })));
+                }
+                Some(op) => {
+                    let outcome = ops::run(vm, op);
+                    self.push(started, outcome);
+                }
+                None => self.push(started, Err(Failure::new(pb::Code::Invalid, "an empty operation"))),
+            }
+        }
+    }
+
+    /// Stops this batch's running evaluation, if any: it answers an interrupted error.
+    fn interrupt(&mut self, vm: &mut Vm) {
+        if let Some(e) = &self.evaluation {
+            let (process, started) = (e.process, e.started);
+            let report = vm.interrupt_process(process);
+            self.done_evaluating(vm, started, Err(EvalError::Interrupted(report)));
+        }
+    }
+
+    fn done_evaluating(&mut self, vm: &mut Vm, started: Instant, result: Result<Value, EvalError>) {
+        if let Some(e) = self.evaluation.take() {
+            vm.release(e.process);
+        }
+        let outcome = match result {
+            Ok(value) => ops::evaluated(vm, value),
+            Err(error) => Err(ops::eval_failure(error)),
+        };
+        self.push(started, outcome);
+    }
+
+    fn push(&mut self, started: Instant, outcome: Result<Outcome, Failure>) {
+        let outcome = match outcome {
+            Ok(o) => o,
+            Err(f) => Outcome::Error(f.into_error()),
+        };
+        let server_micros = micros(started.elapsed());
+        self.results.push(pb::Result { server_micros, outcome: Some(outcome) });
+    }
+
+    /// Answers the batch if all its operations are done; answers whether it was.
+    fn finish(&mut self) -> bool {
+        if self.evaluation.is_some() || self.ops.len() > 0 {
+            return false;
+        }
+        if let Some(reply) = self.job_reply.take() {
+            let results = std::mem::take(&mut self.results);
+            // A client that gave up no longer wants the answer.
+            let _ = reply.send(pb::BatchResult { results, server_micros: micros(self.arrived.elapsed()) });
+        }
+        true
+    }
+}
+
+/// What Smalltalk code wrote to the Transcript: sent as events as it comes, and kept (the
+/// last [`Transcript::KEPT`] bytes) until a client reads it.
+#[derive(Default)]
+struct Transcript {
+    unread: String,
+    /// Taken from the VM and not sent as an event yet.
+    pending: String,
+}
+
+impl Transcript {
+    const KEPT: usize = 1 << 20;
+
+    fn collect_quietly(&mut self, vm: &mut Vm) {
+        let text = vm.take_transcript();
+        if text.is_empty() {
+            return;
+        }
+        self.unread.push_str(&text);
+        if self.unread.len() > Self::KEPT {
+            let cut = self.unread.len() - Self::KEPT;
+            let cut = (cut..self.unread.len()).find(|&i| self.unread.is_char_boundary(i)).unwrap_or(0);
+            self.unread.drain(..cut);
+        }
+        self.pending.push_str(&text);
+    }
+
+    fn collect(&mut self, vm: &mut Vm, events: &broadcast::Sender<pb::Event>) {
+        self.collect_quietly(vm);
+        if !self.pending.is_empty() {
+            let text = std::mem::take(&mut self.pending);
+            // Nobody listening is fine: the transcript is for whoever is.
+            let _ = events.send(pb::Event { event: Some(pb::event::Event::Transcript(text)) });
+        }
+    }
+}
+
+fn micros(d: Duration) -> u64 {
+    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
+}

@@ -1,0 +1,238 @@
+//! The server agent of a real gem process, driven over gRPC on 127.0.0.1: batches whose
+//! operations answer one by one (a failing one among them), browsing and compiling, the
+//! transaction, the transcript as events, and an endless doit interrupted while the gem goes
+//! on answering.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use onyx_protocol::agent::{self as pb, agent_client::AgentClient, operation::Op, result::Outcome};
+use tonic::transport::Channel;
+
+use crate::stone::StoneProcess;
+
+/// A running `onyx gem` with its agent, stopped when dropped.
+struct GemProcess {
+    child: Child,
+    addr: String,
+}
+
+impl GemProcess {
+    fn start(stone: &StoneProcess) -> GemProcess {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_onyx"))
+            .args(["gem", "--stone", &stone.addr, "--listen", "127.0.0.1:0"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("onyx gem starts");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().expect("piped")).read_line(&mut line).expect("the gem reports itself");
+        let addr = line.trim().rsplit(' ').next().unwrap_or_default().to_string();
+        assert!(line.starts_with("gem session ") && addr.starts_with("127.0.0.1:"), "{line:?}");
+        GemProcess { child, addr }
+    }
+}
+
+impl Drop for GemProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a runtime")
+}
+
+async fn client(gem: &GemProcess) -> AgentClient<Channel> {
+    AgentClient::connect(format!("http://{}", gem.addr)).await.expect("the agent answers")
+}
+
+fn op(op: Op) -> pb::Operation {
+    pb::Operation { op: Some(op) }
+}
+
+fn evaluate(source: &str) -> pb::Operation {
+    op(Op::Evaluate(pb::Evaluate { source: source.into(), time_limit_ms: 0 }))
+}
+
+fn class(name: &str) -> Option<pb::ClassRef> {
+    Some(pb::ClassRef { class_name: name.into(), meta: false })
+}
+
+async fn execute(client: &mut AgentClient<Channel>, ops: Vec<pb::Operation>) -> Vec<Outcome> {
+    let reply = client.execute(pb::Batch { operations: ops }).await.expect("the batch is answered").into_inner();
+    reply.results.into_iter().map(|r| r.outcome.expect("an outcome")).collect()
+}
+
+fn printed(outcome: &Outcome) -> &str {
+    match outcome {
+        Outcome::Evaluated(e) => &e.print_string,
+        other => panic!("expected a value, got {other:?}"),
+    }
+}
+
+fn error(outcome: &Outcome) -> &pb::Error {
+    match outcome {
+        Outcome::Error(e) => e,
+        other => panic!("expected an error, got {other:?}"),
+    }
+}
+
+fn repository() -> (tempfile::TempDir, StoneProcess) {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let stone = StoneProcess::start(&dir.path().join("repo"));
+    (dir, stone)
+}
+
+#[test]
+fn a_batch_answers_each_operation_and_one_that_fails_leaves_the_others() {
+    let (_dir, stone) = repository();
+    let gem = GemProcess::start(&stone);
+    runtime().block_on(async {
+        let mut agent = client(&gem).await;
+        let reply = agent
+            .execute(pb::Batch {
+                operations: vec![
+                    evaluate("3 + 4"),
+                    evaluate("1 / 0"),
+                    op(Op::Packages(pb::Empty {})),
+                    evaluate("3 +"),
+                    op(Op::FindClass(pb::Fragment { fragment: "dictionary".into() })),
+                    op(Op::MethodSource(pb::MethodRef { class: class("NoSuchClass"), selector: "foo".into() })),
+                ],
+            })
+            .await
+            .expect("an answer")
+            .into_inner();
+        assert!(reply.server_micros > 0);
+        let outcomes: Vec<Outcome> = reply.results.into_iter().filter_map(|r| r.outcome).collect();
+        assert_eq!(outcomes.len(), 6);
+        assert_eq!(printed(&outcomes[0]), "7");
+        let zero = error(&outcomes[1]);
+        assert_eq!(zero.code, pb::Code::SmalltalkError as i32);
+        assert!(zero.message.contains("ZeroDivide") && !zero.stack.is_empty(), "{zero:?}");
+        match &outcomes[2] {
+            Outcome::Names(n) => assert!(n.names.iter().any(|p| p == "Kernel-Numbers"), "{:?}", n.names),
+            other => panic!("{other:?}"),
+        }
+        let syntax = error(&outcomes[3]);
+        assert_eq!(syntax.code, pb::Code::CompileError as i32);
+        assert!(syntax.start > 0, "{syntax:?}");
+        match &outcomes[4] {
+            Outcome::Classes(c) => {
+                assert!(c.classes.iter().any(|e| e.name == "Dictionary" && !e.superclass.is_empty()), "{c:?}")
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(error(&outcomes[5]).code, pb::Code::NotFound as i32);
+    });
+}
+
+#[test]
+fn classes_and_methods_are_browsed_compiled_and_committed_through_the_agent() {
+    let (_dir, stone) = repository();
+    let gem = GemProcess::start(&stone);
+    runtime().block_on(async {
+        let mut agent = client(&gem).await;
+        let define = "Object subclass: #Probe instanceVariableNames: 'x' classVariableNames: '' package: 'Probes'. Probe comment: 'A probe.'. #done";
+        let compile = |source: &str| {
+            op(Op::CompileMethod(pb::CompileMethod {
+                class: class("Probe"),
+                protocol: "accessing".into(),
+                source: source.into(),
+            }))
+        };
+        let out = execute(
+            &mut agent,
+            vec![
+                evaluate(define),
+                compile("answer\n\t^ x ifNil: [42]"),
+                compile("broken\n\t^ 1 +"),
+                evaluate("Probe new answer"),
+                op(Op::Classes(pb::PackageRef { package: "Probes".into() })),
+                op(Op::Protocols(pb::ClassRef { class_name: "Probe".into(), meta: false })),
+                op(Op::Methods(pb::ProtocolRef { class: class("Probe"), protocol: "accessing".into() })),
+                op(Op::MethodSource(pb::MethodRef { class: class("Probe"), selector: "answer".into() })),
+                op(Op::ClassDefinition(pb::ClassRef { class_name: "Probe".into(), meta: false })),
+                op(Op::Implementors(pb::SelectorRef { selector: "answer".into() })),
+                op(Op::CommitTransaction(pb::Empty {})),
+            ],
+        )
+        .await;
+        assert_eq!(printed(&out[0]), "#done");
+        assert!(matches!(&out[1], Outcome::Compiled(c) if c.selector == "answer"), "{:?}", out[1]);
+        let broken = error(&out[2]);
+        assert_eq!(broken.code, pb::Code::CompileError as i32);
+        assert!(broken.start as usize >= "broken\n\t^ 1".len(), "the error is at its position: {broken:?}");
+        assert_eq!(printed(&out[3]), "42");
+        assert!(matches!(&out[4], Outcome::Classes(c) if c.classes.len() == 1 && c.classes[0].superclass == "Object"));
+        assert!(matches!(&out[5], Outcome::Names(n) if n.names == ["accessing"]), "{:?}", out[5]);
+        assert!(matches!(&out[6], Outcome::Names(n) if n.names == ["answer"]), "{:?}", out[6]);
+        match &out[7] {
+            Outcome::MethodSource(m) => {
+                assert!(m.source.starts_with("answer") && m.protocol == "accessing", "{m:?}");
+                assert!(!m.step_points.is_empty() && m.step_points.iter().all(|s| s.end as usize <= m.source.len()));
+            }
+            other => panic!("{other:?}"),
+        }
+        match &out[8] {
+            Outcome::ClassDefinition(d) => {
+                assert!(d.definition.contains("Probe") && d.comment == "A probe." && d.package == "Probes", "{d:?}")
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(
+            matches!(&out[9], Outcome::Methods(m) if m.methods.iter().any(|e| e.class_name == "Probe" && e.selector == "answer")),
+            "{:?}",
+            out[9]
+        );
+        assert!(matches!(&out[10], Outcome::Committed(c) if c.committed), "{:?}", out[10]);
+    });
+    // The committed class and method are in the repository: a new gem runs them.
+    let other = GemProcess::start(&stone);
+    runtime().block_on(async {
+        let mut agent = client(&other).await;
+        let out = execute(&mut agent, vec![evaluate("Probe new answer")]).await;
+        assert_eq!(printed(&out[0]), "42");
+    });
+}
+
+#[test]
+fn an_endless_doit_is_interrupted_while_the_gem_goes_on_answering() {
+    let (_dir, stone) = repository();
+    let gem = GemProcess::start(&stone);
+    runtime().block_on(async {
+        let mut events = client(&gem).await.events(pb::EventsRequest {}).await.expect("events").into_inner();
+        let mut looping = client(&gem).await;
+        let endless = tokio::spawn(async move {
+            execute(&mut looping, vec![evaluate("Transcript show: 'looping'. [true] whileTrue. 1")]).await
+        });
+        // The transcript output reaches a listener while the loop runs.
+        let event = tokio::time::timeout(Duration::from_secs(10), events.message()).await.expect("an event in time");
+        match event.expect("the stream is open").and_then(|e| e.event) {
+            Some(pb::event::Event::Transcript(text)) => assert!(text.contains("looping"), "{text:?}"),
+            other => panic!("{other:?}"),
+        }
+        let mut agent = client(&gem).await;
+        let started = Instant::now();
+        let out =
+            execute(&mut agent, vec![evaluate("3 + 4"), op(Op::FindClass(pb::Fragment { fragment: "Probe".into() }))])
+                .await;
+        assert_eq!(printed(&out[0]), "7");
+        assert!(started.elapsed() < Duration::from_secs(2), "answered while the loop runs");
+        let out = execute(&mut agent, vec![op(Op::Interrupt(pb::Empty {}))]).await;
+        assert!(matches!(out[0], Outcome::Done(_)));
+        let stopped = tokio::time::timeout(Duration::from_secs(10), endless).await.expect("stopped in time");
+        let stopped = stopped.expect("the task ran");
+        let interrupted = error(&stopped[0]);
+        assert_eq!(interrupted.code, pb::Code::Interrupted as i32);
+        assert!(!interrupted.stack.is_empty(), "{interrupted:?}");
+        // A time limit stops a doit by itself.
+        let limited = pb::Evaluate { source: "[true] whileTrue".into(), time_limit_ms: 200 };
+        let out = execute(&mut agent, vec![op(Op::Evaluate(limited)), op(Op::Transcript(pb::Empty {}))]).await;
+        assert_eq!(error(&out[0]).code, pb::Code::Interrupted as i32);
+        assert!(matches!(&out[1], Outcome::Text(t) if t.text.contains("looping")), "{:?}", out[1]);
+    });
+}
