@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use crate::error::StoreError;
 use crate::record::{ObjectRecord, Oop, ROOT};
-use crate::repo::{Durability, Meta, Snapshot};
+use crate::repo::{Durability, Meta, Snapshot, WriteError};
 use crate::stone::{CommitOutcome, Shared, State, ViewChange, changed_between, prune_log};
 use crate::tranlog::TranLog;
 
@@ -47,8 +47,8 @@ pub(crate) struct Queue {
 pub(crate) struct Committer {
     pub log: TranLog,
     checkpointed: Instant,
-    /// Set when a log write failed and could not be taken back: the log may hold a batch
-    /// that was refused, so nothing more is written until the stone restarts.
+    /// Why the committer takes no more commits, once a write's outcome could not be made
+    /// certain (see [`Committer::write`]).
     broken: Option<String>,
 }
 
@@ -57,16 +57,24 @@ impl Committer {
         Committer { log, checkpointed: Instant::now(), broken: None }
     }
 
-    /// Makes the object table durable; the log starts over.
+    /// Makes the object table durable; the log starts over. A checkpoint that fails is
+    /// tried again an interval later.
     fn checkpoint(&mut self, shared: &Shared) -> Result<(), StoreError> {
+        self.checkpointed = Instant::now();
+        if let Some(why) = &self.broken {
+            return Err(StoreError::Storage(why.clone()));
+        }
         shared.repo.checkpoint()?;
         self.log.start_over();
-        self.checkpointed = Instant::now();
         Ok(())
     }
 
     /// Makes a batch durable: in the log, then in the object table (on disk at the next
     /// checkpoint). A batch larger than the log goes to the object table durably.
+    ///
+    /// When the outcome cannot be made certain (the log or the object table failed half
+    /// way), the committer stops taking commits and says why: the stone must be restarted,
+    /// and recovery then settles it (what the log holds is applied).
     fn write(&mut self, shared: &Shared, prev: u64, meta: Meta, records: &[&ObjectRecord]) -> Result<(), StoreError> {
         if let Some(why) = &self.broken {
             return Err(StoreError::Storage(why.clone()));
@@ -77,25 +85,49 @@ impl Committer {
             at = self.append(prev, meta, records)?;
         }
         let Some(at) = at else {
-            return shared.repo.write(records.iter().copied(), meta, Durability::Now);
+            return shared.repo.write(records.iter().copied(), meta, Durability::Now).map_err(|e| match e {
+                WriteError::Refused(e) => e,
+                WriteError::Unsettled(e) => self.stop(format!(
+                    "the repository file failed while taking a commit ({e}), which may or may not have been written"
+                )),
+            });
         };
-        let written = shared.repo.write(records.iter().copied(), meta, Durability::AtCheckpoint);
-        if written.is_err()
-            && let Err(e) = self.log.retract(at)
-        {
-            self.broken = Some(format!("the stone must be restarted: {e}"));
+        match shared.repo.write(records.iter().copied(), meta, Durability::AtCheckpoint) {
+            Ok(()) => Ok(()),
+            Err(WriteError::Refused(e)) => match self.log.retract(at) {
+                Ok(()) => Err(e),
+                Err(again) => Err(self.stop(format!(
+                    "the repository file refused a commit ({e}) and the transaction log could not take it back \
+                     ({again}): the commit is applied when the stone restarts"
+                ))),
+            },
+            Err(WriteError::Unsettled(e)) => Err(self.stop(format!(
+                "the repository file failed while taking a commit ({e}): the commit is in the transaction log and \
+                 is applied when the stone restarts"
+            ))),
         }
-        written
     }
 
     fn append(&mut self, prev: u64, meta: Meta, records: &[&ObjectRecord]) -> Result<Option<u64>, StoreError> {
         let at = self.log.end();
-        self.log.append(prev, meta, records.iter().copied()).inspect_err(|e| {
-            // The record may be on disk in part or whole: take it back, or stop logging.
-            if let Err(again) = self.log.retract(at) {
-                self.broken = Some(format!("the stone must be restarted: {e}; {again}"));
-            }
-        })
+        match self.log.append(prev, meta, records.iter().copied()) {
+            Ok(written) => Ok(written),
+            // The record may be on disk in part or whole: take it back, or stop.
+            Err(e) => match self.log.retract(at) {
+                Ok(()) => Err(e),
+                Err(again) => Err(self.stop(format!(
+                    "the transaction log failed while taking a commit ({e}; {again}), which may or may not be in it"
+                ))),
+            },
+        }
+    }
+
+    /// Takes no more commits: answers the error that says why (and that the stone must be
+    /// restarted), which every later commit gets too.
+    fn stop(&mut self, why: String) -> StoreError {
+        let why = format!("{why}; the stone takes no more commits until it is restarted");
+        self.broken = Some(why.clone());
+        StoreError::Storage(why)
     }
 }
 

@@ -66,6 +66,7 @@ impl Repository {
         if path.exists() {
             return Err(StoreError::Invalid(format!("{} already holds a repository", dir.display())));
         }
+        remove_stale_log(dir)?;
         let db = Database::create(&path)?;
         Repository::initialize(db, path)
     }
@@ -73,6 +74,7 @@ impl Repository {
     /// Creates an empty repository whose file is reached through `backend` (a file with a
     /// layer between, such as one that injects write errors); `path` names it in messages.
     pub fn create_with_backend(path: &Path, backend: impl redb::StorageBackend) -> Result<Repository, StoreError> {
+        remove_stale_log(path.parent().unwrap_or(Path::new(".")))?;
         let db = Database::builder().create_with_backend(backend)?;
         Repository::initialize(db, path.to_path_buf())
     }
@@ -86,6 +88,7 @@ impl Repository {
             txn.open_table(SYMBOL_IDS)?;
             let mut meta = txn.open_table(META)?;
             meta.insert("format", FORMAT)?;
+            meta.insert("id", new_id())?;
             meta.insert("oop_high", FIRST_OOP + 1)?;
             meta.insert("commit_seq", 0)?;
         }
@@ -116,6 +119,14 @@ impl Repository {
             Some(other) => Err(not_ours(format!("format {other}, this version reads format {FORMAT}"))),
             None => Err(not_ours("no format mark".into())),
         }
+    }
+
+    /// The repository's identity, which its transaction log carries too (0 for a
+    /// repository made before it had one).
+    pub fn id(&self) -> Result<u64, StoreError> {
+        let txn = self.db.begin_read()?;
+        let meta = txn.open_table(META)?;
+        Ok(meta.get("id")?.map_or(0, |v| v.value()))
     }
 
     /// The repository file.
@@ -191,39 +202,84 @@ impl Repository {
         records: impl IntoIterator<Item = &'a ObjectRecord>,
         meta: Meta,
         durability: Durability,
-    ) -> Result<(), StoreError> {
-        let mut txn = self.db.begin_write()?;
+    ) -> Result<(), WriteError> {
+        let refused = |e: StoreError| WriteError::Refused(e);
+        let mut txn = self.db.begin_write().map_err(|e| refused(e.into()))?;
         if durability == Durability::AtCheckpoint {
             txn.set_durability(redb::Durability::None)
-                .map_err(|e| StoreError::Storage(format!("cannot defer a write to the checkpoint: {e}")))?;
+                .map_err(|e| refused(StoreError::Storage(format!("cannot defer a write to the checkpoint: {e}"))))?;
         }
-        {
-            let mut objects = txn.open_table(OBJECTS)?;
-            let mut chunks = txn.open_table(CHUNKS)?;
-            for r in records {
-                let old_chunked = objects.get(r.oop)?.is_some_and(|v| v.value().first() == Some(&CHUNKED));
-                if old_chunked {
-                    chunks.retain_in((r.oop, 0)..=(r.oop, u32::MAX), |_, _| false)?;
-                }
-                let data = r.encode();
-                if data.len() <= CHUNK {
-                    objects.insert(r.oop, data.as_slice())?;
-                } else {
-                    let (header, contents) = data.split_at(HEADER);
-                    let mut head = header.to_vec();
-                    head[0] = CHUNKED;
-                    objects.insert(r.oop, head.as_slice())?;
-                    for (i, piece) in contents.chunks(CHUNK).enumerate() {
-                        chunks.insert((r.oop, i as u32), piece)?;
-                    }
+        Repository::fill(&txn, records, meta).map_err(refused)?;
+        // A commit that fails may have been applied all the same (redb says so).
+        txn.commit().map_err(|e| WriteError::Unsettled(e.into()))
+    }
+
+    fn fill<'a>(
+        txn: &redb::WriteTransaction,
+        records: impl IntoIterator<Item = &'a ObjectRecord>,
+        meta: Meta,
+    ) -> Result<(), StoreError> {
+        let mut objects = txn.open_table(OBJECTS)?;
+        let mut chunks = txn.open_table(CHUNKS)?;
+        for r in records {
+            let old_chunked = objects.get(r.oop)?.is_some_and(|v| v.value().first() == Some(&CHUNKED));
+            if old_chunked {
+                chunks.retain_in((r.oop, 0)..=(r.oop, u32::MAX), |_, _| false)?;
+            }
+            let data = r.encode();
+            if data.len() <= CHUNK {
+                objects.insert(r.oop, data.as_slice())?;
+            } else {
+                let (header, contents) = data.split_at(HEADER);
+                let mut head = header.to_vec();
+                head[0] = CHUNKED;
+                objects.insert(r.oop, head.as_slice())?;
+                for (i, piece) in contents.chunks(CHUNK).enumerate() {
+                    chunks.insert((r.oop, i as u32), piece)?;
                 }
             }
-            let mut m = txn.open_table(META)?;
-            m.insert("oop_high", meta.oop_high)?;
-            m.insert("commit_seq", meta.commit_seq)?;
         }
-        txn.commit()?;
+        let mut m = txn.open_table(META)?;
+        m.insert("oop_high", meta.oop_high)?;
+        m.insert("commit_seq", meta.commit_seq)?;
         Ok(())
+    }
+}
+
+/// A transaction log left in a folder where a new repository is made belongs to an older
+/// one: it goes.
+fn remove_stale_log(dir: &Path) -> Result<(), StoreError> {
+    match std::fs::remove_file(dir.join(crate::tranlog::LOG_FILE)) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(StoreError::Storage(format!("cannot remove the old transaction log in {}: {e}", dir.display())))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// A new repository's identity: random enough that two repositories never share one.
+fn new_id() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
+    h.write_u32(std::process::id());
+    h.finish().max(1)
+}
+
+/// A write that failed.
+#[derive(Debug)]
+pub enum WriteError {
+    /// Nothing of it was written.
+    Refused(StoreError),
+    /// Its transaction failed to commit, and may have been applied or not.
+    Unsettled(StoreError),
+}
+
+impl From<WriteError> for StoreError {
+    fn from(e: WriteError) -> StoreError {
+        match e {
+            WriteError::Refused(e) | WriteError::Unsettled(e) => e,
+        }
     }
 }
 

@@ -111,7 +111,7 @@ impl Stone {
     pub fn serve(repo: Repository) -> Result<Stone, StoreError> {
         let durable = repo.snapshot()?.meta()?.commit_seq;
         let dir = repo.path().parent().unwrap_or(Path::new("."));
-        let (mut log, batches) = TranLog::open(dir, durable)?;
+        let (mut log, batches) = TranLog::open(dir, repo.id()?, durable)?;
         if !batches.is_empty() {
             for b in &batches {
                 repo.write(&b.records, b.meta, Durability::AtCheckpoint)?;

@@ -11,9 +11,12 @@
 //! A record is one batch: a magic number, the length of its body, the commit number before
 //! and after it, the OOP high-water mark, the object records, and a CRC-32 of all of that.
 //! Recovery reads records from the start while each one is whole and continues the
-//! numbering of the one before, and applies those the object table has not got. Records
-//! left over from before the log last started over carry lower numbers than the new ones,
-//! and a torn record fails its checksum, so either ends the chain.
+//! numbering of the one before, and applies those the object table has not got. Each record
+//! is written with zeroes after it, so what an earlier round left past the last record is
+//! never read; records left over from before the log last started over carry lower
+//! numbers than the new ones, and a torn record fails its checksum, so either ends the
+//! chain. The header carries the repository's identity: a log is only ever replayed into
+//! its own repository.
 
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::FileExt;
@@ -37,6 +40,8 @@ const RECORD_MAGIC: u32 = 0x5254_584f;
 /// Magic, body length, commit numbers before and after, OOP high-water mark.
 const RECORD_HEAD: usize = 4 + 4 + 8 + 8 + 8;
 const CHECKSUM: usize = 4;
+/// Zeroes written after each record.
+const TERMINATOR: usize = 4;
 
 /// One batch of commits as the log holds it.
 #[derive(Debug, Clone, PartialEq)]
@@ -59,9 +64,10 @@ pub struct TranLog {
 }
 
 impl TranLog {
-    /// Opens the log in folder `dir` (creating it if there is none) and answers it with the
-    /// batches it holds after commit `durable`, which is where the object table stands.
-    pub fn open(dir: &Path, durable: u64) -> Result<(TranLog, Vec<Batch>), StoreError> {
+    /// Opens the log of repository `id` in folder `dir` (creating it if there is none) and
+    /// answers it with the batches it holds after commit `durable`, which is where the
+    /// object table stands.
+    pub fn open(dir: &Path, id: u64, durable: u64) -> Result<(TranLog, Vec<Batch>), StoreError> {
         let path = dir.join(LOG_FILE);
         let shown = path.display().to_string();
         let io = |what: &str, e: std::io::Error| StoreError::Storage(format!("cannot {what} {shown}: {e}"));
@@ -69,12 +75,14 @@ impl TranLog {
         let file = file.map_err(|e| io("open", e))?;
         let len = file.metadata().map_err(|e| io("read", e))?.len();
         let mut log = TranLog { file, path, end: HEADER, len };
-        if len == 0 {
-            log.initialize()?;
+        let mut header = [0u8; 24];
+        let read = log.file.read_exact_at(&mut header, 0);
+        if len < HEADER || read.is_err() || header == [0u8; 24] {
+            // No log, or one whose making was cut short (it cannot hold a record yet).
+            log.initialize(id)?;
             return Ok((log, Vec::new()));
         }
-        let mut header = [0u8; 16];
-        if len < HEADER || log.file.read_exact_at(&mut header, 0).is_err() || &header[..12] != FILE_MAGIC {
+        if &header[..12] != FILE_MAGIC {
             return Err(StoreError::NotARepository(format!("{shown} is not an Onyx transaction log")));
         }
         let format = u32::from_le_bytes([header[12], header[13], header[14], header[15]]);
@@ -83,15 +91,23 @@ impl TranLog {
                 "{shown} is a transaction log of format {format}, this version reads format {FORMAT}"
             )));
         }
+        let owner = u64::from_le_bytes(header[16..24].try_into().unwrap_or_default());
+        if owner != id {
+            return Err(StoreError::NotARepository(format!(
+                "{shown} is the transaction log of another repository (move it away to open this one)"
+            )));
+        }
         let batches = log.recover(durable)?;
         Ok((log, batches))
     }
 
     /// Writes the header and the first step of zeroes, durably (the folder entry too).
-    fn initialize(&mut self) -> Result<(), StoreError> {
+    fn initialize(&mut self, id: u64) -> Result<(), StoreError> {
         let mut header = vec![0u8; HEADER as usize];
         header[..12].copy_from_slice(FILE_MAGIC);
         header[12..16].copy_from_slice(&FORMAT.to_le_bytes());
+        header[16..24].copy_from_slice(&id.to_le_bytes());
+        self.file.set_len(0).map_err(|e| self.error("reset", e))?;
         self.file.write_all_at(&header, 0).map_err(|e| self.error("write", e))?;
         self.len = HEADER;
         self.grow(HEADER + GROW)?;
@@ -106,7 +122,7 @@ impl TranLog {
         let mut batches = Vec::new();
         let mut at = HEADER;
         let mut last: Option<u64> = None;
-        while let Some((batch, size)) = self.read_record(at) {
+        while let Some((batch, size)) = self.read_record(at)? {
             if last.is_some_and(|seq| batch.prev != seq) || batch.meta.commit_seq <= batch.prev {
                 break;
             }
@@ -128,49 +144,62 @@ impl TranLog {
         Ok(batches)
     }
 
-    /// The whole record at `at` and its size, if there is one.
-    fn read_record(&self, at: u64) -> Option<(Batch, u64)> {
+    /// The whole record at `at` and its size, if there is one (a torn or foreign one is
+    /// none). A record whose checksum holds but whose objects do not decode was written
+    /// whole by something else: that is an error, not the log's end.
+    fn read_record(&self, at: u64) -> Result<Option<(Batch, u64)>, StoreError> {
         let mut head = [0u8; RECORD_HEAD];
-        self.file.read_exact_at(&mut head, at).ok()?;
-        let word = |i: usize| u64::from_le_bytes(head[i..i + 8].try_into().unwrap_or_default());
-        if u32::from_le_bytes(head[0..4].try_into().ok()?) != RECORD_MAGIC {
-            return None;
+        if self.file.read_exact_at(&mut head, at).is_err() {
+            return Ok(None);
         }
-        let body = u32::from_le_bytes(head[4..8].try_into().ok()?) as u64;
+        let word = |i: usize| u64::from_le_bytes(head[i..i + 8].try_into().unwrap_or_default());
+        let half = |i: usize| u32::from_le_bytes(head[i..i + 4].try_into().unwrap_or_default());
+        if half(0) != RECORD_MAGIC {
+            return Ok(None);
+        }
+        let body = u64::from(half(4));
         let size = RECORD_HEAD as u64 + body + CHECKSUM as u64;
         if at + size > self.len {
-            return None;
+            return Ok(None);
         }
         let mut rest = vec![0u8; (body as usize) + CHECKSUM];
-        self.file.read_exact_at(&mut rest, at + RECORD_HEAD as u64).ok()?;
+        if self.file.read_exact_at(&mut rest, at + RECORD_HEAD as u64).is_err() {
+            return Ok(None);
+        }
         let (body_bytes, sum) = rest.split_at(body as usize);
         let mut crc = crc32fast::Hasher::new();
         crc.update(&head);
         crc.update(body_bytes);
         if crc.finalize().to_le_bytes() != sum {
-            return None;
+            return Ok(None);
         }
-        let records = decode_records(body_bytes)?;
+        let records = decode_records(body_bytes).ok_or_else(|| {
+            StoreError::Corrupt(format!("{}: a whole record at byte {at} does not decode", self.path.display()))
+        })?;
         let batch = Batch { prev: word(8), meta: Meta { commit_seq: word(16), oop_high: word(24) }, records };
-        Some((batch, size))
+        Ok(Some((batch, size)))
     }
 
     /// Writes a batch and syncs it. Answers where it went, or `None` when the log is full
-    /// (a checkpoint and [`TranLog::start_over`] make room).
+    /// (a checkpoint and [`TranLog::start_over`] make room). Zeroes follow the record in the
+    /// same write, so that whatever an earlier round left after it never reads as its
+    /// successor.
     pub fn append<'a>(
         &mut self,
         prev: u64,
         meta: Meta,
         records: impl IntoIterator<Item = &'a ObjectRecord>,
     ) -> Result<Option<u64>, StoreError> {
-        let bytes = encode(prev, meta, records);
+        let mut bytes = encode(prev, meta, records);
         let at = self.end;
         let end = at + bytes.len() as u64;
-        if end > CAPACITY {
+        bytes.extend_from_slice(&[0u8; TERMINATOR]);
+        let written = at + bytes.len() as u64;
+        if written > CAPACITY {
             return Ok(None);
         }
-        if end > self.len {
-            self.grow(end.next_multiple_of(GROW).max(self.len + GROW).min(CAPACITY))?;
+        if written > self.len {
+            self.grow(written.next_multiple_of(GROW).max(self.len + GROW).min(CAPACITY))?;
         }
         self.file.write_all_at(&bytes, at).map_err(|e| self.error("write", e))?;
         self.file.sync_data().map_err(|e| self.error("sync", e))?;
@@ -265,8 +294,10 @@ mod tests {
         Meta { oop_high: 100, commit_seq: seq }
     }
 
+    const ID: u64 = 77;
+
     fn open(dir: &Path, durable: u64) -> (TranLog, Vec<Batch>) {
-        TranLog::open(dir, durable).unwrap_or_else(|e| panic!("{e}"))
+        TranLog::open(dir, ID, durable).unwrap_or_else(|e| panic!("{e}"))
     }
 
     fn append(log: &mut TranLog, prev: u64, seq: u64, records: &[ObjectRecord]) -> u64 {
@@ -344,14 +375,47 @@ mod tests {
         log.start_over();
         append(&mut log, 5, 6, &[record(30, 6)]);
         drop(log);
-        assert!(matches!(TranLog::open(dir.path(), 2), Err(StoreError::Corrupt(_))));
+        assert!(matches!(TranLog::open(dir.path(), ID, 2), Err(StoreError::Corrupt(_))));
+    }
+
+    #[test]
+    fn a_whole_record_that_does_not_decode_is_an_error_not_the_end_of_the_log() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let (log, _) = open(dir.path(), 0);
+        // A record of another version: its checksum holds, its object does not decode.
+        let mut bytes = encode(0, meta(1), [&record(30, 1)]);
+        bytes[RECORD_HEAD + 12] = 99;
+        let body = bytes.len() - CHECKSUM;
+        let sum = crc32fast::hash(&bytes[..body]);
+        bytes[body..].copy_from_slice(&sum.to_le_bytes());
+        log.file.write_all_at(&bytes, HEADER).unwrap_or_else(|e| panic!("{e}"));
+        drop(log);
+        assert!(matches!(TranLog::open(dir.path(), ID, 0), Err(StoreError::Corrupt(_))));
+    }
+
+    #[test]
+    fn what_follows_the_last_record_is_never_read_as_its_successor() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let (mut log, _) = open(dir.path(), 0);
+        append(&mut log, 0, 1, &[record(30, 1)]);
+        append(&mut log, 1, 2, &[record(30, 2)]);
+        // Checkpointed at 2, the log starts over. Bytes an earlier round left exactly where
+        // the next record ends would continue its chain, but for the zeroes written after it.
+        log.start_over();
+        let next = encode(2, meta(3), [&record(30, 3)]);
+        let stale = encode(3, meta(4), [&record(30, 4)]);
+        log.file.write_all_at(&stale, HEADER + next.len() as u64).unwrap_or_else(|e| panic!("{e}"));
+        append(&mut log, 2, 3, &[record(30, 3)]);
+        drop(log);
+        let (_, found) = open(dir.path(), 2);
+        assert_eq!(found.iter().map(|b| b.meta.commit_seq).collect::<Vec<_>>(), vec![3]);
     }
 
     #[test]
     fn a_foreign_file_is_refused_and_a_full_log_says_so() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         std::fs::write(dir.path().join(LOG_FILE), vec![7u8; 8192]).unwrap_or_else(|e| panic!("{e}"));
-        assert!(matches!(TranLog::open(dir.path(), 0), Err(StoreError::NotARepository(_))));
+        assert!(matches!(TranLog::open(dir.path(), ID, 0), Err(StoreError::NotARepository(_))));
         let other = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let (mut log, _) = open(other.path(), 0);
         let huge = ObjectRecord { words: vec![0; (CAPACITY / 8) as usize], ..record(30, 0) };

@@ -214,8 +214,10 @@ fn commits_the_log_holds_beyond_the_last_checkpoint_are_replayed_at_open() {
     let (dir, stone, class, counter) = repository();
     drop(stone);
     // A crash right after a commit's log sync: the log holds it, the object table does not.
-    let durable = ok(ok(Repository::open(dir.path())).snapshot().and_then(|s| s.meta()));
-    let (mut log, pending) = ok(TranLog::open(dir.path(), durable.commit_seq));
+    let repo = ok(Repository::open(dir.path()));
+    let (durable, id) = (ok(repo.snapshot().and_then(|s| s.meta())), ok(repo.id()));
+    drop(repo);
+    let (mut log, pending) = ok(TranLog::open(dir.path(), id, durable.commit_seq));
     assert!(pending.is_empty(), "a stone that stopped cleanly leaves nothing to replay");
     let meta = Meta { oop_high: durable.oop_high + 5, commit_seq: durable.commit_seq + 1 };
     let logged = ok(log.append(durable.commit_seq, meta, &[record(counter, class, vec![int(17)])]));
@@ -232,6 +234,43 @@ fn commits_the_log_holds_beyond_the_last_checkpoint_are_replayed_at_open() {
     let stone = ok(Stone::open(dir.path()));
     let (s, view) = ok(stone.login());
     assert_eq!((view, value_of(&stone, s, counter)), (durable.commit_seq + 2, 18));
+}
+
+#[test]
+fn a_log_is_only_replayed_into_its_own_repository() {
+    let (dir, stone, class, counter) = repository();
+    let (s, _) = ok(stone.login());
+    assert!(matches!(ok(stone.commit(s, vec![record(counter, class, vec![int(5)])])), CommitOutcome::Committed(_)));
+    drop(stone);
+    let log = dir.path().join(onyx_store::tranlog::LOG_FILE);
+    let kept = std::fs::read(&log).unwrap_or_else(|e| panic!("{e}"));
+    // A new repository made where the old one was drops the old log instead of replaying it.
+    std::fs::remove_file(dir.path().join(onyx_store::repo::FILE)).unwrap_or_else(|e| panic!("{e}"));
+    drop(repository_in(dir.path()));
+    let stone = ok(Stone::open(dir.path()));
+    let (s, view) = ok(stone.login());
+    assert_eq!(view, 1, "only the new repository's own commit");
+    assert!(ok(stone.fetch(s, &[counter], &[], 0)).is_empty());
+    drop(stone);
+    // Another repository's log beside it is refused, not replayed.
+    std::fs::write(&log, kept).unwrap_or_else(|e| panic!("{e}"));
+    let refused = Stone::open(dir.path());
+    assert!(
+        matches!(&refused, Err(StoreError::NotARepository(m)) if m.contains("another repository")),
+        "{:?}",
+        refused.err()
+    );
+}
+
+#[test]
+fn a_log_whose_making_was_cut_short_is_made_again() {
+    let (dir, stone, _, counter) = repository();
+    drop(stone);
+    let log = dir.path().join(onyx_store::tranlog::LOG_FILE);
+    std::fs::write(&log, vec![0u8; 100]).unwrap_or_else(|e| panic!("{e}"));
+    let stone = ok(Stone::open(dir.path()));
+    let (s, _) = ok(stone.login());
+    assert_eq!(value_of(&stone, s, counter), 0);
 }
 
 #[test]

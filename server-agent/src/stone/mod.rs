@@ -29,7 +29,13 @@ pub fn serve(dir: &Path, listen: SocketAddr, gc_interval: u64) -> Result<ExitCod
         if gc_interval > 0 {
             tokio::spawn(collect_periodically(Arc::clone(&stone), std::time::Duration::from_secs(gc_interval)));
         }
-        let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
+        // TCP keepalive: a gem whose host vanished (no close, no reset) is noticed by the
+        // kernel, even while the gem itself is idle, and its session ends.
+        let incoming = TcpIncoming::from(listener)
+            .with_nodelay(Some(true))
+            .with_keepalive(Some(KEEPALIVE))
+            .with_keepalive_interval(Some(KEEPALIVE / 4))
+            .with_keepalive_retries(Some(4));
         let (closing, closed) = tokio::sync::watch::channel(false);
         let service = service::StoneService::new(Arc::clone(&stone), closed.clone());
         let mut closed_for_server = closed;
@@ -80,6 +86,9 @@ async fn collect_periodically(stone: Arc<Stone>, every: std::time::Duration) {
         }
     }
 }
+
+/// How long a connection may be quiet before the kernel probes it.
+const KEEPALIVE: std::time::Duration = std::time::Duration::from_secs(20);
 
 /// How long a stopping stone waits for gems to close their connections.
 const GRACE: std::time::Duration = std::time::Duration::from_secs(2);

@@ -1,7 +1,7 @@
 //! The stone's gRPC service: a session is one stream of requests and replies. Each session
-//! runs as a task that answers its requests in order, the slow ones (those that read or
-//! write the repository) on the blocking pool and commits through the committer; the
-//! session ends when its stream does.
+//! runs as a task that answers its requests in order, on the blocking pool (they take the
+//! stone's lock, which a commit's checks hold, or read the repository), and commits through
+//! the committer; the session ends when its stream does.
 
 use std::sync::Arc;
 
@@ -26,7 +26,8 @@ impl StoneService {
     }
 }
 
-/// Ends the session when its task does, however it ends.
+/// Ends the session when its task does, however it ends (and when the login's caller went
+/// away before the session was handed to it).
 struct LoggedIn {
     stone: Arc<Stone>,
     session: u64,
@@ -34,7 +35,13 @@ struct LoggedIn {
 
 impl Drop for LoggedIn {
     fn drop(&mut self) {
-        self.stone.logout(self.session);
+        let (stone, session) = (Arc::clone(&self.stone), self.session);
+        // Logging out waits for the stone's lock: not on an async thread if there is a
+        // blocking pool to do it.
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => drop(runtime.spawn_blocking(move || stone.logout(session))),
+            Err(_) => stone.logout(session),
+        }
     }
 }
 
@@ -44,8 +51,11 @@ impl stone_server::Stone for StoneService {
 
     async fn session(&self, request: Request<Streaming<pb::Request>>) -> Result<Response<Self::SessionStream>, Status> {
         let mut requests = request.into_inner();
-        let (session, view) = blocking(&self.stone, |s| s.login()).await.map_err(status)?;
-        let session = LoggedIn { stone: Arc::clone(&self.stone), session };
+        let stone = Arc::clone(&self.stone);
+        let (session, view) =
+            blocking(&self.stone, move |s| s.login().map(|(session, view)| (LoggedIn { stone, session }, view)))
+                .await
+                .map_err(status)?;
         let (replies, stream) = mpsc::channel(4);
         let opened = Answer::Opened(pb::Opened { session: session.session, view });
         // The channel is empty: the first reply always fits.
@@ -87,9 +97,9 @@ async fn answer(logged_in: &LoggedIn, request: pb::Request) -> Result<Answer, St
     let op = request.op.ok_or_else(|| Status::invalid_argument("an empty request"))?;
     let done = |()| Answer::Done(pb::Empty {});
     let answer = match op {
-        Op::Allocate(r) => {
-            stone.allocate(session, r.count).map(|r| Answer::Allocated(pb::OopRange { start: r.start, end: r.end }))
-        }
+        Op::Allocate(r) => blocking(stone, move |s| s.allocate(session, r.count))
+            .await
+            .map(|r| Answer::Allocated(pb::OopRange { start: r.start, end: r.end })),
         Op::Fetch(r) => {
             let budget = usize::try_from(r.budget).unwrap_or(usize::MAX);
             blocking(stone, move |s| s.fetch(session, &r.oops, &r.nearby, budget))
@@ -101,16 +111,20 @@ async fn answer(logged_in: &LoggedIn, request: pb::Request) -> Result<Answer, St
         Op::Continue(_) => blocking(stone, move |s| s.continue_transaction(session)).await.map(view),
         Op::Lock(r) => {
             let kind = if r.write { LockKind::Write } else { LockKind::Read };
-            stone.lock(session, r.oop, kind).map(done)
+            blocking(stone, move |s| s.lock(session, r.oop, kind)).await.map(done)
         }
-        Op::Unlock(r) => {
-            stone.unlock(session, r.oop);
-            Ok(done(()))
-        }
-        Op::UnlockAll(_) => {
-            stone.unlock_all(session);
-            Ok(done(()))
-        }
+        Op::Unlock(r) => blocking(stone, move |s| {
+            s.unlock(session, r.oop);
+            Ok(())
+        })
+        .await
+        .map(done),
+        Op::UnlockAll(_) => blocking(stone, move |s| {
+            s.unlock_all(session);
+            Ok(())
+        })
+        .await
+        .map(done),
         Op::Intern(r) => {
             blocking(stone, move |s| s.intern(&r.names)).await.map(|ids| Answer::Ids(pb::SymbolIds { ids }))
         }

@@ -110,11 +110,11 @@ fn values_of(vm: &mut Vm, words: &[u64], resolve: &mut impl Resolving) -> Result
 /// A record fetched as a chunked header, made whole unless it is a pointer object (which
 /// stays in chunks): a long string or a big method's source comes in at once.
 pub(super) fn whole(r: ObjectRecord, resolve: &mut impl Resolving) -> Result<ObjectRecord, String> {
-    let Some((words, bytes)) = r.chunked_sizes() else { return Ok(r) };
-    let kind = r.kind & !onyx_store::record::CHUNKED_HEADER;
-    if kind == SLOTS {
+    if !comes_in_whole(&r) {
         return Ok(r);
     }
+    let Some((words, bytes)) = r.chunked_sizes() else { return Ok(r) };
+    let kind = r.kind & !onyx_store::record::CHUNKED_HEADER;
     let too_large = || format!("object {}: too large", r.oop);
     let nwords = usize::try_from(words).map_err(|_| too_large())?;
     let nbytes = usize::try_from(bytes).map_err(|_| too_large())?;
@@ -124,6 +124,12 @@ pub(super) fn whole(r: ObjectRecord, resolve: &mut impl Resolving) -> Result<Obj
     let (w, b) = data.split_at(split.min(data.len()));
     let words = w.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or_default())).collect();
     Ok(ObjectRecord { kind, words, bytes: b.to_vec(), ..r })
+}
+
+/// Whether `r` is the header of a large object that [`whole`] brings in chunk by chunk
+/// (any large object but a pointer object, which stays in chunks).
+pub(super) fn comes_in_whole(r: &ObjectRecord) -> bool {
+    r.chunked_sizes().is_some() && r.kind & !onyx_store::record::CHUNKED_HEADER != SLOTS
 }
 
 /// The body a record decodes to, or `None` for a method record (whose code is compiled from

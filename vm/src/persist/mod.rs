@@ -146,7 +146,12 @@ impl Persistence {
             .link
             .fetch(&requested, nearby, budget)?
             .into_iter()
-            .filter(|r| wanted.contains(&r.oop) || self.local_of.get(&r.oop).is_none_or(|&v| vm.heap.is_stub(v)))
+            .filter(|r| {
+                // What came along unasked stays a stub where it is a large string or the like:
+                // bringing it in would cost its chunks' round trips.
+                wanted.contains(&r.oop)
+                    || (self.local_of.get(&r.oop).is_none_or(|&v| vm.heap.is_stub(v)) && !codec::comes_in_whole(r))
+            })
             .collect();
         let records =
             fetched.into_iter().map(|r| codec::whole(r, self)).collect::<Result<Vec<ObjectRecord>, String>>()?;
