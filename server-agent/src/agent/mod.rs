@@ -1,8 +1,10 @@
 //! The server agent: the service a gem offers the IDE and the command line. `onyx gem` logs a
 //! VM in to the stone on its own thread (`worker.rs`) and serves the agent's gRPC service
 //! (`service.rs`) on the listen address; the service hands each batch to the VM thread and
-//! answers when the VM thread has run it (`ops.rs` holds the operations).
+//! answers when the VM thread has run it (`ops.rs` holds the operations, `inspect.rs`
+//! handles and the inspector).
 
+mod inspect;
 mod ops;
 mod service;
 mod worker;

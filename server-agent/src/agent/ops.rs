@@ -49,15 +49,15 @@ pub fn eval_failure(error: EvalError) -> Failure {
     Failure { code, message: report.description, span: (0, 0), stack }
 }
 
-/// An evaluation's value, as the client gets it.
-pub fn evaluated(vm: &mut Vm, value: Value) -> Answer {
+/// An evaluation's value (with its handle), as the client gets it.
+pub fn evaluated(vm: &mut Vm, value: Value, handle: u64) -> Answer {
     let print_string = vm.print_string(value).map_err(eval_failure)?;
     let class_name = vm.class_name(vm.class_of(value));
-    Ok(Outcome::Evaluated(pb::Evaluated { print_string, class_name }))
+    Ok(Outcome::Evaluated(pb::Evaluated { print_string, class_name, handle }))
 }
 
-/// Runs one operation (not an evaluation, an interrupt or a transcript read: the VM thread
-/// runs those).
+/// Runs one operation (not an evaluation, an interrupt, a transcript read or one on
+/// handles: the VM thread runs those).
 pub fn run(vm: &mut Vm, op: Op) -> Answer {
     match op {
         Op::Packages(_) => packages(vm),
@@ -93,7 +93,7 @@ pub fn run(vm: &mut Vm, op: Op) -> Answer {
         Op::BeginTransaction(_) => system_done(vm, "beginTransaction"),
         Op::AbortTransaction(_) => system_done(vm, "abortTransaction"),
         Op::CommitTransaction(_) => commit(vm),
-        Op::Evaluate(_) | Op::Interrupt(_) | Op::Transcript(_) => {
+        Op::Evaluate(_) | Op::Interrupt(_) | Op::Transcript(_) | Op::Inspect(_) | Op::Release(_) => {
             Err(Failure::new(pb::Code::Invalid, "an operation the VM thread runs itself"))
         }
     }

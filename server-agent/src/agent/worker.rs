@@ -10,6 +10,7 @@ use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
 use onyx_vm::{EvalError, Poll, Value, Vm};
 use tokio::sync::{broadcast, oneshot};
 
+use super::inspect::{self, Handles};
 use super::ops::{self, Failure};
 
 /// How long an evaluation runs before the thread looks for other work.
@@ -42,7 +43,7 @@ struct Evaluation {
 /// The VM thread's loop: until every sender of `jobs` is gone.
 pub fn run(vm: &mut Vm, jobs: &Receiver<Job>, events: &broadcast::Sender<pb::Event>) {
     let mut running: Vec<Running> = Vec::new();
-    let mut transcript = Transcript::default();
+    let mut state = State::default();
     loop {
         if running.is_empty() {
             match jobs.recv() {
@@ -59,15 +60,15 @@ pub fn run(vm: &mut Vm, jobs: &Receiver<Job>, events: &broadcast::Sender<pb::Eve
         }
         let mut interrupt = false;
         for r in &mut running {
-            interrupt |= r.advance(vm, &mut transcript);
+            interrupt |= r.advance(vm, &mut state);
         }
         if interrupt {
             for r in &mut running {
-                r.interrupt(vm);
+                r.interrupt(vm, &mut state);
             }
         }
         running.retain_mut(|r| !r.finish());
-        transcript.collect(vm, events);
+        state.transcript.collect(vm, events);
     }
 }
 
@@ -85,7 +86,7 @@ impl Running {
     /// Runs operations until one waits for an evaluation that is still running (which gets
     /// one time slice) or none is left. Answers whether an operation asked to interrupt the
     /// running evaluations.
-    fn advance(&mut self, vm: &mut Vm, transcript: &mut Transcript) -> bool {
+    fn advance(&mut self, vm: &mut Vm, state: &mut State) -> bool {
         let mut interrupt = false;
         loop {
             if let Some(e) = &self.evaluation {
@@ -93,32 +94,45 @@ impl Running {
                 match vm.poll(process, SLICE) {
                     Poll::Running if deadline.is_some_and(|d| Instant::now() >= d) => {
                         let report = vm.interrupt_process(process);
-                        self.done_evaluating(vm, started, Err(EvalError::Interrupted(report)));
+                        self.done_evaluating(vm, state, started, Err(EvalError::Interrupted(report)));
                     }
                     Poll::Running => return interrupt,
-                    Poll::Done(result) => self.done_evaluating(vm, started, result),
+                    Poll::Done(result) => self.done_evaluating(vm, state, started, result),
                 }
                 continue;
             }
             let Some(operation) = self.ops.next() else { return interrupt };
             let started = Instant::now();
             match operation.op {
-                Some(Op::Evaluate(e)) => match vm.spawn_doit(&e.source, Value::NIL) {
-                    Ok(process) => {
-                        vm.retain(process);
-                        let deadline = (e.time_limit_ms > 0).then(|| started + Duration::from_millis(e.time_limit_ms));
-                        self.evaluation = Some(Evaluation { process, started, deadline });
+                Some(Op::Evaluate(e)) => {
+                    let receiver = if e.receiver == 0 { Ok(Value::NIL) } else { state.handles.get(e.receiver) };
+                    let spawned = receiver.and_then(|r| vm.spawn_doit(&e.source, r).map_err(ops::eval_failure));
+                    match spawned {
+                        Ok(process) => {
+                            vm.retain(process);
+                            let limit = Duration::from_millis(e.time_limit_ms);
+                            let deadline = (e.time_limit_ms > 0).then(|| started + limit);
+                            self.evaluation = Some(Evaluation { process, started, deadline });
+                        }
+                        Err(failure) => self.push(started, Err(failure)),
                     }
-                    Err(error) => self.push(started, Err(ops::eval_failure(error))),
-                },
+                }
                 Some(Op::Interrupt(_)) => {
                     interrupt = true;
                     self.push(started, Ok(Outcome::Done(pb::Empty {})));
                 }
                 Some(Op::Transcript(_)) => {
-                    transcript.collect_quietly(vm);
-                    let text = std::mem::take(&mut transcript.unread);
+                    state.transcript.collect_quietly(vm);
+                    let text = std::mem::take(&mut state.transcript.unread);
                     self.push(started, Ok(Outcome::Text(pb::Text { text })));
+                }
+                Some(Op::Inspect(r)) => {
+                    let outcome = inspect::inspect(vm, &mut state.handles, &r);
+                    self.push(started, outcome);
+                }
+                Some(Op::Release(r)) => {
+                    state.handles.release(vm, &r.handles);
+                    self.push(started, Ok(Outcome::Done(pb::Empty {})));
                 }
                 Some(op) => {
                     let outcome = ops::run(vm, op);
@@ -130,20 +144,23 @@ impl Running {
     }
 
     /// Stops this batch's running evaluation, if any: it answers an interrupted error.
-    fn interrupt(&mut self, vm: &mut Vm) {
+    fn interrupt(&mut self, vm: &mut Vm, state: &mut State) {
         if let Some(e) = &self.evaluation {
             let (process, started) = (e.process, e.started);
             let report = vm.interrupt_process(process);
-            self.done_evaluating(vm, started, Err(EvalError::Interrupted(report)));
+            self.done_evaluating(vm, state, started, Err(EvalError::Interrupted(report)));
         }
     }
 
-    fn done_evaluating(&mut self, vm: &mut Vm, started: Instant, result: Result<Value, EvalError>) {
+    fn done_evaluating(&mut self, vm: &mut Vm, state: &mut State, started: Instant, result: Result<Value, EvalError>) {
         if let Some(e) = self.evaluation.take() {
             vm.release(e.process);
         }
         let outcome = match result {
-            Ok(value) => ops::evaluated(vm, value),
+            Ok(value) => {
+                let handle = state.handles.handle(vm, value);
+                ops::evaluated(vm, value, handle)
+            }
             Err(error) => Err(ops::eval_failure(error)),
         };
         self.push(started, outcome);
@@ -170,6 +187,13 @@ impl Running {
         }
         true
     }
+}
+
+/// What the VM thread keeps for its clients between batches.
+#[derive(Default)]
+struct State {
+    transcript: Transcript,
+    handles: Handles,
 }
 
 /// What Smalltalk code wrote to the Transcript: sent as events as it comes, and kept (the

@@ -54,7 +54,7 @@ fn op(op: Op) -> pb::Operation {
 }
 
 fn evaluate(source: &str) -> pb::Operation {
-    op(Op::Evaluate(pb::Evaluate { source: source.into(), time_limit_ms: 0 }))
+    op(Op::Evaluate(pb::Evaluate { source: source.into(), time_limit_ms: 0, receiver: 0 }))
 }
 
 fn class(name: &str) -> Option<pb::ClassRef> {
@@ -230,9 +230,69 @@ fn an_endless_doit_is_interrupted_while_the_gem_goes_on_answering() {
         assert_eq!(interrupted.code, pb::Code::Interrupted as i32);
         assert!(!interrupted.stack.is_empty(), "{interrupted:?}");
         // A time limit stops a doit by itself.
-        let limited = pb::Evaluate { source: "[true] whileTrue".into(), time_limit_ms: 200 };
+        let limited = pb::Evaluate { source: "[true] whileTrue".into(), time_limit_ms: 200, receiver: 0 };
         let out = execute(&mut agent, vec![op(Op::Evaluate(limited)), op(Op::Transcript(pb::Empty {}))]).await;
         assert_eq!(error(&out[0]).code, pb::Code::Interrupted as i32);
         assert!(matches!(&out[1], Outcome::Text(t) if t.text.contains("looping")), "{:?}", out[1]);
+    });
+}
+
+fn inspection(outcome: &Outcome) -> &pb::Inspection {
+    match outcome {
+        Outcome::Inspection(i) => i,
+        other => panic!("expected an inspection, got {other:?}"),
+    }
+}
+
+#[test]
+fn objects_are_inspected_by_handle_paged_drilled_into_and_evaluated_against() {
+    let (_dir, stone) = repository();
+    let gem = GemProcess::start(&stone);
+    runtime().block_on(async {
+        let mut agent = client(&gem).await;
+        let source = "| a | a := Array new: 250. 1 to: 250 do: [:i | a at: i put: i * i]. a at: 7 put: 3 @ 4. UserGlobals at: #Squares put: a. System commitTransaction. a";
+        let out = execute(&mut agent, vec![evaluate(source)]).await;
+        let handle = match &out[0] {
+            Outcome::Evaluated(e) => e.handle,
+            other => panic!("{other:?}"),
+        };
+        assert_ne!(handle, 0);
+        let page = |from: u64| op(Op::Inspect(pb::Inspect { handle, from, page_size: 0 }));
+        let out = execute(&mut agent, vec![page(0), page(201)]).await;
+        let first = inspection(&out[0]);
+        assert_eq!((first.class_name.as_str(), first.indexed_size, first.indexed.len()), ("Array", 250, 100));
+        assert_eq!((first.indexed[1].name.as_str(), first.indexed[1].print_string.as_str()), ("2", "4"));
+        assert_eq!(first.next, 101);
+        let last = inspection(&out[1]);
+        assert_eq!((last.indexed.len(), last.next), (50, 0));
+        assert_eq!(last.indexed[49].print_string, "62500");
+        // Drill into the Point at 7, and evaluate with self bound to it.
+        let point = first.indexed[6].handle;
+        assert_ne!(point, 0);
+        let against = pb::Evaluate { source: "self x + self y".into(), time_limit_ms: 0, receiver: point };
+        let out = execute(
+            &mut agent,
+            vec![
+                op(Op::Inspect(pb::Inspect { handle: point, from: 0, page_size: 0 })),
+                op(Op::Evaluate(against)),
+                op(Op::AbortTransaction(pb::Empty {})),
+                op(Op::Inspect(pb::Inspect { handle, from: 7, page_size: 1 })),
+            ],
+        )
+        .await;
+        let p = inspection(&out[0]);
+        assert_eq!(p.class_name, "Point");
+        assert_eq!(p.named.iter().map(|f| (f.name.as_str(), f.print_string.as_str())).collect::<Vec<_>>(), [("x", "3"), ("y", "4")]);
+        assert_eq!(printed(&out[1]), "7");
+        let after_abort = inspection(&out[3]);
+        assert_eq!(after_abort.indexed[0].print_string, "(3@4)", "a handle survives an abort");
+        // A released handle is gone.
+        let out = execute(
+            &mut agent,
+            vec![op(Op::Release(pb::Handles { handles: vec![point] })), op(Op::Inspect(pb::Inspect { handle: point, from: 0, page_size: 0 }))],
+        )
+        .await;
+        assert!(matches!(out[0], Outcome::Done(_)));
+        assert_eq!(error(&out[1]).code, pb::Code::NotFound as i32);
     });
 }

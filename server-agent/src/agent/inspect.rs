@@ -1,0 +1,113 @@
+//! Handles and the inspector: a handle names an object a client holds (kept alive in the VM
+//! until released; a persistent object keeps its handle across aborts, as it keeps its place
+//! in memory), and inspecting a handle answers the object's class, printString, named fields
+//! and one page of its indexed fields, each field with a handle to drill into.
+
+use std::collections::HashMap;
+
+use onyx_protocol::agent::{self as pb, result::Outcome};
+use onyx_vm::{Value, Vm};
+
+use super::ops::{Failure, eval_failure};
+
+/// The longest printString a field shows (an ellipsis marks the cut).
+const FIELD_PRINT: usize = 1000;
+/// Indexed fields per page unless the client asks for another size.
+const PAGE: u32 = 100;
+/// The most indexed fields one page may hold.
+const MAX_PAGE: u32 = 10_000;
+
+/// The objects clients hold, by handle.
+#[derive(Default)]
+pub struct Handles {
+    next: u64,
+    by_id: HashMap<u64, Value>,
+    by_value: HashMap<Value, u64>,
+}
+
+impl Handles {
+    /// A handle on `v` (the one it has, or a new one); 0 for what is not an object (nil,
+    /// true, false, SmallIntegers, Characters), which its printString shows whole.
+    pub fn handle(&mut self, vm: &mut Vm, v: Value) -> u64 {
+        if !v.is_object() {
+            return 0;
+        }
+        if let Some(&id) = self.by_value.get(&v) {
+            return id;
+        }
+        self.next += 1;
+        vm.retain(v);
+        self.by_id.insert(self.next, v);
+        self.by_value.insert(v, self.next);
+        self.next
+    }
+
+    /// The object behind handle `id`.
+    pub fn get(&self, id: u64) -> Result<Value, Failure> {
+        self.by_id.get(&id).copied().ok_or_else(|| Failure::new(pb::Code::NotFound, format!("no handle {id}")))
+    }
+
+    /// Forgets handles `ids` (unknown ones are ignored: releasing twice is harmless).
+    pub fn release(&mut self, vm: &mut Vm, ids: &[u64]) {
+        for id in ids {
+            if let Some(v) = self.by_id.remove(id) {
+                self.by_value.remove(&v);
+                vm.release(v);
+            }
+        }
+    }
+}
+
+/// The printString of a field, cut at [`FIELD_PRINT`] characters; an error in it is shown
+/// as such rather than failing the inspection.
+fn field_print(vm: &mut Vm, v: Value) -> String {
+    match vm.print_string(v) {
+        Ok(s) if s.chars().count() > FIELD_PRINT => s.chars().take(FIELD_PRINT).chain("…".chars()).collect(),
+        Ok(s) => s,
+        Err(e) => format!("<printString failed: {}>", e.to_string().lines().next().unwrap_or_default()),
+    }
+}
+
+fn field(vm: &mut Vm, handles: &mut Handles, name: String, v: Value) -> pb::Field {
+    let print_string = field_print(vm, v);
+    pb::Field { name, print_string, handle: handles.handle(vm, v) }
+}
+
+fn send(vm: &mut Vm, receiver: Value, selector: &str, args: &[Value]) -> Result<Value, Failure> {
+    vm.send(receiver, selector, args).map_err(eval_failure)
+}
+
+/// Inspects the object behind a handle.
+pub fn inspect(vm: &mut Vm, handles: &mut Handles, r: &pb::Inspect) -> Result<Outcome, Failure> {
+    let object = handles.get(r.handle)?;
+    let class = vm.class_of(object);
+    let print_string = vm.print_string(object).map_err(eval_failure)?;
+    let names = send(vm, class, "allInstVarNames", &[])?;
+    let names = send(vm, names, "asArray", &[])?;
+    let names: Vec<String> =
+        vm.array_items(names).unwrap_or_default().iter().filter_map(|&n| vm.string_of(n)).collect();
+    let mut named = Vec::with_capacity(names.len());
+    for (i, name) in names.into_iter().enumerate() {
+        let v = send(vm, object, "instVarAt:", &[Value::small(i as i64 + 1)])?;
+        named.push(field(vm, handles, name, v));
+    }
+    let size = send(vm, object, "basicSize", &[])?.as_int().unwrap_or(0).max(0) as u64;
+    let page = u64::from(if r.page_size == 0 { PAGE } else { r.page_size.min(MAX_PAGE) });
+    let from = r.from.max(1);
+    let to = size.min(from.saturating_add(page - 1));
+    let mut indexed = Vec::new();
+    for i in from..=to {
+        let index = i64::try_from(i).map_err(|_| Failure::new(pb::Code::Invalid, "an index out of range"))?;
+        let v = send(vm, object, "basicAt:", &[Value::small(index)])?;
+        indexed.push(field(vm, handles, i.to_string(), v));
+    }
+    let next = if to < size { to + 1 } else { 0 };
+    Ok(Outcome::Inspection(pb::Inspection {
+        class_name: vm.class_name(class),
+        print_string,
+        named,
+        indexed_size: size,
+        indexed,
+        next,
+    }))
+}
