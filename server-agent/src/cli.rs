@@ -9,6 +9,8 @@ use onyx_vm::source::chunk::{ChunkItem, read_chunks};
 use onyx_vm::source::tonel;
 use onyx_vm::{EvalError, JitConfig, KernelSource, Vm, VmConfig};
 
+use crate::client::{self, Request};
+
 /// Onyx: a transactional Smalltalk object server.
 #[derive(Parser, Debug)]
 #[command(name = "onyx", version, about)]
@@ -36,8 +38,53 @@ enum Command {
         code: String,
         /// Run in a new session of the stone at this address (`host:port`) instead of a
         /// fresh VM: the doit sees the committed state and commits only if it says so.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "gem")]
         stone: Option<String>,
+        /// Run in the session of the gem whose agent is at this address (`host:port`).
+        #[arg(long, env = "ONYX_GEM")]
+        gem: Option<String>,
+    },
+    /// Commit the transaction of a gem's session.
+    Commit {
+        /// The gem's agent (`host:port`).
+        #[arg(long, env = "ONYX_GEM")]
+        gem: String,
+    },
+    /// Abort the transaction of a gem's session.
+    Abort {
+        /// The gem's agent (`host:port`).
+        #[arg(long, env = "ONYX_GEM")]
+        gem: String,
+    },
+    /// List the classes of a package in a gem (with their superclasses), or its packages.
+    Classes {
+        /// The package; all package names when left out.
+        package: Option<String>,
+        /// The gem's agent (`host:port`).
+        #[arg(long, env = "ONYX_GEM")]
+        gem: String,
+    },
+    /// Print a method's source from a gem.
+    Source {
+        /// `Class>>selector` or `Class class>>selector`.
+        method: String,
+        /// The gem's agent (`host:port`).
+        #[arg(long, env = "ONYX_GEM")]
+        gem: String,
+    },
+    /// List the methods that send a selector.
+    Senders {
+        selector: String,
+        /// The gem's agent (`host:port`).
+        #[arg(long, env = "ONYX_GEM")]
+        gem: String,
+    },
+    /// List the methods that implement a selector.
+    Implementors {
+        selector: String,
+        /// The gem's agent (`host:port`).
+        #[arg(long, env = "ONYX_GEM")]
+        gem: String,
     },
     /// File in a chunk-format file; Transcript output goes to stdout.
     Run {
@@ -102,8 +149,15 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let memory_budget = args.memory_budget.map(|mb| mb << 20);
     let setup = Setup { kernel, config: VmConfig { jit, memory_budget, ..VmConfig::default() } };
     match args.command {
-        Command::Eval { code, stone: None } => eval(&setup, &code),
-        Command::Eval { code, stone: Some(addr) } => crate::gem::eval(&setup, &addr, &code),
+        Command::Eval { code, stone: None, gem: None } => eval(&setup, &code),
+        Command::Eval { code, stone: Some(addr), .. } => crate::gem::eval(&setup, &addr, &code),
+        Command::Eval { code, gem: Some(gem), .. } => client::run(&gem, Request::Eval(code)),
+        Command::Commit { gem } => client::run(&gem, Request::Commit),
+        Command::Abort { gem } => client::run(&gem, Request::Abort),
+        Command::Classes { package, gem } => client::run(&gem, Request::Classes(package)),
+        Command::Source { method, gem } => client::run(&gem, Request::Source(method)),
+        Command::Senders { selector, gem } => client::run(&gem, Request::Senders(selector)),
+        Command::Implementors { selector, gem } => client::run(&gem, Request::Implementors(selector)),
         Command::Run { file } => run_file(&setup, &file),
         Command::Check { paths } => check(&setup, &paths),
         Command::Test { packages } => test(&setup, &packages),

@@ -1,10 +1,12 @@
 //! The gem runtime and the `onyx` command line: the subcommands ([`cli`]), the stone server
 //! ([`stone`]), a gem's connection to it ([`stone_client`]), the gem commands (`gem`:
-//! `onyx init`, `onyx eval --stone`) and the server agent a gem serves (`agent`: `onyx gem`).
+//! `onyx init`, `onyx eval --stone`), the server agent a gem serves (`agent`: `onyx gem`)
+//! and the command line as the agent's client (`client`: `onyx eval --gem`, `onyx source`, ...).
 
 mod agent;
 mod bench;
 pub mod cli;
+mod client;
 mod commit_bench;
 mod fault_bench;
 mod gem;

@@ -296,3 +296,41 @@ fn objects_are_inspected_by_handle_paged_drilled_into_and_evaluated_against() {
         assert_eq!(error(&out[1]).code, pb::Code::NotFound as i32);
     });
 }
+
+/// Runs `onyx ARGS --gem ADDR`: (exit success, stdout, stderr).
+fn onyx_client(gem: &GemProcess, args: &[&str]) -> (bool, String, String) {
+    let out =
+        Command::new(env!("CARGO_BIN_EXE_onyx")).args(args).args(["--gem", &gem.addr]).output().expect("onyx runs");
+    (out.status.success(), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+}
+
+#[test]
+fn the_command_line_scripts_a_gem_as_topaz_does() {
+    let (_dir, stone) = repository();
+    let gem = GemProcess::start(&stone);
+    assert_eq!(onyx_client(&gem, &["eval", "UserGlobals at: #Answer put: 6 * 7"]).1.trim(), "42");
+    assert_eq!(onyx_client(&gem, &["commit"]).1.trim(), "committed");
+    let (ok, out, _) = onyx_client(
+        &gem,
+        &["eval", "UserGlobals at: #Answer put: 0. System abortTransaction. UserGlobals at: #Answer"],
+    );
+    assert!(ok && out.trim() == "42", "{out}");
+    assert_eq!(onyx_client(&gem, &["abort"]).1.trim(), "aborted");
+    let (ok, out, _) = onyx_client(&gem, &["classes", "Kernel-Numbers"]);
+    assert!(ok && out.lines().any(|l| l == "Integer (Number)"), "{out}");
+    let (ok, out, _) = onyx_client(&gem, &["classes"]);
+    assert!(ok && out.lines().any(|l| l == "Kernel-Collections"), "{out}");
+    let (ok, out, _) = onyx_client(&gem, &["source", "Object>>printString"]);
+    assert!(ok && out.starts_with("printString"), "{out}");
+    let (ok, out, _) = onyx_client(&gem, &["implementors", "printOn:"]);
+    assert!(ok && out.lines().any(|l| l == "Object>>printOn:") && out.lines().count() > 5, "{out}");
+    let (ok, out, _) = onyx_client(&gem, &["senders", "printOn:"]);
+    assert!(ok && out.lines().any(|l| l == "Object>>printString"), "{out}");
+    // Errors: a message on standard error and exit status 1.
+    let (ok, _, err) = onyx_client(&gem, &["eval", "1/0"]);
+    assert!(!ok && err.contains("ZeroDivide"), "{err}");
+    let (ok, _, err) = onyx_client(&gem, &["source", "NoSuchClass>>foo"]);
+    assert!(!ok && err.contains("NoSuchClass"), "{err}");
+    let (ok, _, err) = onyx_client(&gem, &["source", "printString"]);
+    assert!(!ok && err.contains("Class>>selector"), "{err}");
+}

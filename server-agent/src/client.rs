@@ -1,0 +1,103 @@
+//! The command line as a client of a gem's agent, as topaz is of a GemStone gem: each
+//! command sends one batch and prints what comes back (`onyx eval --gem`, `onyx commit`,
+//! `onyx abort`, `onyx classes`, `onyx source`, `onyx senders`, `onyx implementors`).
+
+use std::process::ExitCode;
+
+use anyhow::{Context as _, Result, anyhow, bail};
+use onyx_protocol::agent::{self as pb, agent_client::AgentClient, operation::Op, result::Outcome};
+
+/// What a client command asks of the gem.
+pub enum Request {
+    Eval(String),
+    Commit,
+    Abort,
+    /// The classes of a package, or the packages.
+    Classes(Option<String>),
+    /// `Class>>selector` or `Class class>>selector`.
+    Source(String),
+    Senders(String),
+    Implementors(String),
+}
+
+/// Sends `request` to the agent at `gem` and prints the answer; an error answer goes to
+/// standard error and the exit status is 1.
+pub fn run(gem: &str, request: Request) -> Result<ExitCode> {
+    let op = match &request {
+        Request::Eval(code) => Op::Evaluate(pb::Evaluate { source: code.clone(), time_limit_ms: 0, receiver: 0 }),
+        Request::Commit => Op::CommitTransaction(pb::Empty {}),
+        Request::Abort => Op::AbortTransaction(pb::Empty {}),
+        Request::Classes(None) => Op::Packages(pb::Empty {}),
+        Request::Classes(Some(package)) => Op::Classes(pb::PackageRef { package: package.clone() }),
+        Request::Source(name) => Op::MethodSource(method_ref(name)?),
+        Request::Senders(selector) => Op::Senders(pb::SelectorRef { selector: selector.clone() }),
+        Request::Implementors(selector) => Op::Implementors(pb::SelectorRef { selector: selector.clone() }),
+    };
+    let outcome = execute(gem, op)?;
+    match outcome {
+        Outcome::Error(e) => {
+            eprintln!("{}", e.message);
+            for frame in &e.stack {
+                eprintln!("  {frame}");
+            }
+            return Ok(ExitCode::FAILURE);
+        }
+        Outcome::Evaluated(e) => println!("{}", e.print_string),
+        Outcome::Committed(c) if c.committed => println!("committed"),
+        Outcome::Committed(c) => {
+            eprintln!("the commit failed: another session changed {}", c.conflicts.join(", "));
+            return Ok(ExitCode::FAILURE);
+        }
+        Outcome::Done(_) => println!("aborted"),
+        Outcome::Names(n) => n.names.iter().for_each(|name| println!("{name}")),
+        Outcome::Classes(c) => {
+            for class in c.classes {
+                println!("{} ({})", class.name, if class.superclass.is_empty() { "nil" } else { &class.superclass });
+            }
+        }
+        Outcome::MethodSource(m) => println!("{}", m.source),
+        Outcome::Methods(m) => {
+            for method in m.methods {
+                let side = if method.meta { " class" } else { "" };
+                println!("{}{side}>>{}", method.class_name, method.selector);
+            }
+        }
+        other => bail!("the gem answered out of turn: {other:?}"),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `Class>>selector` or `Class class>>selector`.
+fn method_ref(name: &str) -> Result<pb::MethodRef> {
+    let (class, selector) =
+        name.split_once(">>").ok_or_else(|| anyhow!("{name:?} names no method (write Class>>selector)"))?;
+    let (class, meta) = match class.trim().strip_suffix(" class") {
+        Some(instance) => (instance.trim(), true),
+        None => (class.trim(), false),
+    };
+    if class.is_empty() || selector.trim().is_empty() {
+        bail!("{name:?} names no method (write Class>>selector)");
+    }
+    Ok(pb::MethodRef {
+        class: Some(pb::ClassRef { class_name: class.to_string(), meta }),
+        selector: selector.trim().to_string(),
+    })
+}
+
+/// One operation in one batch; its outcome.
+fn execute(gem: &str, op: Op) -> Result<Outcome> {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let url = if gem.contains("://") { gem.to_string() } else { format!("http://{gem}") };
+    runtime.block_on(async {
+        let mut client = AgentClient::connect(url).await.with_context(|| format!("cannot reach the gem at {gem}"))?;
+        let batch = pb::Batch { operations: vec![pb::Operation { op: Some(op) }] };
+        let reply = client.execute(batch).await.map_err(|s| anyhow!("the gem at {gem}: {}", s.message()))?;
+        reply
+            .into_inner()
+            .results
+            .into_iter()
+            .next()
+            .and_then(|r| r.outcome)
+            .ok_or_else(|| anyhow!("the gem at {gem} answered nothing"))
+    })
+}
