@@ -111,10 +111,17 @@ enum Command {
         #[command(subcommand)]
         what: Option<BenchKind>,
     },
-    /// Create a repository in a new folder, holding the kernel.
+    /// Create a repository in a new folder, holding the kernel and the users SystemUser and
+    /// DataCurator.
     Init {
         /// The repository folder (created).
         dir: PathBuf,
+        /// SystemUser's password (default: swordfish, as in GemStone).
+        #[arg(long, env = "ONYX_SYSTEMUSER_PASSWORD", hide_env_values = true)]
+        system_user_password: Option<String>,
+        /// DataCurator's password (default: swordfish).
+        #[arg(long, env = "ONYX_DATACURATOR_PASSWORD", hide_env_values = true)]
+        data_curator_password: Option<String>,
     },
     /// Serve a repository to gems until SIGTERM or SIGINT.
     Stone {
@@ -175,7 +182,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 disk: &disk,
             })
         }
-        Command::Init { dir } => crate::gem::init(&setup, &dir),
+        Command::Init { dir, system_user_password, data_curator_password } => {
+            let passwords =
+                crate::gem::Passwords { system_user: system_user_password, data_curator: data_curator_password };
+            crate::gem::init(&setup, &dir, &passwords)
+        }
         Command::Gem { stone, listen } => crate::agent::serve(setup.config, &stone, listen),
         Command::Stone { dir, listen, gc_interval } => crate::stone::serve(&dir, listen, gc_interval),
     }

@@ -84,14 +84,22 @@ fn method_ref(name: &str) -> Result<pb::MethodRef> {
     })
 }
 
-/// One operation in one batch; its outcome.
+/// One operation in one batch, after logging in as `ONYX_USER` (default DataCurator) with
+/// `ONYX_PASSWORD` (default GemStone's swordfish); its outcome.
 fn execute(gem: &str, op: Op) -> Result<Outcome> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let url = if gem.contains("://") { gem.to_string() } else { format!("http://{gem}") };
+    let user = std::env::var("ONYX_USER").unwrap_or_else(|_| "DataCurator".into());
+    let password = std::env::var("ONYX_PASSWORD").unwrap_or_else(|_| crate::users::DEFAULT_PASSWORD.into());
     runtime.block_on(async {
         let mut client = AgentClient::connect(url).await.with_context(|| format!("cannot reach the gem at {gem}"))?;
+        let login = client.login(pb::LoginRequest { user, password }).await;
+        let token = login.map_err(|s| anyhow!("the gem at {gem}: {}", s.message()))?.into_inner().token;
         let batch = pb::Batch { operations: vec![pb::Operation { op: Some(op) }] };
-        let reply = client.execute(batch).await.map_err(|s| anyhow!("the gem at {gem}: {}", s.message()))?;
+        let mut request = tonic::Request::new(batch);
+        let bearer = format!("Bearer {token}").parse().map_err(|_| anyhow!("the gem answered a malformed token"))?;
+        request.metadata_mut().insert("authorization", bearer);
+        let reply = client.execute(request).await.map_err(|s| anyhow!("the gem at {gem}: {}", s.message()))?;
         reply
             .into_inner()
             .results

@@ -12,14 +12,37 @@ use onyx_vm::persist::LocalLink;
 
 use crate::cli::{Setup, boot, print_evaluation};
 use crate::stone_client::StoneSession;
+use crate::users;
 
-/// Creates a repository in `dir` and commits the kernel into it.
-pub fn init(setup: &Setup, dir: &Path) -> Result<ExitCode> {
-    let stone = Arc::new(Stone::create(dir)?);
+/// The initial passwords of a new repository's users.
+pub struct Passwords {
+    pub system_user: Option<String>,
+    pub data_curator: Option<String>,
+}
+
+/// Creates a repository in `dir` and commits the kernel into it, with the users
+/// `SystemUser` and `DataCurator` (both may change code).
+pub fn init(setup: &Setup, dir: &Path, passwords: &Passwords) -> Result<ExitCode> {
     let mut vm = boot(setup)?;
+    let mut defaulted = Vec::new();
+    for (user, password) in [("SystemUser", &passwords.system_user), ("DataCurator", &passwords.data_curator)] {
+        let password = password.clone().unwrap_or_else(|| {
+            defaulted.push(user);
+            users::DEFAULT_PASSWORD.to_string()
+        });
+        users::add(&mut vm, user, &password, true).map_err(|e| anyhow!("cannot add user {user}: {e}"))?;
+    }
+    let stone = Arc::new(Stone::create(dir)?);
     let link = LocalLink::login(Arc::clone(&stone)).map_err(|e| anyhow!(e))?;
     vm.create_repository(Box::new(link)).map_err(|e| anyhow!("the kernel could not be committed: {e}"))?;
     println!("created a repository in {}", dir.display());
+    if !defaulted.is_empty() {
+        println!(
+            "{} has the password '{}': set another with onyx init's password options",
+            defaulted.join(" and "),
+            users::DEFAULT_PASSWORD
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 

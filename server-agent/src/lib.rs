@@ -1,7 +1,8 @@
 //! The gem runtime and the `onyx` command line: the subcommands ([`cli`]), the stone server
 //! ([`stone`]), a gem's connection to it ([`stone_client`]), the gem commands (`gem`:
 //! `onyx init`, `onyx eval --stone`), the server agent a gem serves (`agent`: `onyx gem`)
-//! and the command line as the agent's client (`client`: `onyx eval --gem`, `onyx source`, ...).
+//! and the command line as the agent's client (`client`: `onyx eval --gem`, `onyx source`, ...);
+//! `users` keeps the repository's users and their passwords.
 
 mod agent;
 mod bench;
@@ -12,4 +13,5 @@ mod fault_bench;
 mod gem;
 pub mod stone;
 pub mod stone_client;
+mod users;
 mod wire;

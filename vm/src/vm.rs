@@ -221,6 +221,9 @@ pub struct Vm {
     pub(crate) native_compiled: usize,
     /// Set from any thread to make the running evaluation stop at its next interrupt check.
     pub interrupt: Arc<AtomicBool>,
+    /// Whether code may be changed now (methods compiled or removed, classes defined): the
+    /// host clears it for a user without that privilege.
+    pub may_change_code: bool,
     /// Objects the host holds (kept alive across collections).
     pub(crate) handles: Vec<Value>,
     /// Transcript output not yet taken by the host.
@@ -264,6 +267,7 @@ impl Vm {
             next_frame_id: 1,
             native_compiled: 0,
             interrupt: Arc::new(AtomicBool::new(false)),
+            may_change_code: true,
             handles: Vec::new(),
             transcript: String::new(),
             warnings: Vec::new(),

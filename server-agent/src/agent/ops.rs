@@ -56,8 +56,8 @@ pub fn evaluated(vm: &mut Vm, value: Value, handle: u64) -> Answer {
     Ok(Outcome::Evaluated(pb::Evaluated { print_string, class_name, handle }))
 }
 
-/// Runs one operation (not an evaluation, an interrupt, a transcript read or one on
-/// handles: the VM thread runs those).
+/// Runs one operation (not an evaluation, an interrupt, a transcript read, one on handles
+/// or on users: the VM thread runs those).
 pub fn run(vm: &mut Vm, op: Op) -> Answer {
     match op {
         Op::Packages(_) => packages(vm),
@@ -72,6 +72,7 @@ pub fn run(vm: &mut Vm, op: Op) -> Answer {
         Op::MethodSource(r) => method_source(vm, &r),
         Op::CompileMethod(r) => compile(vm, &r),
         Op::RemoveMethod(r) => {
+            may_change_code(vm)?;
             let class = class(vm, &r.class.unwrap_or_default())?;
             let selector = vm.intern(&r.selector);
             if send(vm, class, "includesSelector:", &[selector])? != Value::TRUE {
@@ -93,10 +94,18 @@ pub fn run(vm: &mut Vm, op: Op) -> Answer {
         Op::BeginTransaction(_) => system_done(vm, "beginTransaction"),
         Op::AbortTransaction(_) => system_done(vm, "abortTransaction"),
         Op::CommitTransaction(_) => commit(vm),
-        Op::Evaluate(_) | Op::Interrupt(_) | Op::Transcript(_) | Op::Inspect(_) | Op::Release(_) => {
+        Op::Evaluate(_) | Op::Interrupt(_) | Op::Transcript(_) | Op::Inspect(_) | Op::Release(_) | Op::AddUser(_) => {
             Err(Failure::new(pb::Code::Invalid, "an operation the VM thread runs itself"))
         }
     }
+}
+
+/// Refuses a user who may not change code.
+fn may_change_code(vm: &Vm) -> Result<(), Failure> {
+    if vm.may_change_code {
+        return Ok(());
+    }
+    Err(Failure::new(pb::Code::PermissionDenied, "permission denied: this user may not change code"))
 }
 
 fn send(vm: &mut Vm, receiver: Value, selector: &str, args: &[Value]) -> Result<Value, Failure> {
@@ -204,6 +213,7 @@ fn method_source(vm: &mut Vm, r: &pb::MethodRef) -> Answer {
 }
 
 fn compile(vm: &mut Vm, r: &pb::CompileMethod) -> Answer {
+    may_change_code(vm)?;
     let class = class(vm, &r.class.clone().unwrap_or_default())?;
     let protocol = if r.protocol.is_empty() { "as yet unclassified" } else { r.protocol.as_str() };
     let protocol = vm.intern(protocol);

@@ -1,8 +1,12 @@
-//! The agent's gRPC service: each batch goes to the VM thread, and its reply comes back
-//! through a channel; events come from a broadcast the VM thread feeds.
+//! The agent's gRPC service: a login checks the password against the user's profile (read
+//! by the VM thread, checked here) and answers a token; each batch of a token's user goes to
+//! the VM thread, and its reply comes back through a channel; events come from a broadcast
+//! the VM thread feeds.
 
+use std::collections::HashMap;
 use std::pin::Pin;
 use std::sync::mpsc::Sender;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use onyx_protocol::agent::{self as pb, agent_server};
@@ -10,16 +14,36 @@ use tokio::sync::{broadcast, oneshot};
 use tokio_stream::{Stream, StreamExt as _, wrappers::BroadcastStream};
 use tonic::{Request, Response, Status};
 
-use super::worker::Job;
+use super::worker::{Job, Work};
+use crate::users;
+
+/// A logged-in user, by token.
+#[derive(Clone)]
+struct User {
+    may_change_code: bool,
+}
 
 pub struct AgentService {
-    jobs: Sender<Job>,
+    work: Sender<Work>,
     events: broadcast::Sender<pb::Event>,
+    tokens: Arc<Mutex<HashMap<String, User>>>,
 }
 
 impl AgentService {
-    pub fn new(jobs: Sender<Job>, events: broadcast::Sender<pb::Event>) -> AgentService {
-        AgentService { jobs, events }
+    pub fn new(work: Sender<Work>, events: broadcast::Sender<pb::Event>) -> AgentService {
+        AgentService { work, events, tokens: Arc::default() }
+    }
+
+    /// The user whose token the request carries.
+    fn user<T>(&self, request: &Request<T>) -> Result<User, Status> {
+        let token = request
+            .metadata()
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .ok_or_else(|| Status::unauthenticated("log in first: no token"))?;
+        let tokens = self.tokens.lock().unwrap_or_else(|e| e.into_inner());
+        tokens.get(token).cloned().ok_or_else(|| Status::unauthenticated("an unknown token: log in again"))
     }
 }
 
@@ -29,16 +53,39 @@ fn stopped() -> Status {
 
 #[tonic::async_trait]
 impl agent_server::Agent for AgentService {
-    async fn execute(&self, request: Request<pb::Batch>) -> Result<Response<pb::BatchResult>, Status> {
+    async fn login(&self, request: Request<pb::LoginRequest>) -> Result<Response<pb::LoginReply>, Status> {
+        let r = request.into_inner();
         let (reply, answer) = oneshot::channel();
-        let job = Job { batch: request.into_inner(), reply, arrived: Instant::now() };
-        self.jobs.send(job).map_err(|_| stopped())?;
+        self.work.send(Work::Profile { user: r.user.clone(), reply }).map_err(|_| stopped())?;
+        let profile = answer.await.map_err(|_| stopped())?.map_err(Status::internal)?;
+        let refused = || Status::unauthenticated(format!("user {} or its password is not known", r.user));
+        let profile = profile.ok_or_else(refused)?;
+        // Checking a password takes tens of milliseconds on purpose: off the async threads.
+        let matches = tokio::task::spawn_blocking(move || users::verify(&r.password, &profile.password_hash))
+            .await
+            .map_err(|_| Status::internal("the password check failed"))?;
+        if !matches {
+            return Err(refused());
+        }
+        let token = users::new_token();
+        let user = User { may_change_code: profile.may_change_code };
+        self.tokens.lock().unwrap_or_else(|e| e.into_inner()).insert(token.clone(), user);
+        Ok(Response::new(pb::LoginReply { token, may_change_code: profile.may_change_code }))
+    }
+
+    async fn execute(&self, request: Request<pb::Batch>) -> Result<Response<pb::BatchResult>, Status> {
+        let user = self.user(&request)?;
+        let (reply, answer) = oneshot::channel();
+        let job =
+            Job { batch: request.into_inner(), reply, arrived: Instant::now(), may_change_code: user.may_change_code };
+        self.work.send(Work::Batch(job)).map_err(|_| stopped())?;
         Ok(Response::new(answer.await.map_err(|_| stopped())?))
     }
 
     type EventsStream = Pin<Box<dyn Stream<Item = Result<pb::Event, Status>> + Send>>;
 
-    async fn events(&self, _request: Request<pb::EventsRequest>) -> Result<Response<Self::EventsStream>, Status> {
+    async fn events(&self, request: Request<pb::EventsRequest>) -> Result<Response<Self::EventsStream>, Status> {
+        self.user(&request)?;
         // A listener too slow to keep up misses events rather than holding the gem up.
         let events = BroadcastStream::new(self.events.subscribe()).filter_map(|e| e.ok().map(Ok));
         Ok(Response::new(Box::pin(events)))

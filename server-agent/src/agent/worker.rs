@@ -1,5 +1,5 @@
 //! The gem's VM thread: it owns the VM, takes batches from the agent's RPC threads through a
-//! channel, and runs them. An evaluation runs in time slices; between slices the thread takes
+//! channel, and runs them, each with its user's privilege. An evaluation runs in time slices; between slices the thread takes
 //! new batches and runs them too, so the tools are answered while Smalltalk code runs (an
 //! endless loop included) and an interrupt reaches a running evaluation within a slice.
 
@@ -12,15 +12,26 @@ use tokio::sync::{broadcast, oneshot};
 
 use super::inspect::{self, Handles};
 use super::ops::{self, Failure};
+use crate::users;
 
 /// How long an evaluation runs before the thread looks for other work.
 const SLICE: Duration = Duration::from_millis(5);
+
+/// What the agent's RPC threads ask of the VM thread.
+pub enum Work {
+    /// A batch of a logged-in user.
+    Batch(Job),
+    /// The profile of a user who logs in (the password is checked off the VM thread).
+    Profile { user: String, reply: oneshot::Sender<Result<Option<users::Profile>, String>> },
+}
 
 /// A batch from a client and where its answer goes.
 pub struct Job {
     pub batch: pb::Batch,
     pub reply: oneshot::Sender<pb::BatchResult>,
     pub arrived: Instant,
+    /// Whether the batch's user may change code.
+    pub may_change_code: bool,
 }
 
 /// A batch under way: the operations left, the results so far, and the evaluation it waits
@@ -31,6 +42,7 @@ struct Running {
     evaluation: Option<Evaluation>,
     job_reply: Option<oneshot::Sender<pb::BatchResult>>,
     arrived: Instant,
+    may_change_code: bool,
 }
 
 /// A doit's process, running.
@@ -41,25 +53,26 @@ struct Evaluation {
 }
 
 /// The VM thread's loop: until every sender of `jobs` is gone.
-pub fn run(vm: &mut Vm, jobs: &Receiver<Job>, events: &broadcast::Sender<pb::Event>) {
+pub fn run(vm: &mut Vm, work: &Receiver<Work>, events: &broadcast::Sender<pb::Event>) {
     let mut running: Vec<Running> = Vec::new();
     let mut state = State::default();
     loop {
         if running.is_empty() {
-            match jobs.recv() {
-                Ok(job) => running.push(Running::new(job)),
+            match work.recv() {
+                Ok(w) => take(vm, w, &mut running),
                 Err(_) => return,
             }
         }
         loop {
-            match jobs.try_recv() {
-                Ok(job) => running.push(Running::new(job)),
+            match work.try_recv() {
+                Ok(w) => take(vm, w, &mut running),
                 Err(TryRecvError::Empty) => break,
                 Err(TryRecvError::Disconnected) => return,
             }
         }
         let mut interrupt = false;
         for r in &mut running {
+            vm.may_change_code = r.may_change_code;
             interrupt |= r.advance(vm, &mut state);
         }
         if interrupt {
@@ -72,6 +85,17 @@ pub fn run(vm: &mut Vm, jobs: &Receiver<Job>, events: &broadcast::Sender<pb::Eve
     }
 }
 
+/// Starts a batch, or answers a profile at once.
+fn take(vm: &mut Vm, work: Work, running: &mut Vec<Running>) {
+    match work {
+        Work::Batch(job) => running.push(Running::new(job)),
+        Work::Profile { user, reply } => {
+            // A client that gave up no longer wants the answer.
+            let _ = reply.send(users::profile(vm, &user));
+        }
+    }
+}
+
 impl Running {
     fn new(job: Job) -> Running {
         Running {
@@ -80,6 +104,7 @@ impl Running {
             evaluation: None,
             job_reply: Some(job.reply),
             arrived: job.arrived,
+            may_change_code: job.may_change_code,
         }
     }
 
@@ -133,6 +158,16 @@ impl Running {
                 Some(Op::Release(r)) => {
                     state.handles.release(vm, &r.handles);
                     self.push(started, Ok(Outcome::Done(pb::Empty {})));
+                }
+                Some(Op::AddUser(r)) => {
+                    let outcome = if self.may_change_code {
+                        users::add(vm, &r.user, &r.password, r.may_change_code)
+                            .map(|()| Outcome::Done(pb::Empty {}))
+                            .map_err(|e| Failure::new(pb::Code::Invalid, e))
+                    } else {
+                        Err(Failure::new(pb::Code::PermissionDenied, "only a user who may change code adds users"))
+                    };
+                    self.push(started, outcome);
                 }
                 Some(op) => {
                     let outcome = ops::run(vm, op);

@@ -8,7 +8,10 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use onyx_protocol::agent::{self as pb, agent_client::AgentClient, operation::Op, result::Outcome};
+use tonic::codegen::InterceptedService;
+use tonic::metadata::{Ascii, MetadataValue};
 use tonic::transport::Channel;
+use tonic::{Request, Status};
 
 use crate::stone::StoneProcess;
 
@@ -45,8 +48,37 @@ fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a runtime")
 }
 
-async fn client(gem: &GemProcess) -> AgentClient<Channel> {
-    AgentClient::connect(format!("http://{}", gem.addr)).await.expect("the agent answers")
+/// A client of the agent that carries its login token.
+type Agent = AgentClient<InterceptedService<Channel, Bearer>>;
+
+#[derive(Clone)]
+struct Bearer(MetadataValue<Ascii>);
+
+impl tonic::service::Interceptor for Bearer {
+    fn call(&mut self, mut request: Request<()>) -> Result<Request<()>, Status> {
+        request.metadata_mut().insert("authorization", self.0.clone());
+        Ok(request)
+    }
+}
+
+async fn channel(gem: &GemProcess) -> Channel {
+    Channel::from_shared(format!("http://{}", gem.addr))
+        .expect("an address")
+        .connect()
+        .await
+        .expect("the agent answers")
+}
+
+async fn login(gem: &GemProcess, user: &str, password: &str) -> Result<Agent, Status> {
+    let channel = channel(gem).await;
+    let request = pb::LoginRequest { user: user.into(), password: password.into() };
+    let token = AgentClient::new(channel.clone()).login(request).await?.into_inner().token;
+    let bearer = format!("Bearer {token}").parse().expect("a token is ASCII");
+    Ok(AgentClient::with_interceptor(channel, Bearer(bearer)))
+}
+
+async fn client(gem: &GemProcess) -> Agent {
+    login(gem, "DataCurator", "swordfish").await.expect("DataCurator logs in")
 }
 
 fn op(op: Op) -> pb::Operation {
@@ -61,7 +93,7 @@ fn class(name: &str) -> Option<pb::ClassRef> {
     Some(pb::ClassRef { class_name: name.into(), meta: false })
 }
 
-async fn execute(client: &mut AgentClient<Channel>, ops: Vec<pb::Operation>) -> Vec<Outcome> {
+async fn execute(client: &mut Agent, ops: Vec<pb::Operation>) -> Vec<Outcome> {
     let reply = client.execute(pb::Batch { operations: ops }).await.expect("the batch is answered").into_inner();
     reply.results.into_iter().map(|r| r.outcome.expect("an outcome")).collect()
 }
@@ -333,4 +365,87 @@ fn the_command_line_scripts_a_gem_as_topaz_does() {
     assert!(!ok && err.contains("NoSuchClass"), "{err}");
     let (ok, _, err) = onyx_client(&gem, &["source", "printString"]);
     assert!(!ok && err.contains("Class>>selector"), "{err}");
+}
+
+#[test]
+fn only_logged_in_users_are_served_and_only_some_may_change_code() {
+    let (_dir, stone) = repository();
+    let gem = GemProcess::start(&stone);
+    runtime().block_on(async {
+        // No token, a wrong password, an unknown user.
+        let mut anonymous = AgentClient::new(channel(&gem).await);
+        let refused = anonymous.execute(pb::Batch { operations: vec![evaluate("3 + 4")] }).await;
+        assert_eq!(refused.expect_err("no token").code(), tonic::Code::Unauthenticated);
+        assert_eq!(
+            login(&gem, "DataCurator", "sword").await.err().map(|s| s.code()),
+            Some(tonic::Code::Unauthenticated)
+        );
+        assert_eq!(
+            login(&gem, "Nobody", "swordfish").await.err().map(|s| s.code()),
+            Some(tonic::Code::Unauthenticated)
+        );
+        // DataCurator adds a user who may not change code.
+        let mut curator = client(&gem).await;
+        let add = pb::AddUser { user: "reader".into(), password: "secret".into(), may_change_code: false };
+        let out = execute(&mut curator, vec![op(Op::AddUser(add)), op(Op::CommitTransaction(pb::Empty {}))]).await;
+        assert!(matches!(out[0], Outcome::Done(_)), "{:?}", out[0]);
+        assert!(matches!(&out[1], Outcome::Committed(c) if c.committed), "{:?}", out[1]);
+        let mut reader = login(&gem, "reader", "secret").await.expect("reader logs in");
+        let compile =
+            pb::CompileMethod { class: class("Object"), protocol: String::new(), source: "sneaky ^ 1".into() };
+        let add = pb::AddUser { user: "other".into(), password: "x".into(), may_change_code: true };
+        let out = execute(
+            &mut reader,
+            vec![
+                evaluate("3 + 4"),
+                op(Op::CompileMethod(compile)),
+                evaluate("Object compile: 'sneaky ^ 2'"),
+                evaluate("Object subclass: #Sneaky instanceVariableNames: '' classVariableNames: '' package: 'X'"),
+                op(Op::RemoveMethod(pb::MethodRef { class: class("Object"), selector: "printString".into() })),
+                evaluate("Object removeSelector: #printString"),
+                op(Op::AddUser(add)),
+            ],
+        )
+        .await;
+        assert_eq!(printed(&out[0]), "7");
+        assert_eq!(error(&out[1]).code, pb::Code::PermissionDenied as i32);
+        for (i, outcome) in out.iter().enumerate().skip(2).take(4) {
+            let e = error(outcome);
+            assert!(e.message.contains("permission denied"), "operation {i}: {e:?}");
+        }
+        assert_eq!(error(&out[6]).code, pb::Code::PermissionDenied as i32);
+        // Nothing changed; the curator still may.
+        let out = execute(
+            &mut curator,
+            vec![
+                evaluate("(Object includesSelector: #sneaky) | (Smalltalk includesKey: #Sneaky)"),
+                evaluate("Object includesSelector: #printString"),
+                evaluate("Object compile: 'sneaky ^ 3'. Object new sneaky"),
+            ],
+        )
+        .await;
+        assert_eq!((printed(&out[0]), printed(&out[1]), printed(&out[2])), ("false", "true", "3"));
+    });
+}
+
+#[test]
+fn onyx_init_takes_the_users_passwords() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let repo = dir.path().join("repo");
+    let init = Command::new(env!("CARGO_BIN_EXE_onyx"))
+        .arg("init")
+        .arg(&repo)
+        .env("ONYX_DATACURATOR_PASSWORD", "tuna")
+        .args(["--system-user-password", "marlin"])
+        .output()
+        .expect("onyx init runs");
+    assert!(init.status.success());
+    assert!(!String::from_utf8_lossy(&init.stdout).contains("swordfish"));
+    let stone = StoneProcess::serve(&repo);
+    let gem = GemProcess::start(&stone);
+    runtime().block_on(async {
+        assert!(login(&gem, "DataCurator", "tuna").await.is_ok());
+        assert!(login(&gem, "SystemUser", "marlin").await.is_ok());
+        assert!(login(&gem, "DataCurator", "swordfish").await.is_err());
+    });
 }

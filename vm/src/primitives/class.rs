@@ -80,6 +80,9 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             }
         }
         252 => {
+            if !vm.may_change_code {
+                return Err(Prim::Fail);
+            }
             let dict = vm.heap.slot(r, cs::METHOD_DICT).ok_or(Prim::Fail)?;
             let selector = a.arg(vm, 0);
             let removed = vm.dict_mut(dict).ok_or(Prim::Fail)?.remove(selector);
@@ -182,7 +185,13 @@ fn names_of(vm: &Vm, arr: Value) -> Vec<String> {
 /// Defines a class, or redefines an existing one: a changed shape migrates its instances
 /// (and those of its subclasses) by instance variable name and recompiles their methods.
 /// A failed definition changes nothing.
+/// Why a user without the privilege cannot change code.
+pub const NO_CODE_CHANGES: &str = "permission denied: this user may not change code";
+
 pub(crate) fn define_class(vm: &mut Vm, spec: &ClassSpec) -> Result<Value, String> {
+    if !vm.may_change_code {
+        return Err(NO_CODE_CHANGES.into());
+    }
     if spec.name.is_empty() || !spec.name.chars().next().is_some_and(char::is_uppercase) {
         return Err(format!("invalid class name '{}'", spec.name));
     }
@@ -447,6 +456,9 @@ impl Vm {
         source: &str,
         protocol: Value,
     ) -> Result<Value, crate::error::CompileError> {
+        if !self.may_change_code {
+            return Err(crate::error::CompileError { message: NO_CODE_CHANGES.into(), offset: 0, line: 1, column: 1 });
+        }
         let code = compiler::compile(self, source, class, Mode::Method)?;
         code.method_class.set(class);
         code.protocol.set(protocol);
