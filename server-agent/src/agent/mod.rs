@@ -6,6 +6,7 @@
 
 mod inspect;
 mod ops;
+mod search;
 mod service;
 mod worker;
 

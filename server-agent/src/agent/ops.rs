@@ -1,10 +1,13 @@
-//! The agent's operations other than evaluation: browsing classes and methods, compiling and
-//! removing methods, senders and implementors, and the transaction. They run on the VM thread
+//! The agent's operations other than evaluation: browsing classes and methods, defining
+//! classes, compiling and removing methods, and the transaction (`search.rs` has the
+//! cross-references). They run on the VM thread
 //! between time slices and reach the image through messages to it (`Smalltalk allClasses`,
 //! `Behavior>>protocols`, ...), so they see what Smalltalk code sees, faulting included.
 
 use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
 use onyx_vm::{EvalError, Value, Vm};
+
+use super::search;
 
 /// An operation's error, as the client gets it.
 pub struct Failure {
@@ -81,8 +84,19 @@ pub fn run(vm: &mut Vm, op: Op) -> Answer {
             send(vm, class, "removeSelector:", &[selector])?;
             Ok(Outcome::Done(pb::Empty {}))
         }
-        Op::Senders(r) => selector_users(vm, &r.selector, "sendsSelector:"),
-        Op::Implementors(r) => selector_users(vm, &r.selector, "includesSelector:"),
+        Op::Senders(r) => search::senders(vm, &r.selector),
+        Op::Implementors(r) => search::implementors(vm, &r.selector),
+        Op::References(r) => search::references(vm, &r.name),
+        Op::Readers(r) => search::inst_var_users(vm, &r, false),
+        Op::Writers(r) => search::inst_var_users(vm, &r, true),
+        Op::Hierarchy(r) => search::hierarchy(vm, &r),
+        Op::DefineClass(r) => define_class(vm, &r.definition),
+        Op::RemoveClass(r) => {
+            may_change_code(vm)?;
+            let class = class(vm, &pb::ClassRef { meta: false, ..r })?;
+            send(vm, class, "removeFromSystem", &[])?;
+            Ok(Outcome::Done(pb::Empty {}))
+        }
         Op::FindClass(r) => find_class(vm, &r.fragment),
         Op::TransactionStatus(_) => {
             let system = global(vm, "System")?;
@@ -108,7 +122,7 @@ fn may_change_code(vm: &Vm) -> Result<(), Failure> {
     Err(Failure::new(pb::Code::PermissionDenied, "permission denied: this user may not change code"))
 }
 
-fn send(vm: &mut Vm, receiver: Value, selector: &str, args: &[Value]) -> Result<Value, Failure> {
+pub(super) fn send(vm: &mut Vm, receiver: Value, selector: &str, args: &[Value]) -> Result<Value, Failure> {
     vm.send(receiver, selector, args).map_err(eval_failure)
 }
 
@@ -117,7 +131,7 @@ fn global(vm: &Vm, name: &str) -> Result<Value, Failure> {
 }
 
 /// The class (or metaclass) a reference names.
-fn class(vm: &mut Vm, r: &pb::ClassRef) -> Result<Value, Failure> {
+pub(super) fn class(vm: &mut Vm, r: &pb::ClassRef) -> Result<Value, Failure> {
     let smalltalk = global(vm, "Smalltalk")?;
     let name = vm.new_string(&r.class_name);
     let class = send(vm, smalltalk, "classNamed:", &[name])?;
@@ -140,7 +154,7 @@ fn sorted(mut names: Vec<String>) -> Vec<String> {
     names
 }
 
-fn all_classes(vm: &mut Vm) -> Result<Vec<Value>, Failure> {
+pub(super) fn all_classes(vm: &mut Vm) -> Result<Vec<Value>, Failure> {
     let smalltalk = global(vm, "Smalltalk")?;
     let classes = send(vm, smalltalk, "allClasses", &[])?;
     let array = send(vm, classes, "asArray", &[])?;
@@ -172,6 +186,17 @@ fn classes(vm: &mut Vm, package: &str) -> Answer {
     }
     classes.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(Outcome::Classes(pb::ClassList { classes }))
+}
+
+/// Evaluates a class definition; answers the class's definition as it now stands.
+fn define_class(vm: &mut Vm, definition: &str) -> Answer {
+    may_change_code(vm)?;
+    let class = vm.evaluate(definition).map_err(eval_failure)?;
+    if !vm.is_behavior(class) || vm.is_metaclass(class) {
+        return Err(Failure::new(pb::Code::Invalid, "the definition did not answer a class"));
+    }
+    let class_name = vm.class_name(class);
+    class_definition(vm, &pb::ClassRef { class_name, meta: false })
 }
 
 fn class_definition(vm: &mut Vm, r: &pb::ClassRef) -> Answer {
@@ -221,33 +246,6 @@ fn compile(vm: &mut Vm, r: &pb::CompileMethod) -> Answer {
     let method = vm.compile_and_install(class, &r.source, protocol).map_err(|e| eval_failure(EvalError::Compile(e)))?;
     let selector = vm.code_of(method).and_then(|c| vm.string_of(c.selector)).unwrap_or_default();
     Ok(Outcome::Compiled(pb::Compiled { selector, warnings: vm.take_warnings() }))
-}
-
-/// The methods whose `test` (`sendsSelector:` or `includesSelector:`) holds for `selector`,
-/// instance and class side.
-fn selector_users(vm: &mut Vm, selector: &str, test: &str) -> Answer {
-    let sel = vm.intern(selector);
-    let mut methods = Vec::new();
-    for class in all_classes(vm)? {
-        for (side, meta) in [(class, false), (vm.class_of(class), true)] {
-            if test == "includesSelector:" {
-                if send(vm, side, test, &[sel])? == Value::TRUE {
-                    methods.push(pb::MethodEntry { class_name: vm.class_name(class), meta, selector: selector.into() });
-                }
-                continue;
-            }
-            let dict = send(vm, side, "methods", &[])?;
-            let array = send(vm, dict, "asArray", &[])?;
-            for method in vm.array_items(array).unwrap_or_default() {
-                if send(vm, method, test, &[sel])? == Value::TRUE {
-                    let name = vm.code_of(method).and_then(|c| vm.string_of(c.selector)).unwrap_or_default();
-                    methods.push(pb::MethodEntry { class_name: vm.class_name(class), meta, selector: name });
-                }
-            }
-        }
-    }
-    methods.sort_by(|a, b| (&a.class_name, a.meta, &a.selector).cmp(&(&b.class_name, b.meta, &b.selector)));
-    Ok(Outcome::Methods(pb::MethodList { methods }))
 }
 
 fn find_class(vm: &mut Vm, fragment: &str) -> Answer {

@@ -449,3 +449,102 @@ fn onyx_init_takes_the_users_passwords() {
         assert!(login(&gem, "DataCurator", "swordfish").await.is_err());
     });
 }
+
+fn method_names(outcome: &Outcome) -> Vec<String> {
+    match outcome {
+        Outcome::Methods(m) => m.methods.iter().map(|e| format!("{}>>{}", e.class_name, e.selector)).collect(),
+        other => panic!("expected methods, got {other:?}"),
+    }
+}
+
+#[test]
+fn classes_are_defined_redefined_searched_and_removed() {
+    let (_dir, stone) = repository();
+    let gem = GemProcess::start(&stone);
+    runtime().block_on(async {
+        let mut agent = client(&gem).await;
+        let define = |d: &str| op(Op::DefineClass(pb::Definition { definition: d.into() }));
+        let compile = |class_name: &str, source: &str| {
+            op(Op::CompileMethod(pb::CompileMethod {
+                class: class(class_name),
+                protocol: "x".into(),
+                source: source.into(),
+            }))
+        };
+        let shape = "Object subclass: #Shape instanceVariableNames: 'width' classVariableNames: '' package: 'Shapes'";
+        let out = execute(
+            &mut agent,
+            vec![
+                define(shape),
+                define("Shape subclass: #Square instanceVariableNames: '' classVariableNames: '' package: 'Shapes'"),
+                compile("Shape", "width\n\t^ width"),
+                compile("Shape", "width: w\n\twidth := w"),
+                compile("Shape", "area\n\t^ self width * width"),
+                compile("Square", "asShape\n\t^ Shape new width: width"),
+                evaluate("UserGlobals at: #S put: (Square new width: 3). (UserGlobals at: #S) area"),
+            ],
+        )
+        .await;
+        assert!(matches!(&out[0], Outcome::ClassDefinition(d) if d.package == "Shapes"), "{:?}", out[0]);
+        assert_eq!(printed(&out[6]), "9");
+        // Redefined with another variable: the instance keeps its width.
+        let wider =
+            "Object subclass: #Shape instanceVariableNames: 'width height' classVariableNames: '' package: 'Shapes'";
+        let twice =
+            "Object subclass: #Shape instanceVariableNames: 'width width' classVariableNames: '' package: 'Shapes'";
+        let ivar = |name: &str| pb::InstVarRef { class: class("Shape"), name: name.into() };
+        let out = execute(
+            &mut agent,
+            vec![
+                define(wider),
+                evaluate("(UserGlobals at: #S) area"),
+                define(twice),
+                op(Op::ClassDefinition(pb::ClassRef { class_name: "Shape".into(), meta: false })),
+                op(Op::Readers(ivar("width"))),
+                op(Op::Writers(ivar("width"))),
+                op(Op::Readers(ivar("depth"))),
+                op(Op::References(pb::Global { name: "Shape".into() })),
+                op(Op::Senders(pb::SelectorRef { selector: "width:".into() })),
+                op(Op::Hierarchy(pb::ClassRef { class_name: "Shape".into(), meta: false })),
+            ],
+        )
+        .await;
+        assert!(matches!(&out[0], Outcome::ClassDefinition(d) if d.definition.contains("height")), "{:?}", out[0]);
+        assert_eq!(printed(&out[1]), "9", "the instance migrated");
+        assert_eq!(error(&out[2]).code, pb::Code::SmalltalkError as i32);
+        assert!(
+            matches!(&out[3], Outcome::ClassDefinition(d) if d.definition.contains("width height")),
+            "{:?}",
+            out[3]
+        );
+        assert_eq!(method_names(&out[4]), ["Shape>>area", "Shape>>width", "Square>>asShape"]);
+        assert_eq!(method_names(&out[5]), ["Shape>>width:"]);
+        assert_eq!(error(&out[6]).code, pb::Code::NotFound as i32);
+        assert_eq!(method_names(&out[7]), ["Square>>asShape"]);
+        assert!(method_names(&out[8]).contains(&"Square>>asShape".to_string()));
+        match &out[9] {
+            Outcome::Classes(c) => {
+                let names: Vec<&str> = c.classes.iter().map(|e| e.name.as_str()).collect();
+                let at = |n: &str| names.iter().position(|x| *x == n).unwrap_or(usize::MAX);
+                assert!(
+                    at("Object") < at("Shape") && at("Shape") < at("Square") && at("Square") < names.len(),
+                    "{names:?}"
+                );
+                assert!(c.classes.iter().any(|e| e.name == "Square" && e.superclass == "Shape"));
+            }
+            other => panic!("{other:?}"),
+        }
+        let out = execute(
+            &mut agent,
+            vec![
+                op(Op::RemoveClass(pb::ClassRef { class_name: "Square".into(), meta: false })),
+                op(Op::FindClass(pb::Fragment { fragment: "Square".into() })),
+                op(Op::RemoveClass(pb::ClassRef { class_name: "Square".into(), meta: false })),
+            ],
+        )
+        .await;
+        assert!(matches!(out[0], Outcome::Done(_)), "{:?}", out[0]);
+        assert!(matches!(&out[1], Outcome::Classes(c) if c.classes.is_empty()), "{:?}", out[1]);
+        assert_eq!(error(&out[2]).code, pb::Code::NotFound as i32);
+    });
+}

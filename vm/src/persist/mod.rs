@@ -632,6 +632,12 @@ impl Vm {
         }
     }
 
+    /// Brings in whichever of `values` are stubs, together: a host that reads objects
+    /// directly (a cross-reference search reading methods' code) calls this first.
+    pub fn bring_in(&mut self, values: &[Value]) {
+        self.fault_in_all(values);
+    }
+
     /// Brings in whichever of `values` are stubs, together.
     pub(crate) fn fault_in_all(&mut self, values: &[Value]) {
         if !values.iter().any(|&v| self.heap.is_stub(v)) {

@@ -140,7 +140,7 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
 }
 
 fn remove_class(vm: &mut Vm, class: Value) -> Result<(), Prim> {
-    if !vm.is_behavior(class) || vm.is_metaclass(class) {
+    if !vm.may_change_code || !vm.is_behavior(class) || vm.is_metaclass(class) {
         return Err(Prim::Fail);
     }
     let name = vm.heap.slot(class, cs::NAME).ok_or(Prim::Fail)?;

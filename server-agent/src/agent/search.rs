@@ -1,0 +1,151 @@
+//! Cross-references over the methods of the image (senders, implementors, references to a
+//! global, readers and writers of an instance variable) and class hierarchies. Methods are
+//! found through the classes' method dictionaries, brought in together, and their compiled
+//! code is read directly.
+
+use onyx_protocol::agent::{self as pb, result::Outcome};
+use onyx_vm::bytecode::{CompiledCode, Instr};
+use onyx_vm::{Value, Vm};
+
+use super::ops::{Failure, all_classes, class, send};
+
+type Answer = Result<Outcome, Failure>;
+
+/// A method found, with where it is.
+struct Found {
+    class: Value,
+    meta: bool,
+    method: Value,
+}
+
+/// The methods of `classes` (both sides), brought in.
+fn methods_of(vm: &mut Vm, classes: &[Value]) -> Result<Vec<Found>, Failure> {
+    let mut out = Vec::new();
+    for &class in classes {
+        for (side, meta) in [(class, false), (vm.class_of(class), true)] {
+            let methods = send(vm, side, "methods", &[])?;
+            let methods = send(vm, methods, "asArray", &[])?;
+            let methods = vm.array_items(methods).unwrap_or_default();
+            vm.bring_in(&methods);
+            out.extend(methods.into_iter().map(|method| Found { class, meta, method }));
+        }
+    }
+    Ok(out)
+}
+
+/// The entries of the methods whose code (or a block's) satisfies `test`, sorted.
+fn listed(vm: &Vm, found: Vec<Found>, test: impl Fn(&CompiledCode) -> bool) -> Outcome {
+    let mut methods: Vec<pb::MethodEntry> = found
+        .into_iter()
+        .filter_map(|f| {
+            let code = vm.code_of(f.method)?;
+            let hit = test(&code) || code.blocks.iter().any(|b| test(b));
+            hit.then(|| pb::MethodEntry {
+                class_name: vm.class_name(f.class),
+                meta: f.meta,
+                selector: vm.string_of(code.selector).unwrap_or_default(),
+            })
+        })
+        .collect();
+    methods.sort_by(|a, b| (&a.class_name, a.meta, &a.selector).cmp(&(&b.class_name, b.meta, &b.selector)));
+    Outcome::Methods(pb::MethodList { methods })
+}
+
+/// Methods that send `selector` (name it among their literals).
+pub fn senders(vm: &mut Vm, selector: &str) -> Answer {
+    let Some(sel) = vm.existing_symbol(selector) else { return Ok(Outcome::Methods(pb::MethodList::default())) };
+    let classes = all_classes(vm)?;
+    let found = methods_of(vm, &classes)?;
+    Ok(listed(vm, found, |c| c.literals.contains(&sel)))
+}
+
+/// Methods that implement `selector`.
+pub fn implementors(vm: &mut Vm, selector: &str) -> Answer {
+    let sel = vm.intern(selector);
+    let mut methods = Vec::new();
+    for class in all_classes(vm)? {
+        for (side, meta) in [(class, false), (vm.class_of(class), true)] {
+            if send(vm, side, "includesSelector:", &[sel])? == Value::TRUE {
+                methods.push(pb::MethodEntry { class_name: vm.class_name(class), meta, selector: selector.into() });
+            }
+        }
+    }
+    methods.sort_by(|a, b| (&a.class_name, a.meta).cmp(&(&b.class_name, b.meta)));
+    Ok(Outcome::Methods(pb::MethodList { methods }))
+}
+
+/// Methods that read or write global `name` (a class is a global).
+pub fn references(vm: &mut Vm, name: &str) -> Answer {
+    let Some(key) = vm.existing_symbol(name) else { return Ok(Outcome::Methods(pb::MethodList::default())) };
+    let classes = all_classes(vm)?;
+    let found = methods_of(vm, &classes)?;
+    let names = |c: &CompiledCode, lit: u16| {
+        c.literals.get(usize::from(lit)).is_some_and(|&binding| vm.heap.slot(binding, 0) == Some(key))
+    };
+    Ok(listed(vm, found, |c| {
+        c.instrs.iter().any(|i| match *i {
+            Instr::GetGlobal { lit, .. } | Instr::SetGlobal { lit, .. } => names(c, lit),
+            _ => false,
+        })
+    }))
+}
+
+/// Methods of a class and its subclasses that read (`writes` false) or write an instance
+/// variable.
+pub fn inst_var_users(vm: &mut Vm, r: &pb::InstVarRef, writes: bool) -> Answer {
+    let class = class(vm, &r.class.clone().unwrap_or_default())?;
+    let names = send(vm, class, "allInstVarNames", &[])?;
+    let names = send(vm, names, "asArray", &[])?;
+    let names: Vec<String> =
+        vm.array_items(names).unwrap_or_default().iter().filter_map(|&n| vm.string_of(n)).collect();
+    let Some(index) = names.iter().position(|n| *n == r.name) else {
+        let name = vm.class_name(class);
+        return Err(Failure::new(pb::Code::NotFound, format!("{name} has no instance variable {}", r.name)));
+    };
+    let index = u16::try_from(index).map_err(|_| Failure::new(pb::Code::Invalid, "too many instance variables"))?;
+    let all = send(vm, class, "withAllSubclasses", &[])?;
+    let all = send(vm, all, "asArray", &[])?;
+    let classes = vm.array_items(all).unwrap_or_default();
+    // Only the instance side: a class-side method cannot see an instance's variables.
+    let found: Vec<Found> = methods_of(vm, &classes)?.into_iter().filter(|f| !f.meta).collect();
+    Ok(listed(vm, found, |c| {
+        c.instrs.iter().any(|i| match *i {
+            Instr::GetIvar { index: k, .. } => !writes && k == index,
+            Instr::SetIvar { index: k, .. } => writes && k == index,
+            _ => false,
+        })
+    }))
+}
+
+/// A class's superclasses, itself and its subclasses, root first, each after its superclass
+/// (the subclasses level by level).
+pub fn hierarchy(vm: &mut Vm, r: &pb::ClassRef) -> Answer {
+    let class = class(vm, &pb::ClassRef { meta: false, ..r.clone() })?;
+    let mut chain = vec![class];
+    let mut up = vm.superclass_of(class);
+    while !up.is_nil() && chain.len() < 10_000 {
+        chain.push(up);
+        up = vm.superclass_of(up);
+    }
+    chain.reverse();
+    let mut classes: Vec<Value> = chain;
+    // Below the class, level by level, each level's classes sorted by name.
+    let mut below = std::collections::VecDeque::from([class]);
+    while let Some(c) = below.pop_front() {
+        let subs = send(vm, c, "subclasses", &[])?;
+        let subs = send(vm, subs, "asArray", &[])?;
+        let mut subs = vm.array_items(subs).unwrap_or_default();
+        subs.sort_by_cached_key(|&s| vm.class_name(s));
+        classes.extend(subs.iter().copied());
+        below.extend(subs);
+    }
+    let entries = classes
+        .into_iter()
+        .map(|c| {
+            let sup = vm.superclass_of(c);
+            let superclass = if sup.is_nil() { String::new() } else { vm.class_name(sup) };
+            pb::ClassEntry { name: vm.class_name(c), superclass }
+        })
+        .collect();
+    Ok(Outcome::Classes(pb::ClassList { classes: entries }))
+}
