@@ -95,7 +95,7 @@ fn execute(gem: &str, op: Op) -> Result<Outcome> {
         let mut client = AgentClient::connect(url).await.with_context(|| format!("cannot reach the gem at {gem}"))?;
         let login = client.login(pb::LoginRequest { user, password }).await;
         let token = login.map_err(|s| anyhow!("the gem at {gem}: {}", s.message()))?.into_inner().token;
-        let batch = pb::Batch { operations: vec![pb::Operation { op: Some(op) }] };
+        let batch = pb::Batch { operations: vec![pb::Operation { op: Some(op), page: None }] };
         let mut request = tonic::Request::new(batch);
         let bearer = format!("Bearer {token}").parse().map_err(|_| anyhow!("the gem answered a malformed token"))?;
         request.metadata_mut().insert("authorization", bearer);

@@ -69,7 +69,7 @@ pub fn run(vm: &mut Vm, op: Op) -> Answer {
         Op::Protocols(r) => {
             let class = class(vm, &r)?;
             let protocols = send(vm, class, "protocols", &[])?;
-            Ok(Outcome::Names(pb::Names { names: sorted(strings(vm, protocols)?) }))
+            Ok(Outcome::Names(pb::Names { names: sorted(strings(vm, protocols)?), paged: None }))
         }
         Op::Methods(r) => methods(vm, &r),
         Op::MethodSource(r) => method_source(vm, &r),
@@ -172,7 +172,7 @@ fn packages(vm: &mut Vm) -> Answer {
         names.push(category(vm, class)?);
     }
     names.retain(|n| !n.is_empty());
-    Ok(Outcome::Names(pb::Names { names: sorted(names) }))
+    Ok(Outcome::Names(pb::Names { names: sorted(names), paged: None }))
 }
 
 fn classes(vm: &mut Vm, package: &str) -> Answer {
@@ -185,7 +185,7 @@ fn classes(vm: &mut Vm, package: &str) -> Answer {
         }
     }
     classes.sort_by(|a, b| a.name.cmp(&b.name));
-    Ok(Outcome::Classes(pb::ClassList { classes }))
+    Ok(Outcome::Classes(pb::ClassList { classes, paged: None }))
 }
 
 /// Evaluates a class definition; answers the class's definition as it now stands.
@@ -218,7 +218,7 @@ fn methods(vm: &mut Vm, r: &pb::ProtocolRef) -> Answer {
         let protocol = vm.intern(&r.protocol);
         send(vm, class, "selectorsInProtocol:", &[protocol])?
     };
-    Ok(Outcome::Names(pb::Names { names: sorted(strings(vm, selectors)?) }))
+    Ok(Outcome::Names(pb::Names { names: sorted(strings(vm, selectors)?), paged: None }))
 }
 
 fn method_source(vm: &mut Vm, r: &pb::MethodRef) -> Answer {
@@ -260,7 +260,7 @@ fn find_class(vm: &mut Vm, fragment: &str) -> Answer {
         }
     }
     classes.sort_by(|a, b| a.name.cmp(&b.name));
-    Ok(Outcome::Classes(pb::ClassList { classes }))
+    Ok(Outcome::Classes(pb::ClassList { classes, paged: None }))
 }
 
 fn system_done(vm: &mut Vm, selector: &str) -> Answer {

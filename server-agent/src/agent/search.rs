@@ -48,7 +48,7 @@ fn listed(vm: &Vm, found: Vec<Found>, test: impl Fn(&CompiledCode) -> bool) -> O
         })
         .collect();
     methods.sort_by(|a, b| (&a.class_name, a.meta, &a.selector).cmp(&(&b.class_name, b.meta, &b.selector)));
-    Outcome::Methods(pb::MethodList { methods })
+    Outcome::Methods(pb::MethodList { methods, paged: None })
 }
 
 /// Methods that send `selector` (name it among their literals).
@@ -71,7 +71,7 @@ pub fn implementors(vm: &mut Vm, selector: &str) -> Answer {
         }
     }
     methods.sort_by(|a, b| (&a.class_name, a.meta).cmp(&(&b.class_name, b.meta)));
-    Ok(Outcome::Methods(pb::MethodList { methods }))
+    Ok(Outcome::Methods(pb::MethodList { methods, paged: None }))
 }
 
 /// Methods that read or write global `name` (a class is a global).
@@ -147,5 +147,5 @@ pub fn hierarchy(vm: &mut Vm, r: &pb::ClassRef) -> Answer {
             pb::ClassEntry { name: vm.class_name(c), superclass }
         })
         .collect();
-    Ok(Outcome::Classes(pb::ClassList { classes: entries }))
+    Ok(Outcome::Classes(pb::ClassList { classes: entries, paged: None }))
 }

@@ -43,6 +43,8 @@ struct Running {
     job_reply: Option<oneshot::Sender<pb::BatchResult>>,
     arrived: Instant,
     may_change_code: bool,
+    /// The part of a list the current operation asked for.
+    page: Option<pb::Page>,
 }
 
 /// A doit's process, running.
@@ -105,6 +107,7 @@ impl Running {
             job_reply: Some(job.reply),
             arrived: job.arrived,
             may_change_code: job.may_change_code,
+            page: None,
         }
     }
 
@@ -128,6 +131,7 @@ impl Running {
             }
             let Some(operation) = self.ops.next() else { return interrupt };
             let started = Instant::now();
+            self.page = operation.page;
             match operation.op {
                 Some(Op::Evaluate(e)) => {
                     let receiver = if e.receiver == 0 { Ok(Value::NIL) } else { state.handles.get(e.receiver) };
@@ -203,7 +207,7 @@ impl Running {
 
     fn push(&mut self, started: Instant, outcome: Result<Outcome, Failure>) {
         let outcome = match outcome {
-            Ok(o) => o,
+            Ok(o) => paged(o, self.page.take()),
             Err(f) => Outcome::Error(f.into_error()),
         };
         let server_micros = micros(started.elapsed());
@@ -221,6 +225,34 @@ impl Running {
             let _ = reply.send(pb::BatchResult { results, server_micros: micros(self.arrived.elapsed()) });
         }
         true
+    }
+}
+
+/// A list outcome cut to the part `page` asks for (whole without one), saying where that
+/// part stands.
+fn paged(outcome: Outcome, page: Option<pb::Page>) -> Outcome {
+    fn cut<T>(items: &mut Vec<T>, page: Option<pb::Page>) -> Option<pb::Paged> {
+        let total = items.len();
+        let from = page.map_or(0, |p| usize::try_from(p.from).unwrap_or(usize::MAX)).min(total);
+        let size = page.map_or(total, |p| if p.size == 0 { total } else { p.size as usize });
+        let end = from.saturating_add(size).min(total);
+        *items = items.drain(from..end).collect();
+        Some(pb::Paged { total: total as u64, next: if end < total { end as u64 } else { 0 } })
+    }
+    match outcome {
+        Outcome::Names(mut n) => {
+            n.paged = cut(&mut n.names, page);
+            Outcome::Names(n)
+        }
+        Outcome::Classes(mut c) => {
+            c.paged = cut(&mut c.classes, page);
+            Outcome::Classes(c)
+        }
+        Outcome::Methods(mut m) => {
+            m.paged = cut(&mut m.methods, page);
+            Outcome::Methods(m)
+        }
+        other => other,
     }
 }
 

@@ -82,7 +82,7 @@ async fn client(gem: &GemProcess) -> Agent {
 }
 
 fn op(op: Op) -> pb::Operation {
-    pb::Operation { op: Some(op) }
+    pb::Operation { op: Some(op), page: None }
 }
 
 fn evaluate(source: &str) -> pb::Operation {
@@ -546,5 +546,30 @@ fn classes_are_defined_redefined_searched_and_removed() {
         assert!(matches!(out[0], Outcome::Done(_)), "{:?}", out[0]);
         assert!(matches!(&out[1], Outcome::Classes(c) if c.classes.is_empty()), "{:?}", out[1]);
         assert_eq!(error(&out[2]).code, pb::Code::NotFound as i32);
+    });
+}
+
+#[test]
+fn long_lists_come_in_pages_that_say_where_they_stand() {
+    let (_dir, stone) = repository();
+    let gem = GemProcess::start(&stone);
+    runtime().block_on(async {
+        let mut agent = client(&gem).await;
+        let implementors = || Op::Implementors(pb::SelectorRef { selector: "printOn:".into() });
+        let paged =
+            |from: u64, size: u32| pb::Operation { op: Some(implementors()), page: Some(pb::Page { from, size }) };
+        let out = execute(&mut agent, vec![op(implementors()), paged(0, 3), paged(3, 3), paged(100_000, 3)]).await;
+        let list = |o: &Outcome| match o {
+            Outcome::Methods(m) => (method_names(o), m.paged.clone().expect("paged")),
+            other => panic!("{other:?}"),
+        };
+        let (whole, all) = list(&out[0]);
+        assert!(whole.len() > 6 && all.total as usize == whole.len() && all.next == 0, "{all:?}");
+        let (first, p1) = list(&out[1]);
+        let (second, p2) = list(&out[2]);
+        assert_eq!((p1.total, p1.next, p2.next), (all.total, 3, 6));
+        assert_eq!([first, second].concat(), whole[..6]);
+        let (past, p3) = list(&out[3]);
+        assert!(past.is_empty() && p3.next == 0 && p3.total == all.total);
     });
 }
