@@ -560,7 +560,7 @@ fn long_lists_come_in_pages_that_say_where_they_stand() {
             |from: u64, size: u32| pb::Operation { op: Some(implementors()), page: Some(pb::Page { from, size }) };
         let out = execute(&mut agent, vec![op(implementors()), paged(0, 3), paged(3, 3), paged(100_000, 3)]).await;
         let list = |o: &Outcome| match o {
-            Outcome::Methods(m) => (method_names(o), m.paged.clone().expect("paged")),
+            Outcome::Methods(m) => (method_names(o), m.paged.expect("paged")),
             other => panic!("{other:?}"),
         };
         let (whole, all) = list(&out[0]);
