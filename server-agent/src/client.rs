@@ -45,7 +45,8 @@ pub fn run(gem: &str, request: Request) -> Result<ExitCode> {
         Outcome::Evaluated(e) => println!("{}", e.print_string),
         Outcome::Committed(c) if c.committed => println!("committed"),
         Outcome::Committed(c) => {
-            eprintln!("the commit failed: another session changed {}", c.conflicts.join(", "));
+            let objects: Vec<&str> = c.conflicts.iter().map(|f| f.print_string.as_str()).collect();
+            eprintln!("the commit failed: another session changed {}", objects.join(", "));
             return Ok(ExitCode::FAILURE);
         }
         Outcome::Done(_) => println!("aborted"),

@@ -256,6 +256,12 @@ impl Stone {
     /// Queues a commit and returns at once; `reply` gets the outcome once the commit is
     /// durable or refused (on the committer's thread: it must not block).
     pub fn commit_then(&self, session: u64, records: Vec<ObjectRecord>, reply: Reply) {
+        if records.is_empty() {
+            // Nothing to write: the commit only moves the view and releases the locks, as
+            // an abort does, without waiting for the disk.
+            reply(self.abort(session).map(CommitOutcome::Committed));
+            return;
+        }
         {
             let mut q = self.shared.queue.lock().unwrap_or_else(|e| e.into_inner());
             if q.closed {

@@ -7,7 +7,10 @@
 use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
 use onyx_vm::{EvalError, Value, Vm};
 
+use super::inspect::{self, Handles};
 use super::search;
+use super::worker::State;
+use crate::users;
 
 /// An operation's error, as the client gets it.
 pub struct Failure {
@@ -59,10 +62,30 @@ pub fn evaluated(vm: &mut Vm, value: Value, handle: u64) -> Answer {
     Ok(Outcome::Evaluated(pb::Evaluated { print_string, class_name, handle }))
 }
 
-/// Runs one operation (not an evaluation, an interrupt, a transcript read, one on handles
-/// or on users: the VM thread runs those).
-pub fn run(vm: &mut Vm, op: Op) -> Answer {
+/// Runs one operation (not an evaluation or an interrupt: the VM thread runs those), with
+/// what the VM thread keeps for its clients.
+pub fn run(vm: &mut Vm, state: &mut State, op: Op) -> Answer {
     match op {
+        Op::Transcript(_) => {
+            state.transcript.collect_quietly(vm);
+            Ok(Outcome::Text(pb::Text { text: std::mem::take(&mut state.transcript.unread) }))
+        }
+        Op::Inspect(r) => inspect::inspect(vm, &mut state.handles, &r),
+        Op::Release(r) => {
+            state.handles.release(vm, &r.handles);
+            Ok(Outcome::Done(pb::Empty {}))
+        }
+        Op::AddUser(r) => {
+            if !vm.may_change_code {
+                return Err(Failure::new(pb::Code::PermissionDenied, "only a user who may change code adds users"));
+            }
+            users::add(vm, &r.user, &r.password, r.may_change_code).map_err(|e| Failure::new(pb::Code::Invalid, e))?;
+            Ok(Outcome::Done(pb::Empty {}))
+        }
+        Op::AutoCommit(r) => {
+            state.auto_commit = r.on;
+            Ok(Outcome::Done(pb::Empty {}))
+        }
         Op::Packages(_) => packages(vm),
         Op::Classes(r) => classes(vm, &r.package),
         Op::ClassDefinition(r) => class_definition(vm, &r),
@@ -103,12 +126,12 @@ pub fn run(vm: &mut Vm, op: Op) -> Answer {
             let in_transaction = send(vm, system, "inTransaction", &[])? == Value::TRUE;
             let mode = send(vm, system, "transactionMode", &[])?;
             let mode = vm.string_of(mode).unwrap_or_default();
-            Ok(Outcome::Transaction(pb::TransactionStatus { in_transaction, mode }))
+            Ok(Outcome::Transaction(pb::TransactionStatus { in_transaction, mode, auto_commit: state.auto_commit }))
         }
         Op::BeginTransaction(_) => system_done(vm, "beginTransaction"),
         Op::AbortTransaction(_) => system_done(vm, "abortTransaction"),
-        Op::CommitTransaction(_) => commit(vm),
-        Op::Evaluate(_) | Op::Interrupt(_) | Op::Transcript(_) | Op::Inspect(_) | Op::Release(_) | Op::AddUser(_) => {
+        Op::CommitTransaction(_) => commit(vm, &mut state.handles),
+        Op::Evaluate(_) | Op::Interrupt(_) => {
             Err(Failure::new(pb::Code::Invalid, "an operation the VM thread runs itself"))
         }
     }
@@ -269,7 +292,8 @@ fn system_done(vm: &mut Vm, selector: &str) -> Answer {
     Ok(Outcome::Done(pb::Empty {}))
 }
 
-fn commit(vm: &mut Vm) -> Answer {
+/// `System commitTransaction`; on a conflict, the conflicting objects with handles.
+pub fn commit(vm: &mut Vm, handles: &mut Handles) -> Answer {
     let system = global(vm, "System")?;
     let committed = send(vm, system, "commitTransaction", &[])? == Value::TRUE;
     let mut conflicts = Vec::new();
@@ -277,7 +301,8 @@ fn commit(vm: &mut Vm) -> Answer {
         let objects = send(vm, system, "transactionConflicts", &[])?;
         let array = send(vm, objects, "asArray", &[])?;
         for v in vm.array_items(array).unwrap_or_default() {
-            conflicts.push(vm.print_string(v).map_err(eval_failure)?);
+            let print_string = vm.print_string(v).map_err(eval_failure)?;
+            conflicts.push(pb::Field { name: String::new(), print_string, handle: handles.handle(vm, v) });
         }
     }
     Ok(Outcome::Committed(pb::Committed { committed, conflicts }))

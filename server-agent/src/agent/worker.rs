@@ -10,7 +10,7 @@ use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
 use onyx_vm::{EvalError, Poll, Value, Vm};
 use tokio::sync::{broadcast, oneshot};
 
-use super::inspect::{self, Handles};
+use super::inspect::Handles;
 use super::ops::{self, Failure};
 use crate::users;
 
@@ -45,6 +45,8 @@ struct Running {
     may_change_code: bool,
     /// The part of a list the current operation asked for.
     page: Option<pb::Page>,
+    /// With auto-commit on: the commit that followed the batch.
+    auto_committed: Option<Result<Outcome, Failure>>,
 }
 
 /// A doit's process, running.
@@ -82,6 +84,11 @@ pub fn run(vm: &mut Vm, work: &Receiver<Work>, events: &broadcast::Sender<pb::Ev
                 r.interrupt(vm, &mut state);
             }
         }
+        for r in &mut running {
+            if r.is_done() && state.auto_commit && r.auto_committed.is_none() {
+                r.auto_committed = Some(ops::commit(vm, &mut state.handles));
+            }
+        }
         running.retain_mut(|r| !r.finish());
         state.transcript.collect(vm, events);
     }
@@ -108,6 +115,7 @@ impl Running {
             arrived: job.arrived,
             may_change_code: job.may_change_code,
             page: None,
+            auto_committed: None,
         }
     }
 
@@ -150,31 +158,8 @@ impl Running {
                     interrupt = true;
                     self.push(started, Ok(Outcome::Done(pb::Empty {})));
                 }
-                Some(Op::Transcript(_)) => {
-                    state.transcript.collect_quietly(vm);
-                    let text = std::mem::take(&mut state.transcript.unread);
-                    self.push(started, Ok(Outcome::Text(pb::Text { text })));
-                }
-                Some(Op::Inspect(r)) => {
-                    let outcome = inspect::inspect(vm, &mut state.handles, &r);
-                    self.push(started, outcome);
-                }
-                Some(Op::Release(r)) => {
-                    state.handles.release(vm, &r.handles);
-                    self.push(started, Ok(Outcome::Done(pb::Empty {})));
-                }
-                Some(Op::AddUser(r)) => {
-                    let outcome = if self.may_change_code {
-                        users::add(vm, &r.user, &r.password, r.may_change_code)
-                            .map(|()| Outcome::Done(pb::Empty {}))
-                            .map_err(|e| Failure::new(pb::Code::Invalid, e))
-                    } else {
-                        Err(Failure::new(pb::Code::PermissionDenied, "only a user who may change code adds users"))
-                    };
-                    self.push(started, outcome);
-                }
                 Some(op) => {
-                    let outcome = ops::run(vm, op);
+                    let outcome = ops::run(vm, state, op);
                     self.push(started, outcome);
                 }
                 None => self.push(started, Err(Failure::new(pb::Code::Invalid, "an empty operation"))),
@@ -214,15 +199,25 @@ impl Running {
         self.results.push(pb::Result { server_micros, outcome: Some(outcome) });
     }
 
+    /// Whether every operation of the batch is done.
+    fn is_done(&self) -> bool {
+        self.evaluation.is_none() && self.ops.len() == 0
+    }
+
     /// Answers the batch if all its operations are done; answers whether it was.
     fn finish(&mut self) -> bool {
-        if self.evaluation.is_some() || self.ops.len() > 0 {
+        if !self.is_done() {
             return false;
         }
         if let Some(reply) = self.job_reply.take() {
             let results = std::mem::take(&mut self.results);
+            let auto_commit = self.auto_committed.take().map(|outcome| {
+                let outcome = outcome.unwrap_or_else(|f| Outcome::Error(f.into_error()));
+                pb::Result { server_micros: 0, outcome: Some(outcome) }
+            });
+            let server_micros = micros(self.arrived.elapsed());
             // A client that gave up no longer wants the answer.
-            let _ = reply.send(pb::BatchResult { results, server_micros: micros(self.arrived.elapsed()) });
+            let _ = reply.send(pb::BatchResult { results, server_micros, auto_commit });
         }
         true
     }
@@ -258,16 +253,18 @@ fn paged(outcome: Outcome, page: Option<pb::Page>) -> Outcome {
 
 /// What the VM thread keeps for its clients between batches.
 #[derive(Default)]
-struct State {
-    transcript: Transcript,
-    handles: Handles,
+pub struct State {
+    pub transcript: Transcript,
+    pub handles: Handles,
+    /// Every batch is followed by a commit.
+    pub auto_commit: bool,
 }
 
 /// What Smalltalk code wrote to the Transcript: sent as events as it comes, and kept (the
 /// last [`Transcript::KEPT`] bytes) until a client reads it.
 #[derive(Default)]
-struct Transcript {
-    unread: String,
+pub struct Transcript {
+    pub unread: String,
     /// Taken from the VM and not sent as an event yet.
     pending: String,
 }
@@ -275,7 +272,7 @@ struct Transcript {
 impl Transcript {
     const KEPT: usize = 1 << 20;
 
-    fn collect_quietly(&mut self, vm: &mut Vm) {
+    pub fn collect_quietly(&mut self, vm: &mut Vm) {
         let text = vm.take_transcript();
         if text.is_empty() {
             return;

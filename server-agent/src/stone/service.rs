@@ -106,6 +106,10 @@ async fn answer(logged_in: &LoggedIn, request: pb::Request) -> Result<Answer, St
                 .await
                 .map(|records| Answer::Objects(pb::Objects { objects: records.iter().map(to_wire).collect() }))
         }
+        // An empty commit answers at once (see `Stone::commit_then`), but takes the stone's lock.
+        Op::Commit(r) if r.objects.is_empty() => {
+            blocking(stone, move |s| s.commit(session, Vec::new())).await.map(outcome_answer)
+        }
         Op::Commit(r) => return commit(stone, session, r).await,
         Op::Abort(_) => blocking(stone, move |s| s.abort(session)).await.map(view),
         Op::Continue(_) => blocking(stone, move |s| s.continue_transaction(session)).await.map(view),
@@ -154,13 +158,17 @@ async fn commit(stone: &Stone, session: u64, r: pb::CommitRequest) -> Result<Ans
         }),
     );
     let outcome = rx.await.map_err(|_| Status::unavailable("the stone stopped"))?.map_err(status)?;
+    Ok(outcome_answer(outcome))
+}
+
+fn outcome_answer(outcome: CommitOutcome) -> Answer {
     let outcome = match outcome {
         CommitOutcome::Committed(v) => {
             pb::commit_reply::Outcome::Committed(pb::View { seq: v.seq, changed: v.changed })
         }
         CommitOutcome::Conflict(oops) => pb::commit_reply::Outcome::Conflict(pb::Conflict { oops }),
     };
-    Ok(Answer::Committed(pb::CommitReply { outcome: Some(outcome) }))
+    Answer::Committed(pb::CommitReply { outcome: Some(outcome) })
 }
 
 fn view(v: onyx_store::ViewChange) -> Answer {

@@ -573,3 +573,50 @@ fn long_lists_come_in_pages_that_say_where_they_stand() {
         assert!(past.is_empty() && p3.next == 0 && p3.total == all.total);
     });
 }
+
+#[test]
+fn auto_commit_follows_each_batch_and_a_conflict_names_inspectable_objects() {
+    let (_dir, stone) = repository();
+    let (first, second) = (GemProcess::start(&stone), GemProcess::start(&stone));
+    runtime().block_on(async {
+        let mut a = client(&first).await;
+        let mut b = client(&second).await;
+        // b reads before a commits: its view is older than a's commit.
+        assert_eq!(printed(&execute(&mut b, vec![evaluate("UserGlobals at: #Counter ifAbsent: [0]")]).await[0]), "0");
+        let on = op(Op::AutoCommit(pb::AutoCommit { on: true }));
+        let out = execute(&mut a, vec![on, op(Op::TransactionStatus(pb::Empty {}))]).await;
+        assert!(matches!(&out[1], Outcome::Transaction(t) if t.auto_commit && t.in_transaction), "{:?}", out[1]);
+        let reply = a
+            .execute(pb::Batch { operations: vec![evaluate("UserGlobals at: #Counter put: 1")] })
+            .await
+            .expect("an answer")
+            .into_inner();
+        match reply.auto_commit.and_then(|r| r.outcome) {
+            Some(Outcome::Committed(c)) => assert!(c.committed, "{c:?}"),
+            other => panic!("expected the batch to be committed, got {other:?}"),
+        }
+        // b changes the same dictionary from its older view: its commit conflicts.
+        let out =
+            execute(&mut b, vec![evaluate("UserGlobals at: #Counter put: 2"), op(Op::CommitTransaction(pb::Empty {}))])
+                .await;
+        let conflicts = match &out[1] {
+            Outcome::Committed(c) if !c.committed => c.conflicts.clone(),
+            other => panic!("expected a conflict, got {other:?}"),
+        };
+        assert!(!conflicts.is_empty() && conflicts.iter().all(|c| c.handle != 0), "{conflicts:?}");
+        let handle = conflicts[0].handle;
+        let out = execute(&mut b, vec![op(Op::Inspect(pb::Inspect { handle, from: 0, page_size: 0 }))]).await;
+        assert!(matches!(&out[0], Outcome::Inspection(i) if !i.class_name.is_empty()), "{:?}", out[0]);
+        let out = execute(
+            &mut b,
+            vec![
+                op(Op::AbortTransaction(pb::Empty {})),
+                evaluate("UserGlobals at: #Counter"),
+                op(Op::TransactionStatus(pb::Empty {})),
+            ],
+        )
+        .await;
+        assert_eq!(printed(&out[1]), "1");
+        assert!(matches!(&out[2], Outcome::Transaction(t) if !t.auto_commit), "{:?}", out[2]);
+    });
+}
