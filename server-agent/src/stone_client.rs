@@ -7,7 +7,7 @@ use std::fmt;
 use std::ops::Range;
 
 use onyx_protocol::stone::{self as pb, reply::Answer, request::Op, stone_client::StoneClient};
-use onyx_store::{CommitOutcome, LockKind, ObjectRecord, Oop, ViewChange};
+use onyx_store::{About, CommitOutcome, LockKind, ObjectRecord, Oop, SessionInfo, ViewChange};
 use tokio::runtime::Runtime;
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
@@ -197,6 +197,41 @@ impl StoneSession {
         }
     }
 
+    /// Says what the gem is, for lists of the stone's sessions.
+    pub fn describe(&mut self, about: &About) -> Result<(), StoneError> {
+        let about = pb::About {
+            user: about.user.clone(),
+            host: about.host.clone(),
+            pid: about.pid,
+            agent: about.agent.clone(),
+        };
+        done(self.call(Op::Describe(about))?)
+    }
+
+    /// Every session of the stone, and the number of the latest commit.
+    pub fn sessions(&mut self) -> Result<(Vec<SessionInfo>, u64), StoneError> {
+        match self.call(Op::Sessions(pb::Empty {}))? {
+            Answer::Sessions(list) => {
+                let sessions = list
+                    .sessions
+                    .into_iter()
+                    .map(|s| {
+                        let a = s.about.unwrap_or_default();
+                        SessionInfo {
+                            session: s.session,
+                            about: About { user: a.user, host: a.host, pid: a.pid, agent: a.agent },
+                            view: s.view,
+                            behind: s.behind,
+                            locks: s.locks,
+                        }
+                    })
+                    .collect();
+                Ok((sessions, list.latest))
+            }
+            other => Err(unexpected(&other)),
+        }
+    }
+
     /// Has the stone delete the objects no live view can reach; answers how many it deleted.
     pub fn collect_garbage(&mut self) -> Result<u64, StoneError> {
         match self.call(Op::CollectGarbage(pb::Empty {}))? {
@@ -272,5 +307,13 @@ impl onyx_vm::persist::StoneLink for StoneSession {
 
     fn fetch_chunk(&mut self, oop: Oop, index: u32) -> Result<Vec<u8>, String> {
         StoneSession::fetch_chunk(self, oop, index).map_err(|e| e.to_string())
+    }
+
+    fn describe(&mut self, about: &About) -> Result<(), String> {
+        StoneSession::describe(self, about).map_err(|e| e.to_string())
+    }
+
+    fn sessions(&mut self) -> Result<(Vec<SessionInfo>, u64), String> {
+        StoneSession::sessions(self).map_err(|e| e.to_string())
     }
 }

@@ -29,4 +29,4 @@ pub use error::StoreError;
 pub use gc::GcReport;
 pub use locks::LockKind;
 pub use record::{FIRST_OOP, ObjectRecord, Oop, ROOT};
-pub use stone::{CommitOutcome, Stone, ViewChange};
+pub use stone::{About, CommitOutcome, SessionInfo, Stone, ViewChange};

@@ -79,6 +79,11 @@ impl LockTable {
     }
 
     /// Whether a session other than `session` holds any lock on `oop`.
+    /// How many objects `session` holds locks on.
+    pub fn held_by(&self, session: u64) -> u64 {
+        self.by_session.get(&session).map_or(0, |s| s.len() as u64)
+    }
+
     pub fn locked_by_other(&self, session: u64, oop: Oop) -> bool {
         self.by_object
             .get(&oop)

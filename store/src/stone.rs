@@ -30,6 +30,32 @@ pub(crate) struct Session {
     pub view: Arc<Snapshot>,
     /// OOP ranges handed to it for new objects.
     pub allocated: Vec<Range<Oop>>,
+    /// What its gem said of itself.
+    pub about: About,
+}
+
+/// What a gem says of its session, for lists of the stone's sessions.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct About {
+    /// Who uses it (the users logged in to the gem's agent).
+    pub user: String,
+    pub host: String,
+    pub pid: u32,
+    /// Where the gem's agent listens (empty for a gem without one).
+    pub agent: String,
+}
+
+/// One session of the stone, as listed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SessionInfo {
+    pub session: u64,
+    pub about: About,
+    /// The commit its view shows.
+    pub view: u64,
+    /// Commits since its view (the session does not see them until it commits or aborts).
+    pub behind: u64,
+    /// Objects it holds locks on.
+    pub locks: u64,
 }
 
 /// The stone's bookkeeping, behind one lock.
@@ -156,7 +182,7 @@ impl Stone {
         let view_seq = view.meta()?.commit_seq;
         let id = st.next_session;
         st.next_session += 1;
-        st.sessions.insert(id, Session { view_seq, view, allocated: Vec::new() });
+        st.sessions.insert(id, Session { view_seq, view, allocated: Vec::new(), about: About::default() });
         Ok((id, view_seq))
     }
 
@@ -171,6 +197,32 @@ impl Stone {
     /// The sessions logged in.
     pub fn session_count(&self) -> usize {
         self.shared.state().sessions.len()
+    }
+
+    /// Records what a session's gem says of itself.
+    pub fn describe(&self, session: u64, about: About) -> Result<(), StoreError> {
+        let mut st = self.shared.state();
+        st.sessions.get_mut(&session).ok_or(StoreError::NoSession(session))?.about = about;
+        Ok(())
+    }
+
+    /// Every session, by id, and the number of the latest durable commit.
+    pub fn sessions(&self) -> (Vec<SessionInfo>, u64) {
+        let st = self.shared.state();
+        let latest = st.durable_seq;
+        let mut list: Vec<SessionInfo> = st
+            .sessions
+            .iter()
+            .map(|(&id, s)| SessionInfo {
+                session: id,
+                about: s.about.clone(),
+                view: s.view_seq,
+                behind: latest.saturating_sub(s.view_seq),
+                locks: st.locks.held_by(id),
+            })
+            .collect();
+        list.sort_by_key(|s| s.session);
+        (list, latest)
     }
 
     /// Hands `session` `count` fresh OOPs for new objects.

@@ -8,6 +8,7 @@ mod inspect;
 mod ops;
 mod search;
 mod service;
+mod watch;
 mod worker;
 
 use std::io::Write as _;
@@ -16,6 +17,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context as _, Result, anyhow};
 use onyx_protocol::agent::agent_server::AgentServer;
+use onyx_vm::persist::About;
 use onyx_vm::{Vm, VmConfig};
 use tokio::sync::broadcast;
 use tonic::transport::Server;
@@ -26,7 +28,12 @@ use crate::stone_client::StoneSession;
 /// Runs a gem: a session with the stone at `stone`, and the agent served on `listen` (port 0
 /// picks one) until SIGTERM or SIGINT. The first line of standard output names both.
 pub fn serve(config: VmConfig, stone: &str, listen: SocketAddr) -> Result<ExitCode> {
-    let (jobs, job_queue) = std::sync::mpsc::channel();
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind(listen))
+        .with_context(|| format!("cannot listen on {listen}"))?;
+    let addr = listener.local_addr()?;
+    let (work, work_queue) = std::sync::mpsc::channel();
     let (events, _) = broadcast::channel(256);
     let (ready, logged_in) = std::sync::mpsc::channel();
     let stone_addr = stone.to_string();
@@ -38,7 +45,14 @@ pub fn serve(config: VmConfig, stone: &str, listen: SocketAddr) -> Result<ExitCo
         match vm {
             Ok(mut vm) => {
                 let _ = ready.send(Ok(vm.session_id().unwrap_or_default()));
-                worker::run(&mut vm, &job_queue, &vm_events);
+                let about = About {
+                    user: String::new(),
+                    host: watch::host_name(),
+                    pid: std::process::id(),
+                    agent: addr.to_string(),
+                };
+                let watch = watch::Watch::new(&mut vm, about);
+                worker::run(&mut vm, &work_queue, &vm_events, watch);
             }
             Err(e) => {
                 let _ = ready.send(Err(e));
@@ -49,15 +63,11 @@ pub fn serve(config: VmConfig, stone: &str, listen: SocketAddr) -> Result<ExitCo
         .recv()
         .map_err(|_| anyhow!("the gem's VM thread stopped"))?
         .map_err(|e| anyhow!("cannot log in to the stone at {stone}: {e}"))?;
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     runtime.block_on(async {
-        let listener =
-            tokio::net::TcpListener::bind(listen).await.with_context(|| format!("cannot listen on {listen}"))?;
-        let addr = listener.local_addr()?;
         println!("gem session {session} on {stone}, agent listening on {addr}");
         std::io::stdout().flush()?;
         let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
-        let service = AgentServer::new(service::AgentService::new(jobs, events));
+        let service = AgentServer::new(service::AgentService::new(work, events));
         Server::builder()
             .add_service(service)
             .serve_with_incoming_shutdown(incoming, crate::stone::shutdown_signal())

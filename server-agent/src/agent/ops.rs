@@ -86,6 +86,25 @@ pub fn run(vm: &mut Vm, state: &mut State, op: Op) -> Answer {
             state.auto_commit = r.on;
             Ok(Outcome::Done(pb::Empty {}))
         }
+        Op::Sessions(_) => {
+            let (list, latest) = vm.stone_sessions().map_err(|e| Failure::new(pb::Code::Repository, e))?;
+            let own = vm.session_id();
+            let sessions = list
+                .into_iter()
+                .map(|s| pb::GemSession {
+                    session: s.session,
+                    user: s.about.user,
+                    host: s.about.host,
+                    pid: s.about.pid,
+                    agent: s.about.agent,
+                    view: s.view,
+                    behind: s.behind,
+                    locks: s.locks,
+                    this_gem: Some(s.session) == own,
+                })
+                .collect();
+            Ok(Outcome::Sessions(pb::Sessions { sessions, latest }))
+        }
         Op::Packages(_) => packages(vm),
         Op::Classes(r) => classes(vm, &r.package),
         Op::ClassDefinition(r) => class_definition(vm, &r),

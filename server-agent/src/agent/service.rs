@@ -67,6 +67,8 @@ impl agent_server::Agent for AgentService {
         if !matches {
             return Err(refused());
         }
+        // The stone's list of sessions names the gem's users; a gem going away is no matter.
+        let _ = self.work.send(Work::LoggedIn(r.user.clone()));
         let token = users::new_token();
         let user = User { may_change_code: profile.may_change_code };
         self.tokens.lock().unwrap_or_else(|e| e.into_inner()).insert(token.clone(), user);

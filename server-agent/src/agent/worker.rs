@@ -3,7 +3,7 @@
 //! new batches and runs them too, so the tools are answered while Smalltalk code runs (an
 //! endless loop included) and an interrupt reaches a running evaluation within a slice.
 
-use std::sync::mpsc::{Receiver, TryRecvError};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError};
 use std::time::{Duration, Instant};
 
 use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
@@ -12,6 +12,7 @@ use tokio::sync::{broadcast, oneshot};
 
 use super::inspect::Handles;
 use super::ops::{self, Failure};
+use super::watch::{self, Watch};
 use crate::users;
 
 /// How long an evaluation runs before the thread looks for other work.
@@ -23,6 +24,8 @@ pub enum Work {
     Batch(Job),
     /// The profile of a user who logs in (the password is checked off the VM thread).
     Profile { user: String, reply: oneshot::Sender<Result<Option<users::Profile>, String>> },
+    /// A user logged in.
+    LoggedIn(String),
 }
 
 /// A batch from a client and where its answer goes.
@@ -56,20 +59,22 @@ struct Evaluation {
     deadline: Option<Instant>,
 }
 
-/// The VM thread's loop: until every sender of `jobs` is gone.
-pub fn run(vm: &mut Vm, work: &Receiver<Work>, events: &broadcast::Sender<pb::Event>) {
+/// The VM thread's loop: until every sender of `work` is gone.
+pub fn run(vm: &mut Vm, work: &Receiver<Work>, events: &broadcast::Sender<pb::Event>, mut watch: Watch) {
     let mut running: Vec<Running> = Vec::new();
     let mut state = State::default();
     loop {
+        watch.look(vm, events);
         if running.is_empty() {
-            match work.recv() {
-                Ok(w) => take(vm, w, &mut running),
-                Err(_) => return,
+            match work.recv_timeout(watch::EVERY) {
+                Ok(w) => take(vm, w, &mut running, &mut watch),
+                Err(RecvTimeoutError::Timeout) => continue,
+                Err(RecvTimeoutError::Disconnected) => return,
             }
         }
         loop {
             match work.try_recv() {
-                Ok(w) => take(vm, w, &mut running),
+                Ok(w) => take(vm, w, &mut running, &mut watch),
                 Err(TryRecvError::Empty) => break,
                 Err(TryRecvError::Disconnected) => return,
             }
@@ -94,14 +99,15 @@ pub fn run(vm: &mut Vm, work: &Receiver<Work>, events: &broadcast::Sender<pb::Ev
     }
 }
 
-/// Starts a batch, or answers a profile at once.
-fn take(vm: &mut Vm, work: Work, running: &mut Vec<Running>) {
+/// Starts a batch, or answers a profile or notes a login at once.
+fn take(vm: &mut Vm, work: Work, running: &mut Vec<Running>, watch: &mut Watch) {
     match work {
         Work::Batch(job) => running.push(Running::new(job)),
         Work::Profile { user, reply } => {
             // A client that gave up no longer wants the answer.
             let _ = reply.send(users::profile(vm, &user));
         }
+        Work::LoggedIn(user) => watch.logged_in(vm, user),
     }
 }
 

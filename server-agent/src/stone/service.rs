@@ -138,6 +138,28 @@ async fn answer(logged_in: &LoggedIn, request: pb::Request) -> Result<Answer, St
         Op::FetchChunk(r) => blocking(stone, move |s| s.fetch_chunk(session, r.oop, r.index))
             .await
             .map(|data| Answer::Chunk(pb::Chunk { data })),
+        Op::Describe(a) => {
+            let about = onyx_store::About { user: a.user, host: a.host, pid: a.pid, agent: a.agent };
+            blocking(stone, move |s| s.describe(session, about)).await.map(done)
+        }
+        Op::Sessions(_) => blocking(stone, |s| Ok(s.sessions())).await.map(|(list, latest)| {
+            let sessions = list
+                .into_iter()
+                .map(|s| pb::SessionEntry {
+                    session: s.session,
+                    about: Some(pb::About {
+                        user: s.about.user,
+                        host: s.about.host,
+                        pid: s.about.pid,
+                        agent: s.about.agent,
+                    }),
+                    view: s.view,
+                    behind: s.behind,
+                    locks: s.locks,
+                })
+                .collect();
+            Answer::Sessions(pb::SessionList { sessions, latest })
+        }),
         Op::CollectGarbage(_) => blocking(stone, |s| s.collect_garbage())
             .await
             .map(|r| Answer::Collected(pb::GcReport { live: r.live, reclaimed: r.reclaimed })),

@@ -16,13 +16,13 @@ use tonic::{Request, Status};
 use crate::stone::StoneProcess;
 
 /// A running `onyx gem` with its agent, stopped when dropped.
-struct GemProcess {
+pub(crate) struct GemProcess {
     child: Child,
-    addr: String,
+    pub(crate) addr: String,
 }
 
 impl GemProcess {
-    fn start(stone: &StoneProcess) -> GemProcess {
+    pub(crate) fn start(stone: &StoneProcess) -> GemProcess {
         let mut child = Command::new(env!("CARGO_BIN_EXE_onyx"))
             .args(["gem", "--stone", &stone.addr, "--listen", "127.0.0.1:0"])
             .stdout(Stdio::piped())
@@ -44,15 +44,15 @@ impl Drop for GemProcess {
     }
 }
 
-fn runtime() -> tokio::runtime::Runtime {
+pub(crate) fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a runtime")
 }
 
 /// A client of the agent that carries its login token.
-type Agent = AgentClient<InterceptedService<Channel, Bearer>>;
+pub(crate) type Agent = AgentClient<InterceptedService<Channel, Bearer>>;
 
 #[derive(Clone)]
-struct Bearer(MetadataValue<Ascii>);
+pub(crate) struct Bearer(MetadataValue<Ascii>);
 
 impl tonic::service::Interceptor for Bearer {
     fn call(&mut self, mut request: Request<()>) -> Result<Request<()>, Status> {
@@ -61,7 +61,7 @@ impl tonic::service::Interceptor for Bearer {
     }
 }
 
-async fn channel(gem: &GemProcess) -> Channel {
+pub(crate) async fn channel(gem: &GemProcess) -> Channel {
     Channel::from_shared(format!("http://{}", gem.addr))
         .expect("an address")
         .connect()
@@ -69,7 +69,7 @@ async fn channel(gem: &GemProcess) -> Channel {
         .expect("the agent answers")
 }
 
-async fn login(gem: &GemProcess, user: &str, password: &str) -> Result<Agent, Status> {
+pub(crate) async fn login(gem: &GemProcess, user: &str, password: &str) -> Result<Agent, Status> {
     let channel = channel(gem).await;
     let request = pb::LoginRequest { user: user.into(), password: password.into() };
     let token = AgentClient::new(channel.clone()).login(request).await?.into_inner().token;
@@ -77,15 +77,15 @@ async fn login(gem: &GemProcess, user: &str, password: &str) -> Result<Agent, St
     Ok(AgentClient::with_interceptor(channel, Bearer(bearer)))
 }
 
-async fn client(gem: &GemProcess) -> Agent {
+pub(crate) async fn client(gem: &GemProcess) -> Agent {
     login(gem, "DataCurator", "swordfish").await.expect("DataCurator logs in")
 }
 
-fn op(op: Op) -> pb::Operation {
+pub(crate) fn op(op: Op) -> pb::Operation {
     pb::Operation { op: Some(op), page: None }
 }
 
-fn evaluate(source: &str) -> pb::Operation {
+pub(crate) fn evaluate(source: &str) -> pb::Operation {
     op(Op::Evaluate(pb::Evaluate { source: source.into(), time_limit_ms: 0, receiver: 0 }))
 }
 
@@ -93,26 +93,26 @@ fn class(name: &str) -> Option<pb::ClassRef> {
     Some(pb::ClassRef { class_name: name.into(), meta: false })
 }
 
-async fn execute(client: &mut Agent, ops: Vec<pb::Operation>) -> Vec<Outcome> {
+pub(crate) async fn execute(client: &mut Agent, ops: Vec<pb::Operation>) -> Vec<Outcome> {
     let reply = client.execute(pb::Batch { operations: ops }).await.expect("the batch is answered").into_inner();
     reply.results.into_iter().map(|r| r.outcome.expect("an outcome")).collect()
 }
 
-fn printed(outcome: &Outcome) -> &str {
+pub(crate) fn printed(outcome: &Outcome) -> &str {
     match outcome {
         Outcome::Evaluated(e) => &e.print_string,
         other => panic!("expected a value, got {other:?}"),
     }
 }
 
-fn error(outcome: &Outcome) -> &pb::Error {
+pub(crate) fn error(outcome: &Outcome) -> &pb::Error {
     match outcome {
         Outcome::Error(e) => e,
         other => panic!("expected an error, got {other:?}"),
     }
 }
 
-fn repository() -> (tempfile::TempDir, StoneProcess) {
+pub(crate) fn repository() -> (tempfile::TempDir, StoneProcess) {
     let dir = tempfile::tempdir().expect("a temp dir");
     let stone = StoneProcess::start(&dir.path().join("repo"));
     (dir, stone)

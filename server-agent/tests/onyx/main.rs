@@ -5,6 +5,7 @@
 //! - `stone`: `onyx init` and `onyx stone` served to gem sessions over gRPC.
 //! - `gems`: gem processes sharing a repository through a stone.
 //! - `crash`: a stone killed during a commit storm keeps every acknowledged commit.
+//! - `sessions`: the stone's sessions as the agents show them, and their events.
 //! - `tidy`: repository hygiene.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // tests fail loudly
@@ -13,5 +14,6 @@ mod agent;
 mod cli;
 mod crash;
 mod gems;
+mod sessions;
 mod stone;
 mod tidy;

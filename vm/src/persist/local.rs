@@ -4,7 +4,7 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use onyx_store::{CommitOutcome, LockKind, ObjectRecord, Oop, Stone, ViewChange};
+use onyx_store::{About, CommitOutcome, LockKind, ObjectRecord, Oop, SessionInfo, Stone, ViewChange};
 
 use super::StoneLink;
 
@@ -83,5 +83,13 @@ impl StoneLink for LocalLink {
 
     fn collect_garbage(&mut self) -> Result<u64, String> {
         self.stone.collect_garbage().map(|r| r.reclaimed).map_err(|e| e.to_string())
+    }
+
+    fn describe(&mut self, about: &About) -> Result<(), String> {
+        self.stone.describe(self.session, about.clone()).map_err(|e| e.to_string())
+    }
+
+    fn sessions(&mut self) -> Result<(Vec<SessionInfo>, u64), String> {
+        Ok(self.stone.sessions())
     }
 }

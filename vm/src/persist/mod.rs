@@ -27,7 +27,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::ops::Range;
 use std::rc::Rc;
 
-pub use onyx_store::{CommitOutcome, ObjectRecord, Oop, ROOT, ViewChange};
+pub use onyx_store::{About, CommitOutcome, ObjectRecord, Oop, ROOT, SessionInfo, ViewChange};
 
 use crate::bytecode::CompiledCode;
 use crate::compiler::{self, Mode};
@@ -65,6 +65,10 @@ pub trait StoneLink {
     fn collect_garbage(&mut self) -> Result<u64, String>;
     /// Chunk `index` of large object `oop` (its slot words, then its bytes).
     fn fetch_chunk(&mut self, oop: Oop, index: u32) -> Result<Vec<u8>, String>;
+    /// Says what the gem is, for lists of the stone's sessions.
+    fn describe(&mut self, about: &About) -> Result<(), String>;
+    /// Every session of the stone, and the number of the latest commit.
+    fn sessions(&mut self) -> Result<(Vec<SessionInfo>, u64), String>;
 }
 
 /// OOPs asked of the stone at a time.
@@ -605,6 +609,16 @@ impl Vm {
     /// reclaimed).
     pub fn collect_repository_garbage(&mut self) -> Result<u64, String> {
         self.persist.as_mut().ok_or("no repository is attached")?.link.collect_garbage()
+    }
+
+    /// Says what this gem is, for lists of the stone's sessions.
+    pub fn describe_session(&mut self, about: &About) -> Result<(), String> {
+        self.persist.as_mut().ok_or("no repository is attached")?.link.describe(about)
+    }
+
+    /// Every session of the stone, and the number of the latest commit.
+    pub fn stone_sessions(&mut self) -> Result<(Vec<SessionInfo>, u64), String> {
+        self.persist.as_mut().ok_or("no repository is attached")?.link.sessions()
     }
 
     /// `System removeLocksForSession`.
