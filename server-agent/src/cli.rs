@@ -169,6 +169,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
         Command::Check { paths } => check(&setup, &paths),
         Command::Test { packages } => test(&setup, &packages),
         Command::Bench { runs, what: None } => crate::bench::run(&setup, runs),
+        Command::Bench { what: Some(BenchKind::Agent { gem, classes, methods, runs }), .. } => {
+            crate::agent_bench::run(&crate::agent_bench::AgentBench {
+                gem: &gem,
+                classes,
+                methods_per_class: methods,
+                runs,
+            })
+        }
         Command::Bench { what: Some(BenchKind::Faults { stone, objects }), .. } => {
             crate::fault_bench::run(&setup, &stone, objects)
         }
@@ -225,6 +233,22 @@ enum BenchKind {
         /// Objects in the list.
         #[arg(long, default_value_t = 1_000_000)]
         objects: u64,
+    },
+    /// The server agent's speed on a large image (generated into the gem's repository on the
+    /// first run): selecting a method, senders, implementors, batches, as server time.
+    Agent {
+        /// The gem's agent (`host:port`).
+        #[arg(long, env = "ONYX_GEM")]
+        gem: String,
+        /// Classes to generate.
+        #[arg(long, default_value_t = 5_400)]
+        classes: usize,
+        /// Methods per generated class.
+        #[arg(long, default_value_t = 16)]
+        methods: usize,
+        /// Times each figure is measured (the median is printed).
+        #[arg(long, default_value_t = 9)]
+        runs: usize,
     },
 }
 

@@ -5,6 +5,7 @@
 //! `users` keeps the repository's users and their passwords.
 
 mod agent;
+mod agent_bench;
 mod bench;
 pub mod cli;
 mod client;

@@ -224,6 +224,9 @@ pub struct Vm {
     /// Whether code may be changed now (methods compiled or removed, classes defined): the
     /// host clears it for a user without that privilege.
     pub may_change_code: bool,
+    /// Counts changes to code: methods compiled or removed, classes defined or removed, and
+    /// code objects reloaded after others changed them (see [`Vm::code_epoch`]).
+    pub(crate) code_epoch: u64,
     /// Objects the host holds (kept alive across collections).
     pub(crate) handles: Vec<Value>,
     /// Transcript output not yet taken by the host.
@@ -268,6 +271,7 @@ impl Vm {
             native_compiled: 0,
             interrupt: Arc::new(AtomicBool::new(false)),
             may_change_code: true,
+            code_epoch: 0,
             handles: Vec::new(),
             transcript: String::new(),
             warnings: Vec::new(),
@@ -557,6 +561,18 @@ impl Vm {
     fn undeclared_binding_for(&mut self, sym: Value) -> Option<Value> {
         let undeclared = self.known.undeclared;
         self.dict_mut(undeclared).and_then(|d| d.remove(sym))
+    }
+
+    /// A number that changes whenever code does (a method compiled or removed, a class
+    /// defined or removed, code another session changed reloaded): a host that keeps an
+    /// index of the code rebuilds it when this moves.
+    pub fn code_epoch(&self) -> u64 {
+        self.code_epoch
+    }
+
+    /// Notes a change to code (see [`Vm::code_epoch`]).
+    pub(crate) fn code_changed(&mut self) {
+        self.code_epoch += 1;
     }
 
     /// Takes the Transcript output written since the last call.

@@ -126,8 +126,8 @@ pub fn run(vm: &mut Vm, state: &mut State, op: Op) -> Answer {
             send(vm, class, "removeSelector:", &[selector])?;
             Ok(Outcome::Done(pb::Empty {}))
         }
-        Op::Senders(r) => search::senders(vm, &r.selector),
-        Op::Implementors(r) => search::implementors(vm, &r.selector),
+        Op::Senders(r) => state.index.senders(vm, &r.selector),
+        Op::Implementors(r) => state.index.implementors(vm, &r.selector),
         Op::References(r) => search::references(vm, &r.name),
         Op::Readers(r) => search::inst_var_users(vm, &r, false),
         Op::Writers(r) => search::inst_var_users(vm, &r, true),
@@ -177,6 +177,7 @@ pub(super) fn class(vm: &mut Vm, r: &pb::ClassRef) -> Result<Value, Failure> {
     let smalltalk = global(vm, "Smalltalk")?;
     let name = vm.new_string(&r.class_name);
     let class = send(vm, smalltalk, "classNamed:", &[name])?;
+    bring_in_class(vm, class);
     if class.is_nil() || !vm.is_behavior(class) {
         return Err(Failure::new(pb::Code::NotFound, format!("no class named {}", r.class_name)));
     }
@@ -196,11 +197,31 @@ fn sorted(mut names: Vec<String>) -> Vec<String> {
     names
 }
 
+/// Brings in `class` and its metaclass: what a message answers may not be in memory yet,
+/// and the agent reads classes directly.
+pub(super) fn bring_in_class(vm: &mut Vm, class: Value) {
+    vm.bring_in(&[class]);
+    let meta = vm.class_of(class);
+    vm.bring_in(&[meta]);
+}
+
+/// A class and its superclass's name, as lists show them (the superclass brought in first).
+pub(super) fn entry(vm: &mut Vm, class: Value) -> pb::ClassEntry {
+    bring_in_class(vm, class);
+    let superclass = vm.superclass_of(class);
+    vm.bring_in(&[superclass]);
+    let superclass = if superclass.is_nil() { String::new() } else { vm.class_name(superclass) };
+    pb::ClassEntry { name: vm.class_name(class), superclass }
+}
+
+/// Every class (not metaclass) of the image, each brought in.
 pub(super) fn all_classes(vm: &mut Vm) -> Result<Vec<Value>, Failure> {
     let smalltalk = global(vm, "Smalltalk")?;
     let classes = send(vm, smalltalk, "allClasses", &[])?;
     let array = send(vm, classes, "asArray", &[])?;
-    Ok(vm.array_items(array).unwrap_or_default())
+    let classes = vm.array_items(array).unwrap_or_default();
+    vm.bring_in(&classes);
+    Ok(classes)
 }
 
 fn category(vm: &mut Vm, class: Value) -> Result<String, Failure> {
@@ -221,9 +242,7 @@ fn classes(vm: &mut Vm, package: &str) -> Answer {
     let mut classes = Vec::new();
     for class in all_classes(vm)? {
         if category(vm, class)? == package {
-            let superclass = vm.superclass_of(class);
-            let superclass = if superclass.is_nil() { String::new() } else { vm.class_name(superclass) };
-            classes.push(pb::ClassEntry { name: vm.class_name(class), superclass });
+            classes.push(entry(vm, class));
         }
     }
     classes.sort_by(|a, b| a.name.cmp(&b.name));
@@ -296,9 +315,7 @@ fn find_class(vm: &mut Vm, fragment: &str) -> Answer {
     for class in all_classes(vm)? {
         let name = vm.class_name(class);
         if name.to_lowercase().contains(&wanted) {
-            let superclass = vm.superclass_of(class);
-            let superclass = if superclass.is_nil() { String::new() } else { vm.class_name(superclass) };
-            classes.push(pb::ClassEntry { name, superclass });
+            classes.push(entry(vm, class));
         }
     }
     classes.sort_by(|a, b| a.name.cmp(&b.name));

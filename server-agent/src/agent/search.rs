@@ -1,13 +1,16 @@
-//! Cross-references over the methods of the image (senders, implementors, references to a
-//! global, readers and writers of an instance variable) and class hierarchies. Methods are
+//! Cross-references over the methods of the image (senders and implementors from an index,
+//! references to a global, readers and writers of an instance variable) and class
+//! hierarchies. Methods are
 //! found through the classes' method dictionaries, brought in together, and their compiled
 //! code is read directly.
+
+use std::collections::HashMap;
 
 use onyx_protocol::agent::{self as pb, result::Outcome};
 use onyx_vm::bytecode::{CompiledCode, Instr};
 use onyx_vm::{Value, Vm};
 
-use super::ops::{Failure, all_classes, class, send};
+use super::ops::{Failure, all_classes, class, entry, send};
 
 type Answer = Result<Outcome, Failure>;
 
@@ -51,27 +54,69 @@ fn listed(vm: &Vm, found: Vec<Found>, test: impl Fn(&CompiledCode) -> bool) -> O
     Outcome::Methods(pb::MethodList { methods, paged: None })
 }
 
-/// Methods that send `selector` (name it among their literals).
-pub fn senders(vm: &mut Vm, selector: &str) -> Answer {
-    let Some(sel) = vm.existing_symbol(selector) else { return Ok(Outcome::Methods(pb::MethodList::default())) };
-    let classes = all_classes(vm)?;
-    let found = methods_of(vm, &classes)?;
-    Ok(listed(vm, found, |c| c.literals.contains(&sel)))
+/// Who sends and who implements each selector, over every method of the image: built by
+/// one pass over the code, and built again when the code has changed since
+/// ([`Vm::code_epoch`]).
+#[derive(Default)]
+pub struct CodeIndex {
+    /// The code epoch it was built at (`None`: not built).
+    epoch: Option<u64>,
+    senders: HashMap<Value, Vec<pb::MethodEntry>>,
+    implementors: HashMap<Value, Vec<pb::MethodEntry>>,
 }
 
-/// Methods that implement `selector`.
-pub fn implementors(vm: &mut Vm, selector: &str) -> Answer {
-    let sel = vm.intern(selector);
-    let mut methods = Vec::new();
-    for class in all_classes(vm)? {
-        for (side, meta) in [(class, false), (vm.class_of(class), true)] {
-            if send(vm, side, "includesSelector:", &[sel])? == Value::TRUE {
-                methods.push(pb::MethodEntry { class_name: vm.class_name(class), meta, selector: selector.into() });
-            }
+impl CodeIndex {
+    /// Builds the index if the code changed since it was built.
+    fn refresh(&mut self, vm: &mut Vm) -> Result<(), Failure> {
+        if self.epoch == Some(vm.code_epoch()) {
+            return Ok(());
         }
+        let classes = all_classes(vm)?;
+        let found = methods_of(vm, &classes)?;
+        // Bringing methods in is not a change to code: the epoch to keep is the one after.
+        let epoch = vm.code_epoch();
+        let (mut senders, mut implementors): (HashMap<Value, Vec<_>>, HashMap<Value, Vec<_>>) = Default::default();
+        for f in found {
+            let Some(code) = vm.code_of(f.method) else { continue };
+            let entry = pb::MethodEntry {
+                class_name: vm.class_name(f.class),
+                meta: f.meta,
+                selector: vm.string_of(code.selector).unwrap_or_default(),
+            };
+            let mut sent: Vec<Value> = code
+                .literals
+                .iter()
+                .chain(code.blocks.iter().flat_map(|b| b.literals.iter()))
+                .copied()
+                .filter(|&l| vm.is_symbol(l))
+                .collect();
+            sent.sort_unstable();
+            sent.dedup();
+            for selector in sent {
+                senders.entry(selector).or_default().push(entry.clone());
+            }
+            implementors.entry(code.selector).or_default().push(entry);
+        }
+        for list in senders.values_mut().chain(implementors.values_mut()) {
+            list.sort_by(|a, b| (&a.class_name, a.meta, &a.selector).cmp(&(&b.class_name, b.meta, &b.selector)));
+        }
+        *self = CodeIndex { epoch: Some(epoch), senders, implementors };
+        Ok(())
     }
-    methods.sort_by(|a, b| (&a.class_name, a.meta).cmp(&(&b.class_name, b.meta)));
-    Ok(Outcome::Methods(pb::MethodList { methods, paged: None }))
+
+    /// Methods that send `selector` (name it among their literals).
+    pub fn senders(&mut self, vm: &mut Vm, selector: &str) -> Answer {
+        self.refresh(vm)?;
+        let methods = vm.existing_symbol(selector).and_then(|s| self.senders.get(&s)).cloned().unwrap_or_default();
+        Ok(Outcome::Methods(pb::MethodList { methods, paged: None }))
+    }
+
+    /// Methods that implement `selector`.
+    pub fn implementors(&mut self, vm: &mut Vm, selector: &str) -> Answer {
+        self.refresh(vm)?;
+        let methods = vm.existing_symbol(selector).and_then(|s| self.implementors.get(&s)).cloned().unwrap_or_default();
+        Ok(Outcome::Methods(pb::MethodList { methods, paged: None }))
+    }
 }
 
 /// Methods that read or write global `name` (a class is a global).
@@ -139,13 +184,6 @@ pub fn hierarchy(vm: &mut Vm, r: &pb::ClassRef) -> Answer {
         classes.extend(subs.iter().copied());
         below.extend(subs);
     }
-    let entries = classes
-        .into_iter()
-        .map(|c| {
-            let sup = vm.superclass_of(c);
-            let superclass = if sup.is_nil() { String::new() } else { vm.class_name(sup) };
-            pb::ClassEntry { name: vm.class_name(c), superclass }
-        })
-        .collect();
+    let entries = classes.into_iter().map(|c| entry(vm, c)).collect();
     Ok(Outcome::Classes(pb::ClassList { classes: entries, paged: None }))
 }

@@ -12,6 +12,7 @@ use tokio::sync::{broadcast, oneshot};
 
 use super::inspect::Handles;
 use super::ops::{self, Failure};
+use super::search::CodeIndex;
 use super::watch::{self, Watch};
 use crate::users;
 
@@ -264,6 +265,8 @@ pub struct State {
     pub handles: Handles,
     /// Every batch is followed by a commit.
     pub auto_commit: bool,
+    /// Senders and implementors of every selector.
+    pub index: CodeIndex,
 }
 
 /// What Smalltalk code wrote to the Transcript: sent as events as it comes, and kept (the

@@ -53,3 +53,34 @@ fn a_listener_hears_of_other_gems_commits_and_of_gems_logging_in() {
         drop(third);
     });
 }
+
+#[test]
+fn senders_and_implementors_follow_code_another_gem_commits() {
+    let (_dir, stone) = repository();
+    let (first, second) = (GemProcess::start(&stone), GemProcess::start(&stone));
+    runtime().block_on(async {
+        let mut a = client(&first).await;
+        let mut b = client(&second).await;
+        let senders = || op(Op::Senders(pb::SelectorRef { selector: "zorkWith:".into() }));
+        let implementors = || op(Op::Implementors(pb::SelectorRef { selector: "probeZork".into() }));
+        let names = |o: &Outcome| match o {
+            Outcome::Methods(m) => {
+                m.methods.iter().map(|e| format!("{}>>{}", e.class_name, e.selector)).collect::<Vec<_>>()
+            }
+            other => panic!("{other:?}"),
+        };
+        let out = execute(&mut b, vec![senders(), implementors()]).await;
+        assert!(names(&out[0]).is_empty() && names(&out[1]).is_empty());
+        let compile = pb::CompileMethod {
+            class: Some(pb::ClassRef { class_name: "Object".into(), meta: false }),
+            protocol: "probes".into(),
+            source: "probeZork\n\t^ self zorkWith: 3".into(),
+        };
+        let out = execute(&mut a, vec![op(Op::CompileMethod(compile)), op(Op::CommitTransaction(pb::Empty {}))]).await;
+        assert!(matches!(&out[0], Outcome::Compiled(_)), "{:?}", out[0]);
+        assert!(matches!(&out[1], Outcome::Committed(c) if c.committed), "{:?}", out[1]);
+        let out = execute(&mut b, vec![op(Op::AbortTransaction(pb::Empty {})), senders(), implementors()]).await;
+        assert_eq!(names(&out[1]), ["Object>>probeZork"]);
+        assert_eq!(names(&out[2]), ["Object>>probeZork"]);
+    });
+}

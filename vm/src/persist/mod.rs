@@ -145,16 +145,18 @@ impl Persistence {
             return Ok(());
         }
         let wanted: HashSet<Oop> = requested.iter().copied().collect();
+        let guessed: HashSet<Oop> = nearby.iter().copied().collect();
         self.stats.fetches += 1;
         let fetched: Vec<ObjectRecord> = self
             .link
             .fetch(&requested, nearby, budget)?
             .into_iter()
             .filter(|r| {
-                // What came along unasked stays a stub where it is a large string or the like:
-                // bringing it in would cost its chunks' round trips.
+                // A neighbour that came along stays a stub where it is a large string or the
+                // like: bringing it in would cost its chunks' round trips for a guess.
                 wanted.contains(&r.oop)
-                    || (self.local_of.get(&r.oop).is_none_or(|&v| vm.heap.is_stub(v)) && !codec::comes_in_whole(r))
+                    || (self.local_of.get(&r.oop).is_none_or(|&v| vm.heap.is_stub(v))
+                        && !(guessed.contains(&r.oop) && codec::comes_in_whole(r)))
             })
             .collect();
         let records =
@@ -271,7 +273,16 @@ impl Persistence {
 
     fn install(&mut self, vm: &mut Vm, v: Value, class: Value, r: &ObjectRecord, body: Body) {
         let named = u16::try_from(r.named).unwrap_or(u16::MAX);
-        if let Some(Body::Method(old)) = vm.heap.install(v, class, r.hash, named, body) {
+        let code = matches!(body, Body::Method(_))
+            || class == vm.known.method_dictionary
+            || class == vm.known.system_dictionary
+            || vm.is_behavior(v);
+        let old = vm.heap.install(v, class, r.hash, named, body);
+        // Code brought in for the first time was there all along; code reloaded changed.
+        if code && !matches!(old, None | Some(Body::NotLoaded)) {
+            vm.code_changed();
+        }
+        if let Some(Body::Method(old)) = old {
             self.retired.push(old);
         }
     }

@@ -88,6 +88,7 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             let removed = vm.dict_mut(dict).ok_or(Prim::Fail)?.remove(selector);
             vm.heap.note_store(dict);
             vm.flush_caches();
+            vm.code_changed();
             Ok(removed.unwrap_or(Value::NIL))
         }
         253 => {
@@ -151,6 +152,7 @@ fn remove_class(vm: &mut Vm, class: Value) -> Result<(), Prim> {
     }
     vm.heap.note_store(vm.known.smalltalk);
     vm.flush_caches();
+    vm.code_changed();
     Ok(())
 }
 
@@ -258,6 +260,7 @@ pub(crate) fn define_class(vm: &mut Vm, spec: &ClassSpec) -> Result<Value, Strin
     let cat = vm.new_string(&spec.category);
     vm.heap.set_slot(class, cs::CATEGORY, cat);
     vm.flush_caches();
+    vm.code_changed();
     Ok(class)
 }
 
@@ -470,6 +473,7 @@ impl Vm {
         }
         self.heap.note_store(dict);
         self.flush_caches();
+        self.code_changed();
         Ok(method)
     }
 }

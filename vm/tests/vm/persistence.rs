@@ -455,3 +455,30 @@ fn the_lock_messages_of_system_work_and_refuse_what_cannot_be_locked() {
     assert!(e.contains("no repository"), "{e}");
     assert_eq!(run(&mut plain, "System session"), "nil");
 }
+
+#[test]
+fn code_another_gem_commits_moves_the_code_epoch_at_the_next_abort() {
+    let (_dir, stone) = repository();
+    let (mut a, mut b) = (gem(&stone), gem(&stone));
+    run(&mut b, "Object methods size");
+    let before = b.code_epoch();
+    run(&mut a, "Object compile: 'probeEpoch ^ 1'. System commitTransaction");
+    assert_eq!(b.code_epoch(), before, "nothing changes before the abort");
+    run(&mut b, "System abortTransaction");
+    assert_ne!(b.code_epoch(), before, "the reloaded method dictionary is a change to code");
+    assert_eq!(run(&mut b, "nil probeEpoch"), "1");
+}
+
+#[test]
+fn a_gem_logs_in_to_a_repository_whose_globals_fill_a_large_dictionary() {
+    let (_dir, stone) = repository();
+    let mut a = gem(&stone);
+    run(
+        &mut a,
+        "1 to: 4000 do: [:i | Smalltalk at: ('Global', i printString) asSymbol put: i]. System commitTransaction",
+    );
+    let config = VmConfig { login_budget: 64 << 10, ..VmConfig::default() };
+    let mut b = Vm::login(Box::new(LocalLink::login(Arc::clone(&stone)).expect("a session")), config).expect("login");
+    assert_eq!(run(&mut b, "(Smalltalk includesKey: #Global3999) & ((Smalltalk at: #Global17) = 17)"), "true");
+    assert_eq!(run(&mut b, "3 + 4"), "7");
+}
