@@ -61,8 +61,8 @@ fn class_name(i: usize) -> String {
 }
 
 async fn bench(b: &AgentBench<'_>) -> Result<ExitCode> {
-    let url = if b.gem.contains("://") { b.gem.to_string() } else { format!("http://{}", b.gem) };
-    let mut agent = AgentClient::connect(url).await.map_err(|e| anyhow!("cannot reach the gem at {}: {e}", b.gem))?;
+    let channel = crate::tls::endpoint(b.gem)?.connect().await;
+    let mut agent = AgentClient::new(channel.map_err(|e| anyhow!("cannot reach the gem at {}: {e}", b.gem))?);
     let user = std::env::var("ONYX_USER").unwrap_or_else(|_| "DataCurator".into());
     let password = std::env::var("ONYX_PASSWORD").unwrap_or_else(|_| crate::users::DEFAULT_PASSWORD.into());
     let login = agent.login(pb::LoginRequest { user, password }).await.map_err(|s| anyhow!("{}", s.message()))?;

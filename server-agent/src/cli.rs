@@ -134,6 +134,12 @@ enum Command {
         /// committed since the last); 0 never collects on its own.
         #[arg(long, default_value_t = 60)]
         gc_interval: u64,
+        /// Serve over TLS with this certificate (PEM; with --tls-key).
+        #[arg(long)]
+        tls_cert: Option<PathBuf>,
+        /// The certificate's private key (PEM).
+        #[arg(long)]
+        tls_key: Option<PathBuf>,
     },
     /// Run a gem: log in to a stone and serve the agent (the tools' service) until SIGTERM or
     /// SIGINT.
@@ -144,6 +150,12 @@ enum Command {
         /// Where the agent listens (port 0 picks a free one).
         #[arg(long, default_value = "127.0.0.1:0")]
         listen: std::net::SocketAddr,
+        /// Serve the agent over TLS with this certificate (PEM; with --tls-key).
+        #[arg(long)]
+        tls_cert: Option<PathBuf>,
+        /// The certificate's private key (PEM).
+        #[arg(long)]
+        tls_key: Option<PathBuf>,
     },
 }
 
@@ -195,8 +207,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 crate::gem::Passwords { system_user: system_user_password, data_curator: data_curator_password };
             crate::gem::init(&setup, &dir, &passwords)
         }
-        Command::Gem { stone, listen } => crate::agent::serve(setup.config, &stone, listen),
-        Command::Stone { dir, listen, gc_interval } => crate::stone::serve(&dir, listen, gc_interval),
+        Command::Gem { stone, listen, tls_cert, tls_key } => {
+            let tls = crate::tls::ServerFiles { cert: tls_cert, key: tls_key };
+            crate::agent::serve(setup.config, &stone, listen, &tls)
+        }
+        Command::Stone { dir, listen, gc_interval, tls_cert, tls_key } => {
+            let tls = crate::tls::ServerFiles { cert: tls_cert, key: tls_key };
+            crate::stone::serve(&dir, listen, gc_interval, &tls)
+        }
     }
 }
 

@@ -89,11 +89,12 @@ fn method_ref(name: &str) -> Result<pb::MethodRef> {
 /// `ONYX_PASSWORD` (default GemStone's swordfish); its outcome.
 fn execute(gem: &str, op: Op) -> Result<Outcome> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    let url = if gem.contains("://") { gem.to_string() } else { format!("http://{gem}") };
+    let endpoint = crate::tls::endpoint(gem)?;
     let user = std::env::var("ONYX_USER").unwrap_or_else(|_| "DataCurator".into());
     let password = std::env::var("ONYX_PASSWORD").unwrap_or_else(|_| crate::users::DEFAULT_PASSWORD.into());
     runtime.block_on(async {
-        let mut client = AgentClient::connect(url).await.with_context(|| format!("cannot reach the gem at {gem}"))?;
+        let channel = endpoint.connect().await.with_context(|| format!("cannot reach the gem at {gem}"))?;
+        let mut client = AgentClient::new(channel);
         let login = client.login(pb::LoginRequest { user, password }).await;
         let token = login.map_err(|s| anyhow!("the gem at {gem}: {}", s.message()))?.into_inner().token;
         let batch = pb::Batch { operations: vec![pb::Operation { op: Some(op), page: None }] };

@@ -2,7 +2,7 @@
 //! ([`stone`]), a gem's connection to it ([`stone_client`]), the gem commands (`gem`:
 //! `onyx init`, `onyx eval --stone`), the server agent a gem serves (`agent`: `onyx gem`)
 //! and the command line as the agent's client (`client`: `onyx eval --gem`, `onyx source`, ...);
-//! `users` keeps the repository's users and their passwords.
+//! `users` keeps the repository's users and their passwords; [`tls`] the services' TLS.
 
 mod agent;
 mod agent_bench;
@@ -14,5 +14,6 @@ mod fault_bench;
 mod gem;
 pub mod stone;
 pub mod stone_client;
+pub mod tls;
 mod users;
 mod wire;

@@ -11,7 +11,6 @@ use onyx_store::{About, CommitOutcome, LockKind, ObjectRecord, Oop, SessionInfo,
 use tokio::runtime::Runtime;
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
-use tonic::transport::Channel;
 
 use crate::wire::{from_wire, to_wire};
 
@@ -57,11 +56,10 @@ impl StoneSession {
             .enable_all()
             .build()
             .map_err(|e| broken(format!("cannot start the client runtime: {e}")))?;
-        let url = if addr.contains("://") { addr.to_string() } else { format!("http://{addr}") };
+        let endpoint = crate::tls::endpoint(addr).map_err(|e| broken(format!("the stone at {addr}: {e:#}")))?;
         let (requests, outgoing) = mpsc::channel(1);
         let (replies, session, view) = runtime.block_on(async {
-            let channel = Channel::from_shared(url.clone())
-                .map_err(|e| broken(format!("bad stone address {addr}: {e}")))?
+            let channel = endpoint
                 .tcp_nodelay(true)
                 .connect()
                 .await

@@ -27,7 +27,8 @@ use crate::stone_client::StoneSession;
 
 /// Runs a gem: a session with the stone at `stone`, and the agent served on `listen` (port 0
 /// picks one) until SIGTERM or SIGINT. The first line of standard output names both.
-pub fn serve(config: VmConfig, stone: &str, listen: SocketAddr) -> Result<ExitCode> {
+pub fn serve(config: VmConfig, stone: &str, listen: SocketAddr, tls: &crate::tls::ServerFiles) -> Result<ExitCode> {
+    let tls = tls.config()?;
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     let listener = runtime
         .block_on(tokio::net::TcpListener::bind(listen))
@@ -68,10 +69,11 @@ pub fn serve(config: VmConfig, stone: &str, listen: SocketAddr) -> Result<ExitCo
         std::io::stdout().flush()?;
         let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
         let service = AgentServer::new(service::AgentService::new(work, events));
-        Server::builder()
-            .add_service(service)
-            .serve_with_incoming_shutdown(incoming, crate::stone::shutdown_signal())
-            .await?;
+        let mut builder = Server::builder();
+        if let Some(tls) = tls {
+            builder = builder.tls_config(tls)?;
+        }
+        builder.add_service(service).serve_with_incoming_shutdown(incoming, crate::stone::shutdown_signal()).await?;
         anyhow::Ok(())
     })?;
     // The service (and with it the VM thread's queue) is gone: the VM thread ends its session.

@@ -17,7 +17,8 @@ use tonic::transport::server::TcpIncoming;
 
 /// Serves the repository in `dir` on `listen` (port 0 picks one); prints the address it
 /// listens on as the first line of standard output.
-pub fn serve(dir: &Path, listen: SocketAddr, gc_interval: u64) -> Result<ExitCode> {
+pub fn serve(dir: &Path, listen: SocketAddr, gc_interval: u64, tls: &crate::tls::ServerFiles) -> Result<ExitCode> {
+    let tls = tls.config()?;
     let stone = Arc::new(Stone::open(dir)?);
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     runtime.block_on(async {
@@ -40,7 +41,11 @@ pub fn serve(dir: &Path, listen: SocketAddr, gc_interval: u64) -> Result<ExitCod
         let service = service::StoneService::new(Arc::clone(&stone), closed.clone());
         let mut closed_for_server = closed;
         let service = StoneServer::new(service).max_decoding_message_size(1 << 30);
-        let server = Server::builder().add_service(service).serve_with_incoming_shutdown(incoming, async move {
+        let mut builder = Server::builder();
+        if let Some(tls) = tls {
+            builder = builder.tls_config(tls)?;
+        }
+        let server = builder.add_service(service).serve_with_incoming_shutdown(incoming, async move {
             let _ = closed_for_server.wait_for(|&c| c).await;
         });
         tokio::pin!(server);

@@ -7,6 +7,7 @@
 //! - `crash`: a stone killed during a commit storm keeps every acknowledged commit.
 //! - `sessions`: the stone's sessions as the agents show them, and their events.
 //! - `tidy`: repository hygiene.
+//! - `tls`: a stone and a gem serving over TLS.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // tests fail loudly
 
@@ -17,3 +18,4 @@ mod gems;
 mod sessions;
 mod stone;
 mod tidy;
+mod tls;

@@ -84,3 +84,18 @@ fn senders_and_implementors_follow_code_another_gem_commits() {
         assert_eq!(names(&out[2]), ["Object>>probeZork"]);
     });
 }
+
+#[test]
+fn an_oversized_request_is_refused_and_the_gem_goes_on() {
+    let (_dir, stone) = repository();
+    let gem = GemProcess::start(&stone);
+    runtime().block_on(async {
+        let mut agent = client(&gem).await;
+        let huge = format!("'{}' size", "x".repeat(8 << 20));
+        let refused = agent.execute(pb::Batch { operations: vec![evaluate(&huge)] }).await;
+        let status = refused.expect_err("a request over the limit");
+        assert!(status.message().contains("length") || status.message().contains("large"), "{status:?}");
+        let out = execute(&mut agent, vec![evaluate("3 + 4")]).await;
+        assert_eq!(printed(&out[0]), "7");
+    });
+}
