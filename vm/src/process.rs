@@ -146,6 +146,9 @@ pub struct ProcessState {
     pub error: Option<Box<crate::error::ErrorReport>>,
     /// A recursion error was signalled and the stack has not shrunk back since.
     pub overflow_signalled: bool,
+    /// Whether the process may change code: its creator's privilege (see
+    /// `Vm::may_change_code`), in force while it runs.
+    pub may_change_code: bool,
 }
 
 impl ProcessState {
@@ -158,6 +161,7 @@ impl ProcessState {
             result: Value::NIL,
             error: None,
             overflow_signalled: false,
+            may_change_code: true,
         }
     }
 
@@ -194,6 +198,7 @@ impl Default for ProcessState {
             result: Value::NIL,
             error: None,
             overflow_signalled: false,
+            may_change_code: true,
         }
     }
 }

@@ -148,7 +148,9 @@ fn priority_in(slots: &[Value]) -> usize {
 
 impl Vm {
     /// Creates a suspended process object with `state`.
-    pub(crate) fn new_process_object(&mut self, state: Box<ProcessState>, priority: i64) -> Value {
+    pub(crate) fn new_process_object(&mut self, mut state: Box<ProcessState>, priority: i64) -> Value {
+        // A process may do what its creator (the running process, or the host) may.
+        state.may_change_code = self.may_change_code;
         let mut slots = vec![Value::NIL; process_slots::SIZE];
         slots[process_slots::PRIORITY] = Value::small(priority.clamp(1, MAX_PRIORITY as i64));
         let named = self.format_of(self.known.process).map_or(process_slots::SIZE, |(_, n)| n);
@@ -246,6 +248,7 @@ impl Vm {
         self.scheduler.state.status = Status::Running;
         self.scheduler.active = process;
         self.scheduler.active_priority = priority;
+        self.may_change_code = self.scheduler.state.may_change_code;
         let extra = if self.scheduler.state.overflow_signalled { 10_000 } else { 0 };
         self.depth_limit = self.config.max_depth + extra;
     }
@@ -301,6 +304,7 @@ impl Vm {
         self.scheduler.state.status = Status::Running;
         self.scheduler.active = next;
         self.scheduler.active_priority = priority;
+        self.may_change_code = self.scheduler.state.may_change_code;
         let extra = if self.scheduler.state.overflow_signalled { 10_000 } else { 0 };
         self.depth_limit = self.config.max_depth + extra;
     }

@@ -222,7 +222,8 @@ pub struct Vm {
     /// Set from any thread to make the running evaluation stop at its next interrupt check.
     pub interrupt: Arc<AtomicBool>,
     /// Whether code may be changed now (methods compiled or removed, classes defined): the
-    /// host clears it for a user without that privilege.
+    /// host clears it for a user without that privilege. A process takes it from its creator
+    /// and puts it back in force whenever it runs.
     pub may_change_code: bool,
     /// Counts changes to code: methods compiled or removed, classes defined or removed, and
     /// code objects reloaded after others changed them (see [`Vm::code_epoch`]).

@@ -292,6 +292,7 @@ fn method_source(vm: &mut Vm, r: &pb::MethodRef) -> Answer {
         ));
     }
     let method = send(vm, class, "compiledMethodAt:", &[selector])?;
+    vm.bring_in(&[method]);
     let code = vm.code_of(method).ok_or_else(|| Failure::new(pb::Code::NotFound, "not a compiled method"))?;
     let protocol = vm.string_of(code.protocol.get()).unwrap_or_default();
     let step_points = code.step_points.iter().map(|s| pb::StepPoint { start: s.span.start, end: s.span.end }).collect();

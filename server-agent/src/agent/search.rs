@@ -71,10 +71,10 @@ impl CodeIndex {
         if self.epoch == Some(vm.code_epoch()) {
             return Ok(());
         }
+        // Read first: a change made while the index is built makes it stale.
+        let epoch = vm.code_epoch();
         let classes = all_classes(vm)?;
         let found = methods_of(vm, &classes)?;
-        // Bringing methods in is not a change to code: the epoch to keep is the one after.
-        let epoch = vm.code_epoch();
         let (mut senders, mut implementors): (HashMap<Value, Vec<_>>, HashMap<Value, Vec<_>>) = Default::default();
         for f in found {
             let Some(code) = vm.code_of(f.method) else { continue };
@@ -170,6 +170,7 @@ pub fn hierarchy(vm: &mut Vm, r: &pb::ClassRef) -> Answer {
     let mut up = vm.superclass_of(class);
     while !up.is_nil() && chain.len() < 10_000 {
         chain.push(up);
+        vm.bring_in(&[up]);
         up = vm.superclass_of(up);
     }
     chain.reverse();
@@ -180,6 +181,7 @@ pub fn hierarchy(vm: &mut Vm, r: &pb::ClassRef) -> Answer {
         let subs = send(vm, c, "subclasses", &[])?;
         let subs = send(vm, subs, "asArray", &[])?;
         let mut subs = vm.array_items(subs).unwrap_or_default();
+        vm.bring_in(&subs);
         subs.sort_by_cached_key(|&s| vm.class_name(s));
         classes.extend(subs.iter().copied());
         below.extend(subs);

@@ -155,7 +155,7 @@ impl Running {
                         Ok(process) => {
                             vm.retain(process);
                             let limit = Duration::from_millis(e.time_limit_ms);
-                            let deadline = (e.time_limit_ms > 0).then(|| started + limit);
+                            let deadline = (e.time_limit_ms > 0).then(|| started.checked_add(limit)).flatten();
                             self.evaluation = Some(Evaluation { process, started, deadline });
                         }
                         Err(failure) => self.push(started, Err(failure)),

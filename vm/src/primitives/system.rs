@@ -19,11 +19,13 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
         162 => vm.dict(r).ok_or(Prim::Fail)?.get(x).ok_or(Prim::Fail),
         163 => {
             let v = a.arg(vm, 1);
+            guard_code(vm, r)?;
             vm.dict_mut(r).ok_or(Prim::Fail)?.insert(x, v);
             dict_changed(vm, r);
             Ok(v)
         }
         164 => {
+            guard_code(vm, r)?;
             let v = vm.dict_mut(r).ok_or(Prim::Fail)?.remove(x).ok_or(Prim::Fail)?;
             dict_changed(vm, r);
             Ok(v)
@@ -68,10 +70,21 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
 }
 
 /// After a change to a native dictionary: method dictionaries invalidate lookups.
+/// A method dictionary or the system dictionary (which holds the classes) is code: only a
+/// process that may change code changes it.
+fn guard_code(vm: &Vm, dict: Value) -> Result<(), Prim> {
+    let class = vm.class_of(dict);
+    let code = class == vm.known.method_dictionary || dict == vm.known.smalltalk;
+    if code && !vm.may_change_code { Err(Prim::Fail) } else { Ok(()) }
+}
+
 fn dict_changed(vm: &mut Vm, dict: Value) {
     vm.heap.note_store(dict);
     if vm.class_of(dict) == vm.known.method_dictionary {
         vm.flush_caches();
+        vm.code_changed();
+    } else if dict == vm.known.smalltalk {
+        vm.code_changed();
     }
 }
 
