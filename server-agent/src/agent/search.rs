@@ -54,6 +54,24 @@ fn listed(vm: &Vm, found: Vec<Found>, test: impl Fn(&CompiledCode) -> bool) -> O
     Outcome::Methods(pb::MethodList { methods, paged: None })
 }
 
+/// The selector an instruction sends without naming it among the literals: arithmetic and
+/// comparisons, `at:put:`, `==`, `~~`, `isNil`, `notNil` and `class` compile to instructions
+/// of their own, which send the message when their fast path does not apply. (Inlined
+/// control structures, `ifTrue:` and the like, send nothing and are not counted.)
+fn implicit_selector(instr: &Instr) -> Option<&'static str> {
+    match *instr {
+        Instr::Bin { op, .. } | Instr::BinImm { op, .. } | Instr::CmpJump { op, .. } | Instr::CmpImmJump { op, .. } => {
+            Some(op.selector())
+        }
+        Instr::AtPut { .. } | Instr::AtPutLit { .. } => Some("at:put:"),
+        Instr::IdEq { .. } => Some("=="),
+        Instr::IdNe { .. } => Some("~~"),
+        Instr::IsNil { negate, .. } => Some(if negate { "notNil" } else { "isNil" }),
+        Instr::Class { .. } => Some("class"),
+        _ => None,
+    }
+}
+
 /// Who sends and who implements each selector, over every method of the image: built by
 /// one pass over the code, and built again when the code has changed since
 /// ([`Vm::code_epoch`]).
@@ -90,6 +108,9 @@ impl CodeIndex {
                 .copied()
                 .filter(|&l| vm.is_symbol(l))
                 .collect();
+            for c in std::iter::once(&code).chain(code.blocks.iter()) {
+                sent.extend(c.instrs.iter().filter_map(|i| implicit_selector(i)).filter_map(|s| vm.existing_symbol(s)));
+            }
             sent.sort_unstable();
             sent.dedup();
             for selector in sent {

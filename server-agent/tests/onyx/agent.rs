@@ -506,9 +506,11 @@ fn classes_are_defined_redefined_searched_and_removed() {
                 op(Op::References(pb::Global { name: "Shape".into() })),
                 op(Op::Senders(pb::SelectorRef { selector: "width:".into() })),
                 op(Op::Hierarchy(pb::ClassRef { class_name: "Shape".into(), meta: false })),
+                op(Op::Senders(pb::SelectorRef { selector: "*".into() })),
             ],
         )
         .await;
+        assert!(method_names(&out[10]).contains(&"Shape>>area".to_string()), "{:?}", method_names(&out[10]));
         assert!(matches!(&out[0], Outcome::ClassDefinition(d) if d.definition.contains("height")), "{:?}", out[0]);
         assert_eq!(printed(&out[1]), "9", "the instance migrated");
         assert_eq!(error(&out[2]).code, pb::Code::SmalltalkError as i32);
