@@ -7,9 +7,10 @@
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use anyhow::{Result, anyhow, bail};
-use onyx_protocol::agent::{self as pb, agent_client::AgentClient, operation::Op, result::Outcome};
-use tonic::transport::Channel;
+use anyhow::{Result, bail};
+use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
+
+use crate::client::Session;
 
 /// What `onyx bench agent` does.
 pub struct AgentBench<'a> {
@@ -27,19 +28,12 @@ pub fn run(b: &AgentBench) -> Result<ExitCode> {
     runtime.block_on(bench(b))
 }
 
-struct Client {
-    agent: AgentClient<Channel>,
-    token: String,
-}
+struct Client(Session);
 
 impl Client {
-    /// One batch; its results and server time.
+    /// One batch; its results and server time (an error answer is an error).
     async fn batch(&mut self, ops: Vec<Op>) -> Result<(Vec<Outcome>, Duration)> {
-        let operations = ops.into_iter().map(|op| pb::Operation { op: Some(op), page: None }).collect();
-        let mut request = tonic::Request::new(pb::Batch { operations });
-        let bearer = format!("Bearer {}", self.token).parse().map_err(|_| anyhow!("a malformed token"))?;
-        request.metadata_mut().insert("authorization", bearer);
-        let reply = self.agent.execute(request).await.map_err(|s| anyhow!("{}", s.message()))?.into_inner();
+        let reply = self.0.execute(ops).await?;
         let outcomes = reply.results.into_iter().filter_map(|r| r.outcome).collect::<Vec<_>>();
         if let Some(Outcome::Error(e)) = outcomes.iter().find(|o| matches!(o, Outcome::Error(_))) {
             bail!("the gem answered an error: {}", e.message);
@@ -61,12 +55,7 @@ fn class_name(i: usize) -> String {
 }
 
 async fn bench(b: &AgentBench<'_>) -> Result<ExitCode> {
-    let channel = crate::tls::endpoint(b.gem)?.connect().await;
-    let mut agent = AgentClient::new(channel.map_err(|e| anyhow!("cannot reach the gem at {}: {e}", b.gem))?);
-    let user = std::env::var("ONYX_USER").unwrap_or_else(|_| "DataCurator".into());
-    let password = std::env::var("ONYX_PASSWORD").unwrap_or_else(|_| crate::users::DEFAULT_PASSWORD.into());
-    let login = agent.login(pb::LoginRequest { user, password }).await.map_err(|s| anyhow!("{}", s.message()))?;
-    let mut c = Client { agent, token: login.into_inner().token };
+    let mut c = Client(Session::open(b.gem).await?);
     generate(&mut c, b).await?;
     let (methods, _) = c.batch(vec![evaluate("(Smalltalk allClasses inject: 0 into: [:n :each | n + each selectors size + each class selectors size]) printString")]).await?;
     let (classes, _) = c.batch(vec![evaluate("Smalltalk allClasses size")]).await?;

@@ -6,6 +6,8 @@ use std::process::ExitCode;
 
 use anyhow::{Context as _, Result, anyhow, bail};
 use onyx_protocol::agent::{self as pb, agent_client::AgentClient, operation::Op, result::Outcome};
+use tonic::metadata::{Ascii, MetadataValue};
+use tonic::transport::Channel;
 
 /// What a client command asks of the gem.
 pub enum Request {
@@ -85,25 +87,43 @@ fn method_ref(name: &str) -> Result<pb::MethodRef> {
     })
 }
 
-/// One operation in one batch, after logging in as `ONYX_USER` (default DataCurator) with
-/// `ONYX_PASSWORD` (default GemStone's swordfish); its outcome.
+/// A client logged in to a gem's agent as `ONYX_USER` (default DataCurator) with
+/// `ONYX_PASSWORD` (default GemStone's swordfish).
+pub struct Session {
+    agent: AgentClient<Channel>,
+    bearer: MetadataValue<Ascii>,
+    gem: String,
+}
+
+impl Session {
+    pub async fn open(gem: &str) -> Result<Session> {
+        let endpoint = crate::tls::endpoint(gem)?;
+        let user = std::env::var("ONYX_USER").unwrap_or_else(|_| "DataCurator".into());
+        let password = std::env::var("ONYX_PASSWORD").unwrap_or_else(|_| crate::users::DEFAULT_PASSWORD.into());
+        let channel = endpoint.connect().await.with_context(|| format!("cannot reach the gem at {gem}"))?;
+        let mut agent = AgentClient::new(channel);
+        let login = agent.login(pb::LoginRequest { user, password }).await;
+        let token = login.map_err(|s| anyhow!("the gem at {gem}: {}", s.message()))?.into_inner().token;
+        let bearer = format!("Bearer {token}").parse().map_err(|_| anyhow!("the gem answered a malformed token"))?;
+        Ok(Session { agent, bearer, gem: gem.to_string() })
+    }
+
+    /// Runs `ops` as one batch.
+    pub async fn execute(&mut self, ops: Vec<Op>) -> Result<pb::BatchResult> {
+        let operations = ops.into_iter().map(|op| pb::Operation { op: Some(op), page: None }).collect();
+        let mut request = tonic::Request::new(pb::Batch { operations });
+        request.metadata_mut().insert("authorization", self.bearer.clone());
+        let reply = self.agent.execute(request).await;
+        Ok(reply.map_err(|s| anyhow!("the gem at {}: {}", self.gem, s.message()))?.into_inner())
+    }
+}
+
+/// One operation in one batch of a new session; its outcome.
 fn execute(gem: &str, op: Op) -> Result<Outcome> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-    let endpoint = crate::tls::endpoint(gem)?;
-    let user = std::env::var("ONYX_USER").unwrap_or_else(|_| "DataCurator".into());
-    let password = std::env::var("ONYX_PASSWORD").unwrap_or_else(|_| crate::users::DEFAULT_PASSWORD.into());
     runtime.block_on(async {
-        let channel = endpoint.connect().await.with_context(|| format!("cannot reach the gem at {gem}"))?;
-        let mut client = AgentClient::new(channel);
-        let login = client.login(pb::LoginRequest { user, password }).await;
-        let token = login.map_err(|s| anyhow!("the gem at {gem}: {}", s.message()))?.into_inner().token;
-        let batch = pb::Batch { operations: vec![pb::Operation { op: Some(op), page: None }] };
-        let mut request = tonic::Request::new(batch);
-        let bearer = format!("Bearer {token}").parse().map_err(|_| anyhow!("the gem answered a malformed token"))?;
-        request.metadata_mut().insert("authorization", bearer);
-        let reply = client.execute(request).await.map_err(|s| anyhow!("the gem at {gem}: {}", s.message()))?;
+        let reply = Session::open(gem).await?.execute(vec![op]).await?;
         reply
-            .into_inner()
             .results
             .into_iter()
             .next()

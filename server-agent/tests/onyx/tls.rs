@@ -70,3 +70,28 @@ fn a_stone_and_a_gem_serve_over_tls_to_clients_that_trust_them() {
     let (ok, _) = eval(&gem, None);
     assert!(!ok, "a plain connection to a TLS agent is refused");
 }
+
+#[test]
+fn half_or_missing_tls_files_are_clear_errors() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let repo = dir.path().join("repo");
+    let init = Command::new(env!("CARGO_BIN_EXE_onyx")).arg("init").arg(&repo).output().expect("onyx init runs");
+    assert!(init.status.success());
+    let (cert, _, _) = certs();
+    let missing = dir.path().join("nowhere.pem").display().to_string();
+    let repo = repo.display().to_string();
+    for (extra, expected) in [
+        (vec!["--tls-cert", cert.as_str()], "both"),
+        (vec!["--tls-cert", missing.as_str(), "--tls-key", missing.as_str()], "cannot read the TLS certificate"),
+        (vec!["--tls-cert", cert.as_str(), "--tls-key", cert.as_str()], ""),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_onyx"))
+            .args(["stone", &repo, "--listen", "127.0.0.1:0"])
+            .args(&extra)
+            .stdout(Stdio::null())
+            .output()
+            .expect("onyx runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.contains(expected) && !err.contains("panicked"), "{extra:?}: {err}");
+    }
+}
