@@ -12,6 +12,7 @@ mod client;
 mod commit_bench;
 mod fault_bench;
 mod gem;
+mod shutdown;
 pub mod stone;
 pub mod stone_client;
 pub mod tls;

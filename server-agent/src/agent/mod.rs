@@ -38,6 +38,7 @@ pub fn serve(config: VmConfig, stone: &str, listen: SocketAddr, tls: &crate::tls
     let (events, _) = broadcast::channel(256);
     let (ready, logged_in) = std::sync::mpsc::channel();
     let stone_addr = stone.to_string();
+    let advertised = advertised(addr, tls.is_some());
     let vm_events = events.clone();
     let vm_thread = std::thread::Builder::new().name("vm".into()).spawn(move || {
         let vm = StoneSession::connect(&stone_addr)
@@ -46,12 +47,8 @@ pub fn serve(config: VmConfig, stone: &str, listen: SocketAddr, tls: &crate::tls
         match vm {
             Ok(mut vm) => {
                 let _ = ready.send(Ok(vm.session_id().unwrap_or_default()));
-                let about = About {
-                    user: String::new(),
-                    host: watch::host_name(),
-                    pid: std::process::id(),
-                    agent: addr.to_string(),
-                };
+                let about =
+                    About { user: String::new(), host: watch::host_name(), pid: std::process::id(), agent: advertised };
                 let watch = watch::Watch::new(&mut vm, about);
                 worker::run(&mut vm, &work_queue, &vm_events, watch);
             }
@@ -65,19 +62,34 @@ pub fn serve(config: VmConfig, stone: &str, listen: SocketAddr, tls: &crate::tls
         .map_err(|_| anyhow!("the gem's VM thread stopped"))?
         .map_err(|e| anyhow!("cannot log in to the stone at {stone}: {e}"))?;
     runtime.block_on(async {
+        let signals = crate::shutdown::Signals::install()?;
         println!("gem session {session} on {stone}, agent listening on {addr}");
         std::io::stdout().flush()?;
         let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
-        let service = AgentServer::new(service::AgentService::new(work, events));
+        let (closing, closed) = tokio::sync::watch::channel(false);
+        let service = AgentServer::new(service::AgentService::new(work, events, closed.clone()));
         let mut builder = Server::builder();
         if let Some(tls) = tls {
             builder = builder.tls_config(tls)?;
         }
-        builder.add_service(service).serve_with_incoming_shutdown(incoming, crate::stone::shutdown_signal()).await?;
+        // On a signal, event streams end and the agent stops taking requests; batches under
+        // way get a short grace (an endless evaluation does not hold the gem up).
+        let server =
+            builder.add_service(service).serve_with_incoming_shutdown(incoming, crate::shutdown::closed(closed));
+        crate::shutdown::serve_until_signalled(server, signals, &closing).await?;
         anyhow::Ok(())
     })?;
     // The service (and with it the VM thread's queue) is gone: the VM thread ends its session.
     drop(runtime);
     vm_thread.join().map_err(|_| anyhow!("the gem's VM thread failed"))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The agent's address as other tools should use it: with `https://` under TLS, and this
+/// host's name in place of an unspecified address (listening on every interface).
+fn advertised(addr: SocketAddr, tls: bool) -> String {
+    let host = if addr.ip().is_unspecified() { watch::host_name() } else { addr.ip().to_string() };
+    let host = if host.contains(':') { format!("[{host}]") } else { host };
+    let scheme = if tls { "https://" } else { "" };
+    format!("{scheme}{host}:{}", addr.port())
 }

@@ -10,8 +10,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use onyx_protocol::agent::{self as pb, agent_server};
-use tokio::sync::{broadcast, oneshot};
-use tokio_stream::{Stream, StreamExt as _, wrappers::BroadcastStream};
+use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::{broadcast, mpsc, oneshot, watch};
+use tokio_stream::{Stream, wrappers::ReceiverStream};
 use tonic::{Request, Response, Status};
 
 use super::worker::{Job, Work};
@@ -27,11 +28,17 @@ pub struct AgentService {
     work: Sender<Work>,
     events: broadcast::Sender<pb::Event>,
     tokens: Arc<Mutex<HashMap<String, User>>>,
+    /// Turns true when the gem stops: event streams end.
+    closing: watch::Receiver<bool>,
 }
 
 impl AgentService {
-    pub fn new(work: Sender<Work>, events: broadcast::Sender<pb::Event>) -> AgentService {
-        AgentService { work, events, tokens: Arc::default() }
+    pub fn new(
+        work: Sender<Work>,
+        events: broadcast::Sender<pb::Event>,
+        closing: watch::Receiver<bool>,
+    ) -> AgentService {
+        AgentService { work, events, tokens: Arc::default(), closing }
     }
 
     /// The user whose token the request carries.
@@ -88,8 +95,28 @@ impl agent_server::Agent for AgentService {
 
     async fn events(&self, request: Request<pb::EventsRequest>) -> Result<Response<Self::EventsStream>, Status> {
         self.user(&request)?;
-        // A listener too slow to keep up misses events rather than holding the gem up.
-        let events = BroadcastStream::new(self.events.subscribe()).filter_map(|e| e.ok().map(Ok));
-        Ok(Response::new(Box::pin(events)))
+        let mut events = self.events.subscribe();
+        let mut closing = self.closing.clone();
+        let (listener, stream) = mpsc::channel(64);
+        tokio::spawn(async move {
+            loop {
+                let event = tokio::select! {
+                    e = events.recv() => e,
+                    _ = closing.wait_for(|&c| c) => break,
+                    () = listener.closed() => break,
+                };
+                match event {
+                    Ok(event) => {
+                        if listener.send(Ok(event)).await.is_err() {
+                            break;
+                        }
+                    }
+                    // A listener too slow to keep up misses events rather than holding the gem up.
+                    Err(RecvError::Lagged(_)) => {}
+                    Err(RecvError::Closed) => break,
+                }
+            }
+        });
+        Ok(Response::new(Box::pin(ReceiverStream::new(stream))))
     }
 }

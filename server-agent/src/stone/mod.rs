@@ -25,6 +25,7 @@ pub fn serve(dir: &Path, listen: SocketAddr, gc_interval: u64, tls: &crate::tls:
         let listener =
             tokio::net::TcpListener::bind(listen).await.with_context(|| format!("cannot listen on {listen}"))?;
         let addr = listener.local_addr()?;
+        let signals = crate::shutdown::Signals::install()?;
         println!("stone listening on {addr}");
         std::io::stdout().flush()?;
         if gc_interval > 0 {
@@ -39,28 +40,16 @@ pub fn serve(dir: &Path, listen: SocketAddr, gc_interval: u64, tls: &crate::tls:
             .with_keepalive_retries(Some(4));
         let (closing, closed) = tokio::sync::watch::channel(false);
         let service = service::StoneService::new(Arc::clone(&stone), closed.clone());
-        let mut closed_for_server = closed;
         let service = StoneServer::new(service).max_decoding_message_size(1 << 30);
         let mut builder = Server::builder();
         if let Some(tls) = tls {
             builder = builder.tls_config(tls)?;
         }
-        let server = builder.add_service(service).serve_with_incoming_shutdown(incoming, async move {
-            let _ = closed_for_server.wait_for(|&c| c).await;
-        });
-        tokio::pin!(server);
-        tokio::select! {
-            served = &mut server => served?,
-            () = shutdown_signal() => {
-                // Ends every session stream and stops taking requests; requests under way
-                // finish, but a gem that does not close its connection does not hold the
-                // stone up for longer than the grace period.
-                let _ = closing.send(true);
-                if let Ok(served) = tokio::time::timeout(GRACE, &mut server).await {
-                    served?;
-                }
-            }
-        }
+        // On a signal every session stream ends and the stone stops taking requests; requests
+        // under way finish.
+        let server =
+            builder.add_service(service).serve_with_incoming_shutdown(incoming, crate::shutdown::closed(closed));
+        crate::shutdown::serve_until_signalled(server, signals, &closing).await?;
         anyhow::Ok(())
     })?;
     drop(runtime);
@@ -94,20 +83,3 @@ async fn collect_periodically(stone: Arc<Stone>, every: std::time::Duration) {
 
 /// How long a connection may be quiet before the kernel probes it.
 const KEEPALIVE: std::time::Duration = std::time::Duration::from_secs(20);
-
-/// How long a stopping stone waits for gems to close their connections.
-const GRACE: std::time::Duration = std::time::Duration::from_secs(2);
-
-/// Completes on SIGTERM or SIGINT.
-pub(crate) async fn shutdown_signal() {
-    use tokio::signal::unix::{SignalKind, signal};
-    match (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) {
-        (Ok(mut term), Ok(mut int)) => {
-            tokio::select! {
-                _ = term.recv() => {}
-                _ = int.recv() => {}
-            }
-        }
-        _ => std::future::pending::<()>().await,
-    }
-}

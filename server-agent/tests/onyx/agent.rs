@@ -35,6 +35,19 @@ impl GemProcess {
         assert!(line.starts_with("gem session ") && addr.starts_with("127.0.0.1:"), "{line:?}");
         GemProcess { child, addr }
     }
+
+    /// Sends SIGTERM and answers how the gem exited, if it did within `within`.
+    pub(crate) fn terminate(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
+        let _ = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
+        let deadline = Instant::now() + within;
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
+    }
 }
 
 impl Drop for GemProcess {

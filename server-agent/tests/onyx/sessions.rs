@@ -149,3 +149,24 @@ fn a_process_keeps_the_privilege_of_the_user_who_started_it() {
         assert_eq!(printed(&out[6]), "false");
     });
 }
+
+#[test]
+fn sigterm_stops_a_gem_with_a_listener_and_an_endless_doit() {
+    let (_dir, stone) = repository();
+    let mut gem = GemProcess::start(&stone);
+    runtime().block_on(async {
+        let mut events = client(&gem).await.events(pb::EventsRequest {}).await.expect("events").into_inner();
+        let mut looping = client(&gem).await;
+        let endless =
+            tokio::spawn(
+                async move { looping.execute(pb::Batch { operations: vec![evaluate("[true] whileTrue")] }).await },
+            );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let status = gem.terminate(Duration::from_secs(8));
+        assert!(status.is_some_and(|s| s.success()), "the gem stops cleanly: {status:?}");
+        let ended = tokio::time::timeout(Duration::from_secs(2), events.message()).await.expect("the stream ends");
+        assert!(!matches!(ended, Ok(Some(_))), "{ended:?}");
+        let answered = tokio::time::timeout(Duration::from_secs(2), endless).await.expect("the call ends");
+        assert!(answered.expect("the task ran").is_err(), "the endless doit was cut off");
+    });
+}
