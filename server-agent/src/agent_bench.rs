@@ -101,6 +101,7 @@ async fn bench(b: &AgentBench<'_>) -> Result<ExitCode> {
         let median = times.get(times.len() / 2).copied().unwrap_or_default();
         println!("{name}: {:.2} ms (median of {})", median.as_secs_f64() * 1e3, times.len());
     }
+    c.0.close().await?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -156,6 +156,9 @@ enum Command {
         /// The certificate's private key (PEM).
         #[arg(long)]
         tls_key: Option<PathBuf>,
+        /// Seconds a login's token may go unused before it ends (its handles are released).
+        #[arg(long, default_value_t = 8 * 3600)]
+        idle_logout: u64,
     },
 }
 
@@ -207,9 +210,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 crate::gem::Passwords { system_user: system_user_password, data_curator: data_curator_password };
             crate::gem::init(&setup, &dir, &passwords)
         }
-        Command::Gem { stone, listen, tls_cert, tls_key } => {
+        Command::Gem { stone, listen, tls_cert, tls_key, idle_logout } => {
             let tls = crate::tls::ServerFiles { cert: tls_cert, key: tls_key };
-            crate::agent::serve(setup.config, &stone, listen, &tls)
+            let idle = std::time::Duration::from_secs(idle_logout);
+            crate::agent::serve(setup.config, &stone, listen, &tls, idle)
         }
         Command::Stone { dir, listen, gc_interval, tls_cert, tls_key } => {
             let tls = crate::tls::ServerFiles { cert: tls_cert, key: tls_key };

@@ -116,13 +116,23 @@ impl Session {
         let reply = self.agent.execute(request).await;
         Ok(reply.map_err(|s| anyhow!("the gem at {}: {}", self.gem, s.message()))?.into_inner())
     }
+
+    /// Ends the login (the gem releases what it held for it).
+    pub async fn close(mut self) -> Result<()> {
+        let mut request = tonic::Request::new(pb::Empty {});
+        request.metadata_mut().insert("authorization", self.bearer.clone());
+        self.agent.logout(request).await.map_err(|s| anyhow!("the gem at {}: {}", self.gem, s.message()))?;
+        Ok(())
+    }
 }
 
 /// One operation in one batch of a new session; its outcome.
 fn execute(gem: &str, op: Op) -> Result<Outcome> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     runtime.block_on(async {
-        let reply = Session::open(gem).await?.execute(vec![op]).await?;
+        let mut session = Session::open(gem).await?;
+        let reply = session.execute(vec![op]).await?;
+        session.close().await?;
         reply
             .results
             .into_iter()

@@ -30,7 +30,8 @@ pub fn init(setup: &Setup, dir: &Path, passwords: &Passwords) -> Result<ExitCode
             defaulted.push(user);
             users::DEFAULT_PASSWORD.to_string()
         });
-        users::add(&mut vm, user, &password, true).map_err(|e| anyhow!("cannot add user {user}: {e}"))?;
+        let hashed = users::hash(&password).map_err(|e| anyhow!(e))?;
+        users::add(&mut vm, user, &hashed, true).map_err(|e| anyhow!("cannot add user {user}: {e}"))?;
     }
     let stone = Arc::new(Stone::create(dir)?);
     let link = LocalLink::login(Arc::clone(&stone)).map_err(|e| anyhow!(e))?;

@@ -5,6 +5,7 @@
 use argon2::Argon2;
 use argon2::password_hash::rand_core::{OsRng, RngCore as _};
 use argon2::password_hash::{PasswordHash, PasswordHasher as _, PasswordVerifier as _, SaltString};
+use onyx_vm::persist::USERS;
 use onyx_vm::{Value, Vm};
 
 /// GemStone's well-known initial password, used when `onyx init` is given none.
@@ -37,39 +38,51 @@ pub fn new_token() -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// How long a message to the users' directory may run.
+const LIMIT: std::time::Duration = std::time::Duration::from_secs(2);
+
 fn send(vm: &mut Vm, receiver: Value, selector: &str, args: &[Value]) -> Result<Value, String> {
-    vm.send(receiver, selector, args).map_err(|e| e.to_string())
+    vm.send_within(receiver, selector, args, LIMIT).map_err(|e| e.to_string())
 }
 
 /// `AllUsers`, made if the repository has none yet.
 fn all_users(vm: &mut Vm) -> Result<Value, String> {
-    if let Some(users) = vm.global("AllUsers").filter(|v| !v.is_nil()) {
+    if let Some(users) = vm.global(USERS).filter(|v| !v.is_nil()) {
         return Ok(users);
     }
     let dictionary = vm.global("Dictionary").ok_or("no class Dictionary")?;
     let users = send(vm, dictionary, "new", &[])?;
-    vm.set_global("AllUsers", users);
+    vm.set_global(USERS, users);
     Ok(users)
 }
 
-/// Adds user `name` (or replaces its password and privilege); committed with the next commit.
-pub fn add(vm: &mut Vm, name: &str, password: &str, may_change_code: bool) -> Result<(), String> {
+/// Adds user `name` with a password's hash (see [`hash`]), or replaces its hash and
+/// privilege; committed with the next commit.
+pub fn add(vm: &mut Vm, name: &str, hashed: &str, may_change_code: bool) -> Result<(), String> {
     if name.is_empty() {
         return Err("a user needs a name".into());
     }
-    let hashed = hash(password)?;
+    if hashed.is_empty() {
+        return Err("the password could not be hashed".into());
+    }
     let users = all_users(vm)?;
     let class = vm.global("UserProfile").ok_or("no class UserProfile")?;
-    let (name_v, hash_v) = (vm.new_string(name), vm.new_string(&hashed));
+    let (name_v, hash_v) = (vm.new_string(name), vm.new_string(hashed));
     let privilege = Value::boolean(may_change_code);
     let profile = send(vm, class, "userId:passwordHash:mayChangeCode:", &[name_v, hash_v, privilege])?;
     send(vm, users, "at:put:", &[name_v, profile])?;
     Ok(())
 }
 
-/// The profile of user `name`, if there is one.
+/// The profile of user `name`, if there is one: as committed, for a gem holding a change to
+/// the users' directory refuses to read it.
 pub fn profile(vm: &mut Vm, name: &str) -> Result<Option<Profile>, String> {
-    let Some(users) = vm.global("AllUsers").filter(|v| !v.is_nil()) else { return Ok(None) };
+    if vm.users_changed_here() {
+        return Err("the users' profiles have changes in this gem that are not committed: \
+                    commit or abort them, then log in"
+            .into());
+    }
+    let Some(users) = vm.global(USERS).filter(|v| !v.is_nil()) else { return Ok(None) };
     let key = vm.new_string(name);
     if send(vm, users, "includesKey:", &[key])? != Value::TRUE {
         return Ok(None);

@@ -282,6 +282,10 @@ pub struct CompiledCode {
     pub span: Span,
     /// Native code, once the code is hot.
     pub native: crate::jit::NativeSlot,
+    /// The selectors of the control structures the compiler inlined in this method and its
+    /// blocks (`ifTrue:`, `whileTrue:`, `to:do:`, ...): sent by no instruction, but messages
+    /// of the method all the same, as its senders are found by them (empty for blocks).
+    pub inlined: Box<[Value]>,
 }
 
 impl CompiledCode {

@@ -42,7 +42,7 @@ pub struct CompileError {
     pub message: String,
     /// Byte offset in the source.
     pub offset: usize,
-    /// 1-based line.
+    /// 1-based line (0: a warning about other code than the source compiled).
     pub line: usize,
     /// 1-based column.
     pub column: usize,
@@ -50,6 +50,9 @@ pub struct CompileError {
 
 impl fmt::Display for CompileError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            return f.write_str(&self.message);
+        }
         write!(f, "{}:{}: {}", self.line, self.column, self.message)
     }
 }

@@ -68,6 +68,7 @@ impl Vm {
             instrs: Box::new([Instr::Send { a: 0, nargs, lit: 0, cache: 0 }, Instr::Return { r: 0 }]),
             literals: Box::new([sel]),
             blocks: Box::new([]),
+            inlined: Box::new([]),
             num_args: 0,
             num_copied: 0,
             num_temps: 0,
@@ -112,10 +113,50 @@ impl Vm {
         self.finish(process)
     }
 
+    /// Sends a message and runs it for at most `limit`: one still running then is stopped
+    /// and answers [`EvalError::Interrupted`]. What tools send runs this way, so a method that
+    /// never returns costs them an error, not the thread.
+    pub fn send_within(
+        &mut self,
+        receiver: Value,
+        selector: &str,
+        args: &[Value],
+        limit: Duration,
+    ) -> Result<Value, EvalError> {
+        let process = self.spawn_send(receiver, selector, args);
+        self.finish_within(process, limit)
+    }
+
+    /// Compiles `source` as a doit and runs it for at most `limit`, as [`Vm::send_within`].
+    pub fn evaluate_within(&mut self, source: &str, limit: Duration) -> Result<Value, EvalError> {
+        let process = self.spawn_doit(source, Value::NIL)?;
+        self.finish_within(process, limit)
+    }
+
     /// The `printString` of a value.
     pub fn print_string(&mut self, v: Value) -> Result<String, EvalError> {
         let s = self.send(v, "printString", &[])?;
         Ok(self.string_of(s).unwrap_or_default())
+    }
+
+    /// The `printString` of a value, computed within `limit` (see [`Vm::send_within`]).
+    pub fn print_string_within(&mut self, v: Value, limit: Duration) -> Result<String, EvalError> {
+        let s = self.send_within(v, "printString", &[], limit)?;
+        Ok(self.string_of(s).unwrap_or_default())
+    }
+
+    /// Runs until `process` finishes or `limit` has passed; then stops it where it is.
+    pub fn finish_within(&mut self, process: Value, limit: Duration) -> Result<Value, EvalError> {
+        let deadline = Instant::now().checked_add(limit);
+        loop {
+            let left = deadline.map_or(Duration::from_millis(50), |d| d.saturating_duration_since(Instant::now()));
+            if let Poll::Done(result) = self.poll(process, left.min(Duration::from_millis(50))) {
+                return result;
+            }
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return Err(EvalError::Interrupted(self.interrupt_process(process)));
+            }
+        }
     }
 
     /// Runs until `process` finishes.

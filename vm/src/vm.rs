@@ -233,7 +233,7 @@ pub struct Vm {
     /// Transcript output not yet taken by the host.
     pub(crate) transcript: String,
     /// Warnings from the compiler (undeclared variables), not yet taken.
-    pub(crate) warnings: Vec<String>,
+    pub(crate) warnings: Vec<crate::error::CompileError>,
     /// The process whose end makes [`Vm::run`] return.
     pub(crate) watch: Option<Value>,
     /// Set when the watched process finished or was suspended.
@@ -582,7 +582,7 @@ impl Vm {
     }
 
     /// Takes the compiler warnings issued since the last call.
-    pub fn take_warnings(&mut self) -> Vec<String> {
+    pub fn take_warnings(&mut self) -> Vec<crate::error::CompileError> {
         std::mem::take(&mut self.warnings)
     }
 

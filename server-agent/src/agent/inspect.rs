@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use onyx_protocol::agent::{self as pb, result::Outcome};
 use onyx_vm::{Value, Vm};
 
-use super::ops::{Failure, eval_failure};
+use super::ops::{Failure, LIMIT, eval_failure, send};
 
 /// The longest printString a field shows (an ellipsis marks the cut).
 const FIELD_PRINT: usize = 1000;
@@ -17,41 +17,70 @@ const PAGE: u32 = 100;
 /// The most indexed fields one page may hold.
 const MAX_PAGE: u32 = 10_000;
 
-/// The objects clients hold, by handle.
+/// The objects clients hold, by handle; each handle belongs to the login that made it.
 #[derive(Default)]
 pub struct Handles {
     next: u64,
-    by_id: HashMap<u64, Value>,
-    by_value: HashMap<Value, u64>,
+    by_id: HashMap<u64, (u64, Value)>,
+    by_value: HashMap<(u64, Value), u64>,
 }
 
 impl Handles {
+    /// The handles of login `login`.
+    pub fn of(&mut self, login: u64) -> LoginHandles<'_> {
+        LoginHandles { handles: self, login }
+    }
+
+    /// Releases every handle of a login that ended.
+    pub fn forget_login(&mut self, vm: &mut Vm, login: u64) {
+        let ids: Vec<u64> = self.by_id.iter().filter(|(_, (owner, _))| *owner == login).map(|(&id, _)| id).collect();
+        self.of(login).release(vm, &ids);
+    }
+}
+
+/// One login's handles.
+pub struct LoginHandles<'a> {
+    handles: &'a mut Handles,
+    login: u64,
+}
+
+impl LoginHandles<'_> {
     /// A handle on `v` (the one it has, or a new one); 0 for what is not an object (nil,
     /// true, false, SmallIntegers, Characters), which its printString shows whole.
     pub fn handle(&mut self, vm: &mut Vm, v: Value) -> u64 {
         if !v.is_object() {
             return 0;
         }
-        if let Some(&id) = self.by_value.get(&v) {
+        let h = &mut *self.handles;
+        if let Some(&id) = h.by_value.get(&(self.login, v)) {
             return id;
         }
-        self.next += 1;
+        h.next += 1;
         vm.retain(v);
-        self.by_id.insert(self.next, v);
-        self.by_value.insert(v, self.next);
-        self.next
+        h.by_id.insert(h.next, (self.login, v));
+        h.by_value.insert((self.login, v), h.next);
+        h.next
     }
 
-    /// The object behind handle `id`.
-    pub fn get(&self, id: u64) -> Result<Value, Failure> {
-        self.by_id.get(&id).copied().ok_or_else(|| Failure::new(pb::Code::NotFound, format!("no handle {id}")))
+    /// The object behind handle `id`, brought in if it was evicted.
+    pub fn get(&self, vm: &mut Vm, id: u64) -> Result<Value, Failure> {
+        let v = match self.handles.by_id.get(&id) {
+            Some(&(owner, v)) if owner == self.login => v,
+            _ => return Err(Failure::new(pb::Code::NotFound, format!("no handle {id}"))),
+        };
+        vm.bring_in(&[v]);
+        Ok(v)
     }
 
     /// Forgets handles `ids` (unknown ones are ignored: releasing twice is harmless).
     pub fn release(&mut self, vm: &mut Vm, ids: &[u64]) {
+        let h = &mut *self.handles;
         for id in ids {
-            if let Some(v) = self.by_id.remove(id) {
-                self.by_value.remove(&v);
+            if let Some(&(owner, v)) = h.by_id.get(id)
+                && owner == self.login
+            {
+                h.by_id.remove(id);
+                h.by_value.remove(&(owner, v));
                 vm.release(v);
             }
         }
@@ -61,27 +90,23 @@ impl Handles {
 /// The printString of a field, cut at [`FIELD_PRINT`] characters; an error in it is shown
 /// as such rather than failing the inspection.
 fn field_print(vm: &mut Vm, v: Value) -> String {
-    match vm.print_string(v) {
+    match vm.print_string_within(v, LIMIT) {
         Ok(s) if s.chars().count() > FIELD_PRINT => s.chars().take(FIELD_PRINT).chain("…".chars()).collect(),
         Ok(s) => s,
         Err(e) => format!("<printString failed: {}>", e.to_string().lines().next().unwrap_or_default()),
     }
 }
 
-fn field(vm: &mut Vm, handles: &mut Handles, name: String, v: Value) -> pb::Field {
+fn field(vm: &mut Vm, handles: &mut LoginHandles, name: String, v: Value) -> pb::Field {
     let print_string = field_print(vm, v);
     pb::Field { name, print_string, handle: handles.handle(vm, v) }
 }
 
-fn send(vm: &mut Vm, receiver: Value, selector: &str, args: &[Value]) -> Result<Value, Failure> {
-    vm.send(receiver, selector, args).map_err(eval_failure)
-}
-
 /// Inspects the object behind a handle.
-pub fn inspect(vm: &mut Vm, handles: &mut Handles, r: &pb::Inspect) -> Result<Outcome, Failure> {
-    let object = handles.get(r.handle)?;
+pub fn inspect(vm: &mut Vm, handles: &mut LoginHandles, r: &pb::Inspect) -> Result<Outcome, Failure> {
+    let object = handles.get(vm, r.handle)?;
     let class = vm.class_of(object);
-    let print_string = vm.print_string(object).map_err(eval_failure)?;
+    let print_string = vm.print_string_within(object, LIMIT).map_err(eval_failure)?;
     let names = send(vm, class, "allInstVarNames", &[])?;
     let names = send(vm, names, "asArray", &[])?;
     let names: Vec<String> =

@@ -27,7 +27,13 @@ use crate::stone_client::StoneSession;
 
 /// Runs a gem: a session with the stone at `stone`, and the agent served on `listen` (port 0
 /// picks one) until SIGTERM or SIGINT. The first line of standard output names both.
-pub fn serve(config: VmConfig, stone: &str, listen: SocketAddr, tls: &crate::tls::ServerFiles) -> Result<ExitCode> {
+pub fn serve(
+    config: VmConfig,
+    stone: &str,
+    listen: SocketAddr,
+    tls: &crate::tls::ServerFiles,
+    idle_logout: std::time::Duration,
+) -> Result<ExitCode> {
     let tls = tls.config()?;
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     let listener = runtime
@@ -67,7 +73,7 @@ pub fn serve(config: VmConfig, stone: &str, listen: SocketAddr, tls: &crate::tls
         std::io::stdout().flush()?;
         let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
         let (closing, closed) = tokio::sync::watch::channel(false);
-        let service = AgentServer::new(service::AgentService::new(work, events, closed.clone()));
+        let service = AgentServer::new(service::AgentService::new(work, events, closed.clone(), idle_logout));
         let mut builder = Server::builder();
         if let Some(tls) = tls {
             builder = builder.tls_config(tls)?;

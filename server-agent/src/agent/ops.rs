@@ -5,9 +5,11 @@
 //! `Behavior>>protocols`, ...), so they see what Smalltalk code sees, faulting included.
 
 use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
+use std::time::Duration;
+
 use onyx_vm::{EvalError, Value, Vm};
 
-use super::inspect::{self, Handles};
+use super::inspect::{self, LoginHandles};
 use super::search;
 use super::worker::State;
 use crate::users;
@@ -55,24 +57,31 @@ pub fn eval_failure(error: EvalError) -> Failure {
     Failure { code, message: report.description, span: (0, 0), stack }
 }
 
-/// An evaluation's value (with its handle), as the client gets it.
-pub fn evaluated(vm: &mut Vm, value: Value, handle: u64) -> Answer {
-    let print_string = vm.print_string(value).map_err(eval_failure)?;
+/// How long a message the agent sends on a tool's behalf (a printString, a lookup) may run;
+/// one still running then answers an interrupted error.
+pub const LIMIT: Duration = Duration::from_secs(2);
+/// How long a class definition or a transaction operation may run (instances migrate in the
+/// one, a commit writes in the other).
+const WORK_LIMIT: Duration = Duration::from_secs(600);
+
+/// An evaluation's value (with a handle on it), as the client gets it.
+pub fn evaluated(vm: &mut Vm, handles: &mut LoginHandles, value: Value) -> Answer {
+    let print_string = vm.print_string_within(value, LIMIT).map_err(eval_failure)?;
     let class_name = vm.class_name(vm.class_of(value));
-    Ok(Outcome::Evaluated(pb::Evaluated { print_string, class_name, handle }))
+    Ok(Outcome::Evaluated(pb::Evaluated { print_string, class_name, handle: handles.handle(vm, value) }))
 }
 
 /// Runs one operation (not an evaluation or an interrupt: the VM thread runs those), with
 /// what the VM thread keeps for its clients.
-pub fn run(vm: &mut Vm, state: &mut State, op: Op) -> Answer {
+pub fn run(vm: &mut Vm, state: &mut State, login: u64, op: Op) -> Answer {
     match op {
         Op::Transcript(_) => {
             state.transcript.collect_quietly(vm);
             Ok(Outcome::Text(pb::Text { text: std::mem::take(&mut state.transcript.unread) }))
         }
-        Op::Inspect(r) => inspect::inspect(vm, &mut state.handles, &r),
+        Op::Inspect(r) => inspect::inspect(vm, &mut state.handles.of(login), &r),
         Op::Release(r) => {
-            state.handles.release(vm, &r.handles);
+            state.handles.of(login).release(vm, &r.handles);
             Ok(Outcome::Done(pb::Empty {}))
         }
         Op::AddUser(r) => {
@@ -149,7 +158,7 @@ pub fn run(vm: &mut Vm, state: &mut State, op: Op) -> Answer {
         }
         Op::BeginTransaction(_) => system_done(vm, "beginTransaction"),
         Op::AbortTransaction(_) => system_done(vm, "abortTransaction"),
-        Op::CommitTransaction(_) => commit(vm, &mut state.handles),
+        Op::CommitTransaction(_) => commit(vm, &mut state.handles.of(login)),
         Op::Evaluate(_) | Op::Interrupt(_) => {
             Err(Failure::new(pb::Code::Invalid, "an operation the VM thread runs itself"))
         }
@@ -165,7 +174,7 @@ fn may_change_code(vm: &Vm) -> Result<(), Failure> {
 }
 
 pub(super) fn send(vm: &mut Vm, receiver: Value, selector: &str, args: &[Value]) -> Result<Value, Failure> {
-    vm.send(receiver, selector, args).map_err(eval_failure)
+    vm.send_within(receiver, selector, args, LIMIT).map_err(eval_failure)
 }
 
 fn global(vm: &Vm, name: &str) -> Result<Value, Failure> {
@@ -252,7 +261,7 @@ fn classes(vm: &mut Vm, package: &str) -> Answer {
 /// Evaluates a class definition; answers the class's definition as it now stands.
 fn define_class(vm: &mut Vm, definition: &str) -> Answer {
     may_change_code(vm)?;
-    let class = vm.evaluate(definition).map_err(eval_failure)?;
+    let class = vm.evaluate_within(definition, WORK_LIMIT).map_err(eval_failure)?;
     if !vm.is_behavior(class) || vm.is_metaclass(class) {
         return Err(Failure::new(pb::Code::Invalid, "the definition did not answer a class"));
     }
@@ -307,7 +316,17 @@ fn compile(vm: &mut Vm, r: &pb::CompileMethod) -> Answer {
     vm.take_warnings();
     let method = vm.compile_and_install(class, &r.source, protocol).map_err(|e| eval_failure(EvalError::Compile(e)))?;
     let selector = vm.code_of(method).and_then(|c| vm.string_of(c.selector)).unwrap_or_default();
-    Ok(Outcome::Compiled(pb::Compiled { selector, warnings: vm.take_warnings() }))
+    let warnings = vm
+        .take_warnings()
+        .into_iter()
+        .map(|w| pb::Warning {
+            message: w.message,
+            start: u32::try_from(w.offset).unwrap_or(u32::MAX),
+            line: u32::try_from(w.line).unwrap_or(u32::MAX),
+            column: u32::try_from(w.column).unwrap_or(u32::MAX),
+        })
+        .collect();
+    Ok(Outcome::Compiled(pb::Compiled { selector, warnings }))
 }
 
 fn find_class(vm: &mut Vm, fragment: &str) -> Answer {
@@ -325,20 +344,20 @@ fn find_class(vm: &mut Vm, fragment: &str) -> Answer {
 
 fn system_done(vm: &mut Vm, selector: &str) -> Answer {
     let system = global(vm, "System")?;
-    send(vm, system, selector, &[])?;
+    vm.send_within(system, selector, &[], WORK_LIMIT).map_err(eval_failure)?;
     Ok(Outcome::Done(pb::Empty {}))
 }
 
 /// `System commitTransaction`; on a conflict, the conflicting objects with handles.
-pub fn commit(vm: &mut Vm, handles: &mut Handles) -> Answer {
+pub fn commit(vm: &mut Vm, handles: &mut LoginHandles) -> Answer {
     let system = global(vm, "System")?;
-    let committed = send(vm, system, "commitTransaction", &[])? == Value::TRUE;
+    let committed = vm.send_within(system, "commitTransaction", &[], WORK_LIMIT).map_err(eval_failure)? == Value::TRUE;
     let mut conflicts = Vec::new();
     if !committed {
         let objects = send(vm, system, "transactionConflicts", &[])?;
         let array = send(vm, objects, "asArray", &[])?;
         for v in vm.array_items(array).unwrap_or_default() {
-            let print_string = vm.print_string(v).map_err(eval_failure)?;
+            let print_string = vm.print_string_within(v, LIMIT).map_err(eval_failure)?;
             conflicts.push(pb::Field { name: String::new(), print_string, handle: handles.handle(vm, v) });
         }
     }

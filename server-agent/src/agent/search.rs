@@ -57,7 +57,7 @@ fn listed(vm: &Vm, found: Vec<Found>, test: impl Fn(&CompiledCode) -> bool) -> O
 /// The selector an instruction sends without naming it among the literals: arithmetic and
 /// comparisons, `at:put:`, `==`, `~~`, `isNil`, `notNil` and `class` compile to instructions
 /// of their own, which send the message when their fast path does not apply. (Inlined
-/// control structures, `ifTrue:` and the like, send nothing and are not counted.)
+/// control structures, `ifTrue:` and the like, the compiler lists in `CompiledCode::inlined`.)
 fn implicit_selector(instr: &Instr) -> Option<&'static str> {
     match *instr {
         Instr::Bin { op, .. } | Instr::BinImm { op, .. } | Instr::CmpJump { op, .. } | Instr::CmpImmJump { op, .. } => {
@@ -105,6 +105,7 @@ impl CodeIndex {
                 .literals
                 .iter()
                 .chain(code.blocks.iter().flat_map(|b| b.literals.iter()))
+                .chain(code.inlined.iter())
                 .copied()
                 .filter(|&l| vm.is_symbol(l))
                 .collect();
@@ -125,7 +126,8 @@ impl CodeIndex {
         Ok(())
     }
 
-    /// Methods that send `selector` (name it among their literals).
+    /// Methods that send `selector`: name it among their literals, send it by an
+    /// instruction of its own, or have it inlined.
     pub fn senders(&mut self, vm: &mut Vm, selector: &str) -> Answer {
         self.refresh(vm)?;
         let methods = vm.existing_symbol(selector).and_then(|s| self.senders.get(&s)).cloned().unwrap_or_default();

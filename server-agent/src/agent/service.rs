@@ -5,11 +5,12 @@
 
 use std::collections::HashMap;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use onyx_protocol::agent::{self as pb, agent_server};
+use onyx_protocol::agent::{self as pb, agent_server, operation::Op};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tokio_stream::{Stream, wrappers::ReceiverStream};
@@ -18,16 +19,22 @@ use tonic::{Request, Response, Status};
 use super::worker::{Job, Work};
 use crate::users;
 
-/// A logged-in user, by token.
-#[derive(Clone)]
-struct User {
+/// A login: the user's right to change code, the handles it holds (by its id, on the VM
+/// thread) and when its token was last used.
+#[derive(Clone, Copy)]
+struct Login {
+    id: u64,
     may_change_code: bool,
+    used: Instant,
 }
 
 pub struct AgentService {
     work: Sender<Work>,
     events: broadcast::Sender<pb::Event>,
-    tokens: Arc<Mutex<HashMap<String, User>>>,
+    tokens: Arc<Mutex<HashMap<String, Login>>>,
+    logins: AtomicU64,
+    /// How long a token may go unused.
+    idle_logout: Duration,
     /// Turns true when the gem stops: event streams end.
     closing: watch::Receiver<bool>,
 }
@@ -37,20 +44,34 @@ impl AgentService {
         work: Sender<Work>,
         events: broadcast::Sender<pb::Event>,
         closing: watch::Receiver<bool>,
+        idle_logout: Duration,
     ) -> AgentService {
-        AgentService { work, events, tokens: Arc::default(), closing }
+        AgentService { work, events, tokens: Arc::default(), logins: AtomicU64::new(1), idle_logout, closing }
     }
 
-    /// The user whose token the request carries.
-    fn user<T>(&self, request: &Request<T>) -> Result<User, Status> {
+    /// The login whose token the request carries (its token counts as used); tokens unused
+    /// for longer than the idle limit end here.
+    fn login_of<T>(&self, request: &Request<T>) -> Result<(String, Login), Status> {
         let token = request
             .metadata()
             .get("authorization")
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.strip_prefix("Bearer "))
             .ok_or_else(|| Status::unauthenticated("log in first: no token"))?;
-        let tokens = self.tokens.lock().unwrap_or_else(|e| e.into_inner());
-        tokens.get(token).cloned().ok_or_else(|| Status::unauthenticated("an unknown token: log in again"))
+        let now = Instant::now();
+        let mut tokens = self.tokens.lock().unwrap_or_else(|e| e.into_inner());
+        let idle = self.idle_logout;
+        tokens.retain(|_, login| {
+            let live = now.duration_since(login.used) <= idle;
+            if !live {
+                // The VM thread releases what the login held; a stopped one holds nothing.
+                let _ = self.work.send(Work::LoggedOut(login.id));
+            }
+            live
+        });
+        let login = tokens.get_mut(token).ok_or_else(|| Status::unauthenticated("an unknown token: log in again"))?;
+        login.used = now;
+        Ok((token.to_string(), *login))
     }
 }
 
@@ -77,16 +98,25 @@ impl agent_server::Agent for AgentService {
         // The stone's list of sessions names the gem's users; a gem going away is no matter.
         let _ = self.work.send(Work::LoggedIn(r.user.clone()));
         let token = users::new_token();
-        let user = User { may_change_code: profile.may_change_code };
-        self.tokens.lock().unwrap_or_else(|e| e.into_inner()).insert(token.clone(), user);
+        let id = self.logins.fetch_add(1, Ordering::Relaxed);
+        let login = Login { id, may_change_code: profile.may_change_code, used: Instant::now() };
+        self.tokens.lock().unwrap_or_else(|e| e.into_inner()).insert(token.clone(), login);
         Ok(Response::new(pb::LoginReply { token, may_change_code: profile.may_change_code }))
     }
 
+    async fn logout(&self, request: Request<pb::Empty>) -> Result<Response<pb::Empty>, Status> {
+        let (token, login) = self.login_of(&request)?;
+        self.tokens.lock().unwrap_or_else(|e| e.into_inner()).remove(&token);
+        let _ = self.work.send(Work::LoggedOut(login.id));
+        Ok(Response::new(pb::Empty {}))
+    }
+
     async fn execute(&self, request: Request<pb::Batch>) -> Result<Response<pb::BatchResult>, Status> {
-        let user = self.user(&request)?;
+        let (_, login) = self.login_of(&request)?;
+        let arrived = Instant::now();
+        let batch = hash_passwords(request.into_inner()).await?;
         let (reply, answer) = oneshot::channel();
-        let job =
-            Job { batch: request.into_inner(), reply, arrived: Instant::now(), may_change_code: user.may_change_code };
+        let job = Job { batch, reply, arrived, login: login.id, may_change_code: login.may_change_code };
         self.work.send(Work::Batch(job)).map_err(|_| stopped())?;
         Ok(Response::new(answer.await.map_err(|_| stopped())?))
     }
@@ -94,7 +124,7 @@ impl agent_server::Agent for AgentService {
     type EventsStream = Pin<Box<dyn Stream<Item = Result<pb::Event, Status>> + Send>>;
 
     async fn events(&self, request: Request<pb::EventsRequest>) -> Result<Response<Self::EventsStream>, Status> {
-        self.user(&request)?;
+        self.login_of(&request)?;
         let mut events = self.events.subscribe();
         let mut closing = self.closing.clone();
         let (listener, stream) = mpsc::channel(64);
@@ -119,4 +149,25 @@ impl agent_server::Agent for AgentService {
         });
         Ok(Response::new(Box::pin(ReceiverStream::new(stream))))
     }
+}
+
+/// The batch with the password of each user it adds replaced by the password's hash, made
+/// here (off the async threads) rather than on the VM thread: hashing takes tens of
+/// milliseconds on purpose.
+async fn hash_passwords(mut batch: pb::Batch) -> Result<pb::Batch, Status> {
+    let adds_users = batch.operations.iter().any(|o| matches!(o.op, Some(Op::AddUser(_))));
+    if !adds_users {
+        return Ok(batch);
+    }
+    tokio::task::spawn_blocking(move || {
+        for operation in &mut batch.operations {
+            if let Some(Op::AddUser(add)) = &mut operation.op {
+                // A failed hash leaves nothing a password would match.
+                add.password = users::hash(&add.password).unwrap_or_default();
+            }
+        }
+        batch
+    })
+    .await
+    .map_err(|_| Status::internal("hashing a password failed"))
 }

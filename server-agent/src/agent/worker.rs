@@ -27,13 +27,18 @@ pub enum Work {
     Profile { user: String, reply: oneshot::Sender<Result<Option<users::Profile>, String>> },
     /// A user logged in.
     LoggedIn(String),
+    /// A login ended: the handles it held are released.
+    LoggedOut(u64),
 }
 
-/// A batch from a client and where its answer goes.
+/// A batch from a client and where its answer goes. The users it adds carry their
+/// password's hash in place of the password.
 pub struct Job {
     pub batch: pb::Batch,
     pub reply: oneshot::Sender<pb::BatchResult>,
     pub arrived: Instant,
+    /// The login that sent it: the handles it names are that login's.
+    pub login: u64,
     /// Whether the batch's user may change code.
     pub may_change_code: bool,
 }
@@ -46,6 +51,7 @@ struct Running {
     evaluation: Option<Evaluation>,
     job_reply: Option<oneshot::Sender<pb::BatchResult>>,
     arrived: Instant,
+    login: u64,
     may_change_code: bool,
     /// The part of a list the current operation asked for.
     page: Option<pb::Page>,
@@ -68,14 +74,14 @@ pub fn run(vm: &mut Vm, work: &Receiver<Work>, events: &broadcast::Sender<pb::Ev
         watch.look(vm, events);
         if running.is_empty() {
             match work.recv_timeout(watch::EVERY) {
-                Ok(w) => take(vm, w, &mut running, &mut watch),
+                Ok(w) => take(vm, w, &mut running, &mut state, &mut watch),
                 Err(RecvTimeoutError::Timeout) => continue,
                 Err(RecvTimeoutError::Disconnected) => return,
             }
         }
         loop {
             match work.try_recv() {
-                Ok(w) => take(vm, w, &mut running, &mut watch),
+                Ok(w) => take(vm, w, &mut running, &mut state, &mut watch),
                 Err(TryRecvError::Empty) => break,
                 Err(TryRecvError::Disconnected) => return,
             }
@@ -92,7 +98,8 @@ pub fn run(vm: &mut Vm, work: &Receiver<Work>, events: &broadcast::Sender<pb::Ev
         }
         for r in &mut running {
             if r.is_done() && state.auto_commit && r.auto_committed.is_none() {
-                r.auto_committed = Some(ops::commit(vm, &mut state.handles));
+                vm.may_change_code = r.may_change_code;
+                r.auto_committed = Some(ops::commit(vm, &mut state.handles.of(r.login)));
             }
         }
         running.retain_mut(|r| !r.finish());
@@ -101,7 +108,7 @@ pub fn run(vm: &mut Vm, work: &Receiver<Work>, events: &broadcast::Sender<pb::Ev
 }
 
 /// Starts a batch, or answers a profile or notes a login at once.
-fn take(vm: &mut Vm, work: Work, running: &mut Vec<Running>, watch: &mut Watch) {
+fn take(vm: &mut Vm, work: Work, running: &mut Vec<Running>, state: &mut State, watch: &mut Watch) {
     match work {
         Work::Batch(job) => running.push(Running::new(job)),
         Work::Profile { user, reply } => {
@@ -109,6 +116,7 @@ fn take(vm: &mut Vm, work: Work, running: &mut Vec<Running>, watch: &mut Watch) 
             let _ = reply.send(users::profile(vm, &user));
         }
         Work::LoggedIn(user) => watch.logged_in(vm, user),
+        Work::LoggedOut(login) => state.handles.forget_login(vm, login),
     }
 }
 
@@ -120,6 +128,7 @@ impl Running {
             evaluation: None,
             job_reply: Some(job.reply),
             arrived: job.arrived,
+            login: job.login,
             may_change_code: job.may_change_code,
             page: None,
             auto_committed: None,
@@ -149,7 +158,8 @@ impl Running {
             self.page = operation.page;
             match operation.op {
                 Some(Op::Evaluate(e)) => {
-                    let receiver = if e.receiver == 0 { Ok(Value::NIL) } else { state.handles.get(e.receiver) };
+                    let receiver =
+                        if e.receiver == 0 { Ok(Value::NIL) } else { state.handles.of(self.login).get(vm, e.receiver) };
                     let spawned = receiver.and_then(|r| vm.spawn_doit(&e.source, r).map_err(ops::eval_failure));
                     match spawned {
                         Ok(process) => {
@@ -166,7 +176,7 @@ impl Running {
                     self.push(started, Ok(Outcome::Done(pb::Empty {})));
                 }
                 Some(op) => {
-                    let outcome = ops::run(vm, state, op);
+                    let outcome = ops::run(vm, state, self.login, op);
                     self.push(started, outcome);
                 }
                 None => self.push(started, Err(Failure::new(pb::Code::Invalid, "an empty operation"))),
@@ -188,10 +198,7 @@ impl Running {
             vm.release(e.process);
         }
         let outcome = match result {
-            Ok(value) => {
-                let handle = state.handles.handle(vm, value);
-                ops::evaluated(vm, value, handle)
-            }
+            Ok(value) => ops::evaluated(vm, &mut state.handles.of(self.login), value),
             Err(error) => Err(ops::eval_failure(error)),
         };
         self.push(started, outcome);

@@ -23,8 +23,14 @@ pub(crate) struct GemProcess {
 
 impl GemProcess {
     pub(crate) fn start(stone: &StoneProcess) -> GemProcess {
+        GemProcess::start_with(stone, &[])
+    }
+
+    /// A gem started with further options.
+    pub(crate) fn start_with(stone: &StoneProcess, options: &[&str]) -> GemProcess {
         let mut child = Command::new(env!("CARGO_BIN_EXE_onyx"))
             .args(["gem", "--stone", &stone.addr, "--listen", "127.0.0.1:0"])
+            .args(options)
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
@@ -102,7 +108,7 @@ pub(crate) fn evaluate(source: &str) -> pb::Operation {
     op(Op::Evaluate(pb::Evaluate { source: source.into(), time_limit_ms: 0, receiver: 0 }))
 }
 
-fn class(name: &str) -> Option<pb::ClassRef> {
+pub(crate) fn class(name: &str) -> Option<pb::ClassRef> {
     Some(pb::ClassRef { class_name: name.into(), meta: false })
 }
 
@@ -495,9 +501,18 @@ fn classes_are_defined_redefined_searched_and_removed() {
                 compile("Shape", "area\n\t^ self width * width"),
                 compile("Square", "asShape\n\t^ Shape new width: width"),
                 evaluate("UserGlobals at: #S put: (Square new width: 3). (UserGlobals at: #S) area"),
+                compile("Shape", "isWide\n\t^ width notNil and: [width > 10]"),
+                compile("Shape", "vague\n\t^ zork"),
             ],
         )
         .await;
+        match &out[8] {
+            Outcome::Compiled(c) => {
+                let w = &c.warnings[..];
+                assert!(w.len() == 1 && w[0].message.contains("zork") && (w[0].start, w[0].line) == (9, 2), "{w:?}");
+            }
+            other => panic!("{other:?}"),
+        }
         assert!(matches!(&out[0], Outcome::ClassDefinition(d) if d.package == "Shapes"), "{:?}", out[0]);
         assert_eq!(printed(&out[6]), "9");
         // Redefined with another variable: the instance keeps its width.
@@ -520,10 +535,13 @@ fn classes_are_defined_redefined_searched_and_removed() {
                 op(Op::Senders(pb::SelectorRef { selector: "width:".into() })),
                 op(Op::Hierarchy(pb::ClassRef { class_name: "Shape".into(), meta: false })),
                 op(Op::Senders(pb::SelectorRef { selector: "*".into() })),
+                op(Op::Senders(pb::SelectorRef { selector: "and:".into() })),
             ],
         )
         .await;
         assert!(method_names(&out[10]).contains(&"Shape>>area".to_string()), "{:?}", method_names(&out[10]));
+        // An inlined control structure is a message sent all the same.
+        assert!(method_names(&out[11]).contains(&"Shape>>isWide".to_string()), "{:?}", method_names(&out[11]));
         assert!(matches!(&out[0], Outcome::ClassDefinition(d) if d.definition.contains("height")), "{:?}", out[0]);
         assert_eq!(printed(&out[1]), "9", "the instance migrated");
         assert_eq!(error(&out[2]).code, pb::Code::SmalltalkError as i32);
@@ -532,7 +550,7 @@ fn classes_are_defined_redefined_searched_and_removed() {
             "{:?}",
             out[3]
         );
-        assert_eq!(method_names(&out[4]), ["Shape>>area", "Shape>>width", "Square>>asShape"]);
+        assert_eq!(method_names(&out[4]), ["Shape>>area", "Shape>>isWide", "Shape>>width", "Square>>asShape"]);
         assert_eq!(method_names(&out[5]), ["Shape>>width:"]);
         assert_eq!(error(&out[6]).code, pb::Code::NotFound as i32);
         assert_eq!(method_names(&out[7]), ["Square>>asShape"]);

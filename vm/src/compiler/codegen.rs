@@ -67,6 +67,8 @@ pub(super) struct Gen<'a> {
     pub fun: Fun,
     /// Every block of the method, nested ones included; closures refer to them by index.
     pub blocks: Vec<Rc<CompiledCode>>,
+    /// The selectors of the sends inlined so far (see [`CompiledCode::inlined`]).
+    pub inlined: Vec<Value>,
 }
 
 /// Generates the code of a parsed method or doit.
@@ -107,6 +109,7 @@ pub(super) fn generate(
         vector_size,
         fun: new_fun(0, whole),
         blocks: Vec::new(),
+        inlined: Vec::new(),
     };
     let mut primitive = 0u16;
     let mut pragma_values = Vec::new();
@@ -134,6 +137,7 @@ pub(super) fn generate(
     let fun = std::mem::replace(&mut g.fun, new_fun(0, whole));
     let mut code = g.finish(fun, node.params.len(), primitive, pragmas, false);
     code.blocks = std::mem::take(&mut g.blocks).into_boxed_slice();
+    code.inlined = std::mem::take(&mut g.inlined).into_boxed_slice();
     crate::verify::verify(&code).map_err(|e| error_at(source, 0, format!("internal compiler error: {e}")))?;
     Ok(Rc::new(code))
 }
@@ -276,6 +280,7 @@ impl Gen<'_> {
             is_block,
             span: fun.span,
             native: Default::default(),
+            inlined: Box::new([]),
         }
     }
 

@@ -273,5 +273,11 @@ pub(super) fn inline_send(g: &mut Gen<'_>, receiver: &Expr, msg: &Message, t: Op
         _ => Err(g.err(span, "internal error: unknown inlined selector")),
     };
     g.release_to(mark);
+    if result.is_ok() {
+        let selector = g.vm.intern(&msg.selector);
+        if !g.inlined.contains(&selector) {
+            g.inlined.push(selector);
+        }
+    }
     result
 }

@@ -5,6 +5,7 @@
 use super::ast::{Ident, Span};
 use super::codegen::{CResult, Gen, Place};
 use crate::bytecode::{Instr, Reg};
+use crate::error::CompileError;
 use crate::value::Value;
 use crate::vm::class_slots;
 
@@ -89,8 +90,13 @@ impl Gen<'_> {
     }
 
     fn warn(&mut self, span: Span, name: &str) {
-        let (line, col) = super::parser::line_col(self.source, span.start as usize);
-        self.vm.warnings.push(format!("{line}:{col}: undeclared variable {name}"));
+        let (line, column) = super::parser::line_col(self.source, span.start as usize);
+        let warning =
+            CompileError { message: format!("undeclared variable {name}"), offset: span.start as usize, line, column };
+        // A variable may be resolved more than once where it stands: one warning for the place.
+        if !self.vm.warnings.contains(&warning) {
+            self.vm.warnings.push(warning);
+        }
     }
 
     pub fn load(&mut self, place: &Place, t: Reg, span: Span) -> CResult<()> {

@@ -19,8 +19,10 @@
 
 mod chunks;
 mod codec;
+mod guard;
 mod local;
 
+pub use guard::USERS;
 pub use local::LocalLink;
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -266,7 +268,9 @@ impl Persistence {
                     self.retired.push(old);
                 }
             }
+            // What comes in for them later may be other code than what was indexed.
             vm.flush_caches();
+            vm.code_changed();
         }
         result
     }
@@ -421,6 +425,13 @@ impl Vm {
         let mut dirty = self.heap.take_write_set();
         dirty.sort_unstable_by_key(|v| v.bits());
         dirty.dedup();
+        if !self.may_change_code
+            && let Some(v) = self.first_guarded(&dirty)
+        {
+            let error = self.guarded_commit_error(v);
+            self.undo_commit(p, &dirty, &[]);
+            return Err(error);
+        }
         // A changed large object is written whole: its missing chunks come in first.
         for &v in &dirty {
             if self.is_chunked(v)

@@ -436,11 +436,9 @@ fn recompile_all(vm: &mut Vm, class: Value) {
         let source = code.source.to_string();
         let protocol = code.protocol.get();
         if let Err(e) = vm.compile_and_install(class, &source, protocol) {
-            vm.warnings.push(format!(
-                "{}>>{}: {e}",
-                vm.class_name(class),
-                vm.string_of(code.selector).unwrap_or_default()
-            ));
+            let message = format!("{}>>{}: {e}", vm.class_name(class), vm.string_of(code.selector).unwrap_or_default());
+            // About another method than any source compiled: no position.
+            vm.warnings.push(crate::error::CompileError { message, offset: 0, line: 0, column: 0 });
         }
     }
 }

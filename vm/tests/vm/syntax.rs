@@ -259,7 +259,7 @@ fn undeclared_variables_are_warnings() {
     let r = eval_in(&mut vm, "zork := 3. zork + 1").expect("compiles with a warning");
     assert_eq!(r, "4");
     let warnings = vm.take_warnings();
-    assert!(warnings.iter().any(|w| w.contains("undeclared variable zork")), "{warnings:?}");
+    assert!(warnings.iter().any(|w| w.to_string().contains("undeclared variable zork")), "{warnings:?}");
     assert_eq!(eval_in(&mut vm, "(Undeclared includesKey: #zork)").expect("runs"), "true");
 }
 

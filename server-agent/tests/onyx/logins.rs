@@ -1,0 +1,117 @@
+//! Logins to a gem's agent and what they may do: a user who may not change code cannot
+//! raise their rights, neither in the repository nor in the gem's own view; handles belong
+//! to the login that made them and end with it (logout or idle); a printString that never
+//! returns costs the tool an error, not the gem.
+
+use std::time::{Duration, Instant};
+
+use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
+
+use crate::agent::{GemProcess, client, error, evaluate, execute, login, op, printed, repository, runtime};
+
+#[test]
+fn a_user_who_may_not_change_code_cannot_raise_their_rights() {
+    let (_dir, stone) = repository();
+    let gem = GemProcess::start(&stone);
+    runtime().block_on(async {
+        let mut curator = client(&gem).await;
+        let add = pb::AddUser { user: "reader".into(), password: "secret".into(), may_change_code: false };
+        let out = execute(&mut curator, vec![op(Op::AddUser(add)), op(Op::CommitTransaction(pb::Empty {}))]).await;
+        assert!(matches!(&out[1], Outcome::Committed(c) if c.committed), "{:?}", out[1]);
+        let mut reader = login(&gem, "reader", "secret").await.expect("reader logs in");
+        // Ordinary data commits.
+        let out =
+            execute(&mut reader, vec![evaluate("UserGlobals at: #Note put: 'hi'. System commitTransaction")]).await;
+        assert_eq!(printed(&out[0]), "true");
+        // Changing a profile (the reader's own, to the curator's password and full rights),
+        // the users' dictionary, or the global that holds it cannot be committed.
+        let attempts = [
+            "(AllUsers at: 'reader') setUserId: 'reader' passwordHash: (AllUsers at: 'DataCurator') passwordHash \
+             mayChangeCode: true",
+            "AllUsers removeKey: 'SystemUser'",
+            "(Smalltalk associationAt: #AllUsers) value: Dictionary new",
+        ];
+        for attempt in attempts {
+            let out = execute(
+                &mut reader,
+                vec![
+                    evaluate(&format!("{attempt}. System commitTransaction")),
+                    op(Op::CommitTransaction(pb::Empty {})),
+                ],
+            )
+            .await;
+            assert!(error(&out[0]).message.contains("permission denied"), "{attempt}: {:?}", out[0]);
+            assert!(error(&out[1]).message.contains("permission denied"), "{attempt}: {:?}", out[1]);
+            // While the change is in the gem's view, nobody logs in by it, or at all.
+            let refused = login(&gem, "reader", "swordfish").await.expect_err("not by a change in the view");
+            assert!(refused.message().contains("not committed"), "{refused:?}");
+            assert!(login(&gem, "DataCurator", "swordfish").await.is_err());
+            let out = execute(&mut reader, vec![op(Op::AbortTransaction(pb::Empty {}))]).await;
+            assert!(matches!(out[0], Outcome::Done(_)), "{:?}", out[0]);
+        }
+        // After the abort all is as committed.
+        assert!(login(&gem, "reader", "swordfish").await.is_err());
+        let mut reader = login(&gem, "reader", "secret").await.expect("reader logs in");
+        let out = execute(&mut reader, vec![evaluate("Object compile: 'sneaky ^ 1'")]).await;
+        assert!(error(&out[0]).message.contains("permission denied"), "{:?}", out[0]);
+        let out =
+            execute(&mut curator, vec![evaluate("(AllUsers keys asSortedCollection: [:a :b | a <= b]) asArray")]).await;
+        assert_eq!(printed(&out[0]), "#('DataCurator' 'SystemUser' 'reader')");
+    });
+}
+
+#[test]
+fn handles_belong_to_their_login_and_end_with_it() {
+    let (_dir, stone) = repository();
+    let gem = GemProcess::start_with(&stone, &["--idle-logout", "2"]);
+    runtime().block_on(async {
+        let (mut a, mut b) = (client(&gem).await, client(&gem).await);
+        let out = execute(&mut a, vec![evaluate("Array with: 1 with: 2")]).await;
+        let handle = match &out[0] {
+            Outcome::Evaluated(e) => e.handle,
+            other => panic!("{other:?}"),
+        };
+        let inspect = || op(Op::Inspect(pb::Inspect { handle, from: 1, page_size: 10 }));
+        assert!(matches!(execute(&mut a, vec![inspect()]).await[0], Outcome::Inspection(_)));
+        let theirs = execute(&mut b, vec![inspect(), op(Op::Release(pb::Handles { handles: vec![handle] }))]).await;
+        assert_eq!(error(&theirs[0]).code, pb::Code::NotFound as i32);
+        assert!(matches!(execute(&mut a, vec![inspect()]).await[0], Outcome::Inspection(_)), "b released nothing");
+        // A logout ends the token.
+        a.logout(pb::Empty {}).await.expect("a logs out");
+        let ended = a.execute(pb::Batch { operations: vec![inspect()] }).await.expect_err("the token ended");
+        assert_eq!(ended.code(), tonic::Code::Unauthenticated);
+        // A token unused for longer than the idle limit ends; one in use does not.
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(3) {
+            execute(&mut b, vec![evaluate("1")]).await;
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+        let mut idle = client(&gem).await;
+        tokio::time::sleep(Duration::from_millis(3500)).await;
+        let ended = idle.execute(pb::Batch { operations: vec![evaluate("1")] }).await.expect_err("idle too long");
+        assert_eq!(ended.code(), tonic::Code::Unauthenticated);
+    });
+}
+
+#[test]
+fn a_print_string_that_never_returns_costs_an_error_not_the_gem() {
+    let (_dir, stone) = repository();
+    let gem = GemProcess::start(&stone);
+    runtime().block_on(async {
+        let mut agent = client(&gem).await;
+        let out = execute(
+            &mut agent,
+            vec![
+                evaluate("Object subclass: #Stubborn instanceVariableNames: '' classVariableNames: '' package: 'X'"),
+                evaluate("Stubborn compile: 'printOn: aStream [true] whileTrue'"),
+            ],
+        )
+        .await;
+        assert!(matches!(out[1], Outcome::Evaluated(_)), "{:?}", out[1]);
+        let started = Instant::now();
+        let out = execute(&mut agent, vec![evaluate("Stubborn new"), evaluate("3 + 4")]).await;
+        assert_eq!(error(&out[0]).code, pb::Code::Interrupted as i32, "{:?}", out[0]);
+        assert_eq!(printed(&out[1]), "7");
+        assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+    });
+}
