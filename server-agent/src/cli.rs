@@ -56,6 +56,18 @@ enum Command {
         #[arg(long, env = "ONYX_GEM")]
         gem: String,
     },
+    /// Add a user to the repository (or give one a new password), through a gem, and commit:
+    /// the password is the first line of standard input.
+    AddUser {
+        /// The user's name.
+        user: String,
+        /// Whether the user may change code (compile, define and remove classes, add users).
+        #[arg(long)]
+        may_change_code: bool,
+        /// The gem's agent (`host:port`).
+        #[arg(long, env = "ONYX_GEM")]
+        gem: String,
+    },
     /// List the classes of a package in a gem (with their superclasses), or its packages.
     Classes {
         /// The package; all package names when left out.
@@ -176,6 +188,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
         Command::Eval { code, gem: Some(gem), .. } => client::run(&gem, Request::Eval(code)),
         Command::Commit { gem } => client::run(&gem, Request::Commit),
         Command::Abort { gem } => client::run(&gem, Request::Abort),
+        Command::AddUser { user, may_change_code, gem } => {
+            let mut password = String::new();
+            std::io::stdin().read_line(&mut password)?;
+            let password = password.trim_end_matches(['\n', '\r']).to_string();
+            client::run(&gem, Request::AddUser { user, password, may_change_code })
+        }
         Command::Classes { package, gem } => client::run(&gem, Request::Classes(package)),
         Command::Source { method, gem } => client::run(&gem, Request::Source(method)),
         Command::Senders { selector, gem } => client::run(&gem, Request::Senders(selector)),

@@ -1,6 +1,7 @@
 //! The command line as a client of a gem's agent, as topaz is of a GemStone gem: each
 //! command sends one batch and prints what comes back (`onyx eval --gem`, `onyx commit`,
-//! `onyx abort`, `onyx classes`, `onyx source`, `onyx senders`, `onyx implementors`).
+//! `onyx abort`, `onyx add-user`, `onyx classes`, `onyx source`, `onyx senders`,
+//! `onyx implementors`).
 
 use std::process::ExitCode;
 
@@ -14,6 +15,12 @@ pub enum Request {
     Eval(String),
     Commit,
     Abort,
+    /// Adds a user and commits.
+    AddUser {
+        user: String,
+        password: String,
+        may_change_code: bool,
+    },
     /// The classes of a package, or the packages.
     Classes(Option<String>),
     /// `Class>>selector` or `Class class>>selector`.
@@ -25,17 +32,36 @@ pub enum Request {
 /// Sends `request` to the agent at `gem` and prints the answer; an error answer goes to
 /// standard error and the exit status is 1.
 pub fn run(gem: &str, request: Request) -> Result<ExitCode> {
-    let op = match &request {
-        Request::Eval(code) => Op::Evaluate(pb::Evaluate { source: code.clone(), time_limit_ms: 0, receiver: 0 }),
+    let op = match request {
+        Request::Eval(source) => Op::Evaluate(pb::Evaluate { source, time_limit_ms: 0, receiver: 0 }),
         Request::Commit => Op::CommitTransaction(pb::Empty {}),
         Request::Abort => Op::AbortTransaction(pb::Empty {}),
+        Request::AddUser { user, password, may_change_code } => {
+            if password.is_empty() {
+                bail!("give the new user's password on standard input");
+            }
+            let add = Op::AddUser(pb::AddUser { user, password, may_change_code });
+            return print(gem, vec![add, Op::CommitTransaction(pb::Empty {})]);
+        }
         Request::Classes(None) => Op::Packages(pb::Empty {}),
-        Request::Classes(Some(package)) => Op::Classes(pb::PackageRef { package: package.clone() }),
-        Request::Source(name) => Op::MethodSource(method_ref(name)?),
-        Request::Senders(selector) => Op::Senders(pb::SelectorRef { selector: selector.clone() }),
-        Request::Implementors(selector) => Op::Implementors(pb::SelectorRef { selector: selector.clone() }),
+        Request::Classes(Some(package)) => Op::Classes(pb::PackageRef { package }),
+        Request::Source(name) => Op::MethodSource(method_ref(&name)?),
+        Request::Senders(selector) => Op::Senders(pb::SelectorRef { selector }),
+        Request::Implementors(selector) => Op::Implementors(pb::SelectorRef { selector }),
     };
-    let outcome = execute(gem, op)?;
+    print(gem, vec![op])
+}
+
+/// Runs `ops` as one batch and prints the first error, or else the last outcome.
+fn print(gem: &str, ops: Vec<Op>) -> Result<ExitCode> {
+    let outcomes = execute(gem, ops)?;
+    let failed = outcomes
+        .iter()
+        .position(|o| matches!(o, Outcome::Error(_) | Outcome::Committed(pb::Committed { committed: false, .. })));
+    let outcome = failed
+        .or(outcomes.len().checked_sub(1))
+        .and_then(|i| outcomes.into_iter().nth(i))
+        .ok_or_else(|| anyhow!("the gem at {gem} answered nothing"))?;
     match outcome {
         Outcome::Error(e) => {
             eprintln!("{}", e.message);
@@ -126,18 +152,13 @@ impl Session {
     }
 }
 
-/// One operation in one batch of a new session; its outcome.
-fn execute(gem: &str, op: Op) -> Result<Outcome> {
+/// Operations in one batch of a new session; their outcomes.
+fn execute(gem: &str, ops: Vec<Op>) -> Result<Vec<Outcome>> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     runtime.block_on(async {
         let mut session = Session::open(gem).await?;
-        let reply = session.execute(vec![op]).await?;
+        let reply = session.execute(ops).await?;
         session.close().await?;
-        reply
-            .results
-            .into_iter()
-            .next()
-            .and_then(|r| r.outcome)
-            .ok_or_else(|| anyhow!("the gem at {gem} answered nothing"))
+        Ok(reply.results.into_iter().filter_map(|r| r.outcome).collect())
     })
 }

@@ -1,8 +1,11 @@
 //! Logins to a gem's agent and what they may do: a user who may not change code cannot
 //! raise their rights, neither in the repository nor in the gem's own view; handles belong
 //! to the login that made them and end with it (logout or idle); a printString that never
-//! returns costs the tool an error, not the gem.
+//! returns costs the tool an error, not the gem; `onyx add-user` adds users from the command
+//! line.
 
+use std::io::Write as _;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
@@ -114,4 +117,41 @@ fn a_print_string_that_never_returns_costs_an_error_not_the_gem() {
         assert_eq!(printed(&out[1]), "7");
         assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
     });
+}
+
+#[test]
+fn the_command_line_adds_users_who_then_work_within_their_rights() {
+    let (_dir, stone) = repository();
+    let gem = GemProcess::start(&stone);
+    let onyx = |args: &[&str], user: &str, password: &str, input: &str| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_onyx"))
+            .args(args)
+            .args(["--gem", &gem.addr])
+            .env("ONYX_USER", user)
+            .env("ONYX_PASSWORD", password)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("onyx runs");
+        // A command that reads no password may have gone already.
+        let _ = child.stdin.take().expect("piped").write_all(input.as_bytes());
+        let out = child.wait_with_output().expect("onyx ends");
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (ok, out, err) = onyx(&["add-user", "reader"], "DataCurator", "swordfish", "secret\n");
+    assert!(ok && out.trim() == "committed", "{out} {err}");
+    let (ok, out, _) = onyx(&["eval", "3 + 4"], "reader", "secret", "");
+    assert!(ok && out.trim() == "7", "{out}");
+    let (ok, _, err) = onyx(&["eval", "Object compile: 'sneaky ^ 1'"], "reader", "secret", "");
+    assert!(!ok && err.contains("permission denied"), "{err}");
+    // Only a user who may change code adds users; no password is no user.
+    let (ok, _, err) = onyx(&["add-user", "other", "--may-change-code"], "reader", "secret", "pw\n");
+    assert!(!ok && err.contains("may change code"), "{err}");
+    let (ok, _, err) = onyx(&["add-user", "other"], "DataCurator", "swordfish", "");
+    assert!(!ok && err.contains("password"), "{err}");
 }
