@@ -231,7 +231,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
         Command::Gem { stone, listen, tls_cert, tls_key, idle_logout } => {
             let tls = crate::tls::ServerFiles { cert: tls_cert, key: tls_key };
             let idle = std::time::Duration::from_secs(idle_logout);
-            crate::agent::serve(setup.config, &stone, listen, &tls, idle)
+            crate::agent::serve(crate::agent::GemOptions {
+                config: setup.config,
+                stone: &stone,
+                listen,
+                tls: &tls,
+                idle_logout: idle,
+            })
         }
         Command::Stone { dir, listen, gc_interval, tls_cert, tls_key } => {
             let tls = crate::tls::ServerFiles { cert: tls_cert, key: tls_key };
@@ -296,6 +302,13 @@ enum BenchKind {
 pub struct Setup {
     kernel: KernelSource,
     pub config: VmConfig,
+}
+
+impl Default for Setup {
+    /// The kernel built into the binary, and the VM's default settings.
+    fn default() -> Setup {
+        Setup { kernel: KernelSource::embedded(), config: VmConfig::default() }
+    }
 }
 
 /// Boots a VM on the kernel without its test packages.

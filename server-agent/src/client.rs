@@ -40,8 +40,13 @@ pub fn run(gem: &str, request: Request) -> Result<ExitCode> {
             if password.is_empty() {
                 bail!("give the new user's password on standard input");
             }
+            // The commit comes only after the user was added.
             let add = Op::AddUser(pb::AddUser { user, password, may_change_code });
-            return print(gem, vec![add, Op::CommitTransaction(pb::Empty {})]);
+            if let Some(Outcome::Error(e)) = execute(gem, vec![add])?.into_iter().next() {
+                eprintln!("{}", e.message);
+                return Ok(ExitCode::FAILURE);
+            }
+            Op::CommitTransaction(pb::Empty {})
         }
         Request::Classes(None) => Op::Packages(pb::Empty {}),
         Request::Classes(Some(package)) => Op::Classes(pb::PackageRef { package }),

@@ -21,8 +21,22 @@ pub struct Passwords {
 }
 
 /// Creates a repository in `dir` and commits the kernel into it, with the users
-/// `SystemUser` and `DataCurator` (both may change code).
+/// `SystemUser` and `DataCurator` (both may change code); says so.
 pub fn init(setup: &Setup, dir: &Path, passwords: &Passwords) -> Result<ExitCode> {
+    let defaulted = create(setup, dir, passwords)?;
+    println!("created a repository in {}", dir.display());
+    if !defaulted.is_empty() {
+        println!(
+            "{} has the password '{}': set another with onyx init's password options",
+            defaulted.join(" and "),
+            users::DEFAULT_PASSWORD
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Creates the repository of [`init`] quietly; answers the users given the default password.
+pub fn create(setup: &Setup, dir: &Path, passwords: &Passwords) -> Result<Vec<&'static str>> {
     let mut vm = boot(setup)?;
     let mut defaulted = Vec::new();
     for (user, password) in [("SystemUser", &passwords.system_user), ("DataCurator", &passwords.data_curator)] {
@@ -36,15 +50,7 @@ pub fn init(setup: &Setup, dir: &Path, passwords: &Passwords) -> Result<ExitCode
     let stone = Arc::new(Stone::create(dir)?);
     let link = LocalLink::login(Arc::clone(&stone)).map_err(|e| anyhow!(e))?;
     vm.create_repository(Box::new(link)).map_err(|e| anyhow!("the kernel could not be committed: {e}"))?;
-    println!("created a repository in {}", dir.display());
-    if !defaulted.is_empty() {
-        println!(
-            "{} has the password '{}': set another with onyx init's password options",
-            defaulted.join(" and "),
-            users::DEFAULT_PASSWORD
-        );
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(defaulted)
 }
 
 /// Logs in to the stone at `addr`: a VM on the repository's committed state.

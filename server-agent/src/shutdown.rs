@@ -1,50 +1,71 @@
-//! How the stone and the gem stop: on SIGTERM or SIGINT they end their streams, let requests
-//! under way finish for a short grace period, and exit cleanly. The handlers are installed
-//! before a server prints that it listens, so a signal sent as soon as it has said so is never
-//! the default, fatal one.
+//! How the stone and the gem stop: on SIGTERM or SIGINT (or their owner's word, embedded)
+//! they end their streams, let requests under way finish for a short grace period, and exit
+//! cleanly. The handlers are installed before a server says that it listens, so a signal sent
+//! as soon as it has said so is never the default, fatal one.
 
 use std::future::Future;
 use std::time::Duration;
 
 use tokio::signal::unix::{Signal, SignalKind, signal};
-use tokio::sync::watch;
+use tokio::sync::{oneshot, watch};
 
 /// How long a stopping server waits for its clients' requests and connections.
 const GRACE: Duration = Duration::from_secs(2);
 
-/// SIGTERM and SIGINT, caught from the moment this is made.
-pub(crate) struct Signals {
-    term: Signal,
-    int: Signal,
+/// What stops a server: SIGTERM or SIGINT (a server run by `onyx`), or its owner's word (a
+/// server embedded in another program, such as the IDE).
+pub enum Until {
+    Signalled,
+    Told(oneshot::Receiver<()>),
 }
 
-impl Signals {
-    /// Installs the handlers (within a tokio runtime).
-    pub(crate) fn install() -> std::io::Result<Signals> {
-        Ok(Signals { term: signal(SignalKind::terminate())?, int: signal(SignalKind::interrupt())? })
-    }
+/// An [`Until`] made ready: signal handlers installed, from the moment this is made.
+pub(crate) enum Armed {
+    Signals { term: Signal, int: Signal },
+    Told(oneshot::Receiver<()>),
+}
 
-    /// Completes at the first SIGTERM or SIGINT.
-    async fn received(mut self) {
-        tokio::select! {
-            _ = self.term.recv() => {}
-            _ = self.int.recv() => {}
+impl Until {
+    /// Installs the signal handlers, if signals stop the server (within a tokio runtime).
+    pub(crate) fn arm(self) -> std::io::Result<Armed> {
+        Ok(match self {
+            Until::Signalled => {
+                Armed::Signals { term: signal(SignalKind::terminate())?, int: signal(SignalKind::interrupt())? }
+            }
+            Until::Told(told) => Armed::Told(told),
+        })
+    }
+}
+
+impl Armed {
+    /// Completes at the first SIGTERM or SIGINT, or when told (or when the owner is gone).
+    async fn reached(self) {
+        match self {
+            Armed::Signals { mut term, mut int } => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = int.recv() => {}
+                }
+            }
+            Armed::Told(told) => {
+                let _ = told.await;
+            }
         }
     }
 }
 
-/// Runs `server` until it ends or a signal comes; then tells the server's streams to end
+/// Runs `server` until it ends or `until` is reached; then tells the server's streams to end
 /// through `closing` and gives requests under way [`GRACE`] to finish. A server built with
 /// `serve_with_incoming_shutdown` should stop taking connections when `closing` turns true.
-pub(crate) async fn serve_until_signalled<E>(
+pub(crate) async fn serve_until<E>(
     server: impl Future<Output = Result<(), E>>,
-    signals: Signals,
+    until: Armed,
     closing: &watch::Sender<bool>,
 ) -> Result<(), E> {
     tokio::pin!(server);
     tokio::select! {
         served = &mut server => served,
-        () = signals.received() => {
+        () = until.reached() => {
             let _ = closing.send(true);
             // A client that holds its connection open does not hold the server up for longer.
             tokio::time::timeout(GRACE, &mut server).await.unwrap_or(Ok(()))

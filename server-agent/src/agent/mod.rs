@@ -23,17 +23,41 @@ use tokio::sync::broadcast;
 use tonic::transport::Server;
 use tonic::transport::server::TcpIncoming;
 
+use crate::shutdown::Until;
 use crate::stone_client::StoneSession;
 
-/// Runs a gem: a session with the stone at `stone`, and the agent served on `listen` (port 0
-/// picks one) until SIGTERM or SIGINT. The first line of standard output names both.
-pub fn serve(
-    config: VmConfig,
-    stone: &str,
-    listen: SocketAddr,
-    tls: &crate::tls::ServerFiles,
-    idle_logout: std::time::Duration,
-) -> Result<ExitCode> {
+/// How a gem serves its agent.
+pub struct GemOptions<'a> {
+    pub config: VmConfig,
+    /// The stone's address.
+    pub stone: &'a str,
+    /// Where the agent listens (port 0 picks one).
+    pub listen: SocketAddr,
+    pub tls: &'a crate::tls::ServerFiles,
+    /// How long a login's token may go unused.
+    pub idle_logout: std::time::Duration,
+}
+
+/// Runs a gem: a session with the stone, and the agent served until SIGTERM or SIGINT. The
+/// first line of standard output names both.
+pub fn serve(options: GemOptions) -> Result<ExitCode> {
+    let stone = options.stone.to_string();
+    let listening = |session, addr| {
+        println!("gem session {session} on {stone}, agent listening on {addr}");
+        std::io::stdout().flush()
+    };
+    serve_until(options, listening, Until::Signalled)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs a gem until `until`; `listening` is told its session and the agent's address once
+/// the agent takes connections.
+pub fn serve_until(
+    options: GemOptions,
+    listening: impl FnOnce(u64, SocketAddr) -> std::io::Result<()>,
+    until: Until,
+) -> Result<()> {
+    let GemOptions { config, stone, listen, tls, idle_logout } = options;
     let tls = tls.config()?;
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     let listener = runtime
@@ -68,9 +92,8 @@ pub fn serve(
         .map_err(|_| anyhow!("the gem's VM thread stopped"))?
         .map_err(|e| anyhow!("cannot log in to the stone at {stone}: {e}"))?;
     runtime.block_on(async {
-        let signals = crate::shutdown::Signals::install()?;
-        println!("gem session {session} on {stone}, agent listening on {addr}");
-        std::io::stdout().flush()?;
+        let until = until.arm()?;
+        listening(session, addr)?;
         let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
         let (closing, closed) = tokio::sync::watch::channel(false);
         let service = AgentServer::new(service::AgentService::new(work, events, closed.clone(), idle_logout));
@@ -82,13 +105,13 @@ pub fn serve(
         // way get a short grace (an endless evaluation does not hold the gem up).
         let server =
             builder.add_service(service).serve_with_incoming_shutdown(incoming, crate::shutdown::closed(closed));
-        crate::shutdown::serve_until_signalled(server, signals, &closing).await?;
+        crate::shutdown::serve_until(server, until, &closing).await?;
         anyhow::Ok(())
     })?;
     // The service (and with it the VM thread's queue) is gone: the VM thread ends its session.
     drop(runtime);
     vm_thread.join().map_err(|_| anyhow!("the gem's VM thread failed"))?;
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// The agent's address as other tools should use it: with `https://` under TLS, and this

@@ -66,8 +66,11 @@ const WORK_LIMIT: Duration = Duration::from_secs(600);
 
 /// An evaluation's value (with a handle on it), as the client gets it.
 pub fn evaluated(vm: &mut Vm, handles: &mut LoginHandles, value: Value) -> Answer {
-    let print_string = vm.print_string_within(value, LIMIT).map_err(eval_failure)?;
     let class_name = vm.class_name(vm.class_of(value));
+    // A value whose printString fails is still there to inspect.
+    let print_string = vm.print_string_within(value, LIMIT).unwrap_or_else(|e| {
+        format!("a {class_name} (its printString failed: {})", e.to_string().lines().next().unwrap_or_default())
+    });
     Ok(Outcome::Evaluated(pb::Evaluated { print_string, class_name, handle: handles.handle(vm, value) }))
 }
 

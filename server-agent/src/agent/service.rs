@@ -32,6 +32,8 @@ pub struct AgentService {
     work: Sender<Work>,
     events: broadcast::Sender<pb::Event>,
     tokens: Arc<Mutex<HashMap<String, Login>>>,
+    /// The user whose session the gem is (the first to log in), and their right to change code.
+    owner: Mutex<Option<(String, bool)>>,
     logins: AtomicU64,
     /// How long a token may go unused.
     idle_logout: Duration,
@@ -46,7 +48,15 @@ impl AgentService {
         closing: watch::Receiver<bool>,
         idle_logout: Duration,
     ) -> AgentService {
-        AgentService { work, events, tokens: Arc::default(), logins: AtomicU64::new(1), idle_logout, closing }
+        AgentService {
+            work,
+            events,
+            tokens: Arc::default(),
+            owner: Mutex::new(None),
+            logins: AtomicU64::new(1),
+            idle_logout,
+            closing,
+        }
     }
 
     /// The login whose token the request carries (its token counts as used); tokens unused
@@ -95,13 +105,31 @@ impl agent_server::Agent for AgentService {
         if !matches {
             return Err(refused());
         }
+        // A gem is one session of the stone, and a session is one user's, as in GemStone: the
+        // first user to log in has it, with the rights their committed profile gave them then.
+        let may_change_code = {
+            let mut owner = self.owner.lock().unwrap_or_else(|e| e.into_inner());
+            match &*owner {
+                None => {
+                    *owner = Some((r.user.clone(), profile.may_change_code));
+                    profile.may_change_code
+                }
+                Some((user, may_change_code)) if *user == r.user => *may_change_code,
+                Some((user, _)) => {
+                    return Err(Status::permission_denied(format!(
+                        "this gem's session is {user}'s: start a gem of your own to work as {}",
+                        r.user
+                    )));
+                }
+            }
+        };
         // The stone's list of sessions names the gem's users; a gem going away is no matter.
         let _ = self.work.send(Work::LoggedIn(r.user.clone()));
         let token = users::new_token();
         let id = self.logins.fetch_add(1, Ordering::Relaxed);
-        let login = Login { id, may_change_code: profile.may_change_code, used: Instant::now() };
+        let login = Login { id, may_change_code, used: Instant::now() };
         self.tokens.lock().unwrap_or_else(|e| e.into_inner()).insert(token.clone(), login);
-        Ok(Response::new(pb::LoginReply { token, may_change_code: profile.may_change_code }))
+        Ok(Response::new(pb::LoginReply { token, may_change_code }))
     }
 
     async fn logout(&self, request: Request<pb::Empty>) -> Result<Response<pb::Empty>, Status> {
@@ -114,7 +142,11 @@ impl agent_server::Agent for AgentService {
     async fn execute(&self, request: Request<pb::Batch>) -> Result<Response<pb::BatchResult>, Status> {
         let (_, login) = self.login_of(&request)?;
         let arrived = Instant::now();
-        let batch = hash_passwords(request.into_inner()).await?;
+        let mut batch = request.into_inner();
+        // A user who may not change code adds no users: the VM thread refuses, unhashed.
+        if login.may_change_code {
+            batch = hash_passwords(batch).await?;
+        }
         let (reply, answer) = oneshot::channel();
         let job = Job { batch, reply, arrived, login: login.id, may_change_code: login.may_change_code };
         self.work.send(Work::Batch(job)).map_err(|_| stopped())?;

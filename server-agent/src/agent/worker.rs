@@ -102,7 +102,14 @@ pub fn run(vm: &mut Vm, work: &Receiver<Work>, events: &broadcast::Sender<pb::Ev
                 r.auto_committed = Some(ops::commit(vm, &mut state.handles.of(r.login)));
             }
         }
-        running.retain_mut(|r| !r.finish());
+        running.retain_mut(|r| {
+            let finished = r.finish();
+            // A login that ended while its batch ran leaves nothing behind.
+            if finished && state.ended.contains(&r.login) {
+                state.handles.forget_login(vm, r.login);
+            }
+            !finished
+        });
         state.transcript.collect(vm, events);
     }
 }
@@ -112,11 +119,22 @@ fn take(vm: &mut Vm, work: Work, running: &mut Vec<Running>, state: &mut State, 
     match work {
         Work::Batch(job) => running.push(Running::new(job)),
         Work::Profile { user, reply } => {
+            // Before anyone has logged in the session holds no work: the login sees the
+            // latest commit (a user added since the gem started included).
+            if !state.logged_in {
+                let _ = vm.abort_transaction();
+            }
             // A client that gave up no longer wants the answer.
             let _ = reply.send(users::profile(vm, &user));
         }
-        Work::LoggedIn(user) => watch.logged_in(vm, user),
-        Work::LoggedOut(login) => state.handles.forget_login(vm, login),
+        Work::LoggedIn(user) => {
+            state.logged_in = true;
+            watch.logged_in(vm, user);
+        }
+        Work::LoggedOut(login) => {
+            state.handles.forget_login(vm, login);
+            state.ended.insert(login);
+        }
     }
 }
 
@@ -274,6 +292,10 @@ pub struct State {
     pub auto_commit: bool,
     /// Senders and implementors of every selector.
     pub index: CodeIndex,
+    /// Logins that ended.
+    pub ended: std::collections::HashSet<u64>,
+    /// Whether a user has logged in (and the session may hold their work).
+    pub logged_in: bool,
 }
 
 /// What Smalltalk code wrote to the Transcript: sent as events as it comes, and kept (the

@@ -15,9 +15,29 @@ use onyx_store::Stone;
 use tonic::transport::Server;
 use tonic::transport::server::TcpIncoming;
 
-/// Serves the repository in `dir` on `listen` (port 0 picks one); prints the address it
-/// listens on as the first line of standard output.
+use crate::shutdown::Until;
+
+/// Serves the repository in `dir` on `listen` (port 0 picks one) until SIGTERM or SIGINT;
+/// prints the address it listens on as the first line of standard output.
 pub fn serve(dir: &Path, listen: SocketAddr, gc_interval: u64, tls: &crate::tls::ServerFiles) -> Result<ExitCode> {
+    let listening = |addr| {
+        println!("stone listening on {addr}");
+        std::io::stdout().flush()
+    };
+    serve_until(dir, listen, gc_interval, tls, listening, Until::Signalled)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Serves the repository in `dir` on `listen` until `until`; `listening` is told the address
+/// once connections are taken.
+pub fn serve_until(
+    dir: &Path,
+    listen: SocketAddr,
+    gc_interval: u64,
+    tls: &crate::tls::ServerFiles,
+    listening: impl FnOnce(SocketAddr) -> std::io::Result<()>,
+    until: Until,
+) -> Result<()> {
     let tls = tls.config()?;
     let stone = Arc::new(Stone::open(dir)?);
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
@@ -25,9 +45,8 @@ pub fn serve(dir: &Path, listen: SocketAddr, gc_interval: u64, tls: &crate::tls:
         let listener =
             tokio::net::TcpListener::bind(listen).await.with_context(|| format!("cannot listen on {listen}"))?;
         let addr = listener.local_addr()?;
-        let signals = crate::shutdown::Signals::install()?;
-        println!("stone listening on {addr}");
-        std::io::stdout().flush()?;
+        let until = until.arm()?;
+        listening(addr)?;
         if gc_interval > 0 {
             tokio::spawn(collect_periodically(Arc::clone(&stone), std::time::Duration::from_secs(gc_interval)));
         }
@@ -49,13 +68,13 @@ pub fn serve(dir: &Path, listen: SocketAddr, gc_interval: u64, tls: &crate::tls:
         // under way finish.
         let server =
             builder.add_service(service).serve_with_incoming_shutdown(incoming, crate::shutdown::closed(closed));
-        crate::shutdown::serve_until_signalled(server, signals, &closing).await?;
+        crate::shutdown::serve_until(server, until, &closing).await?;
         anyhow::Ok(())
     })?;
     drop(runtime);
     // The committer finishes the batch it holds before the stone goes.
     drop(stone);
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// Collects the repository's garbage every `every`, when something was committed since the

@@ -409,7 +409,8 @@ fn only_logged_in_users_are_served_and_only_some_may_change_code() {
         let out = execute(&mut curator, vec![op(Op::AddUser(add)), op(Op::CommitTransaction(pb::Empty {}))]).await;
         assert!(matches!(out[0], Outcome::Done(_)), "{:?}", out[0]);
         assert!(matches!(&out[1], Outcome::Committed(c) if c.committed), "{:?}", out[1]);
-        let mut reader = login(&gem, "reader", "secret").await.expect("reader logs in");
+        let readers_gem = GemProcess::start(&stone);
+        let mut reader = login(&readers_gem, "reader", "secret").await.expect("reader logs in");
         let compile =
             pb::CompileMethod { class: class("Object"), protocol: String::new(), source: "sneaky ^ 1".into() };
         let add = pb::AddUser { user: "other".into(), password: "x".into(), may_change_code: true };
@@ -461,10 +462,10 @@ fn onyx_init_takes_the_users_passwords() {
     assert!(init.status.success());
     assert!(!String::from_utf8_lossy(&init.stdout).contains("swordfish"));
     let stone = StoneProcess::serve(&repo);
-    let gem = GemProcess::start(&stone);
+    let (gem, other) = (GemProcess::start(&stone), GemProcess::start(&stone));
     runtime().block_on(async {
         assert!(login(&gem, "DataCurator", "tuna").await.is_ok());
-        assert!(login(&gem, "SystemUser", "marlin").await.is_ok());
+        assert!(login(&other, "SystemUser", "marlin").await.is_ok());
         assert!(login(&gem, "DataCurator", "swordfish").await.is_err());
     });
 }

@@ -15,24 +15,32 @@ use crate::agent::{GemProcess, client, error, evaluate, execute, login, op, prin
 #[test]
 fn a_user_who_may_not_change_code_cannot_raise_their_rights() {
     let (_dir, stone) = repository();
-    let gem = GemProcess::start(&stone);
+    let (curators_gem, readers_gem) = (GemProcess::start(&stone), GemProcess::start(&stone));
     runtime().block_on(async {
-        let mut curator = client(&gem).await;
+        let mut curator = client(&curators_gem).await;
         let add = pb::AddUser { user: "reader".into(), password: "secret".into(), may_change_code: false };
         let out = execute(&mut curator, vec![op(Op::AddUser(add)), op(Op::CommitTransaction(pb::Empty {}))]).await;
         assert!(matches!(&out[1], Outcome::Committed(c) if c.committed), "{:?}", out[1]);
-        let mut reader = login(&gem, "reader", "secret").await.expect("reader logs in");
+        let mut reader = login(&readers_gem, "reader", "secret").await.expect("reader logs in");
         // Ordinary data commits.
         let out =
             execute(&mut reader, vec![evaluate("UserGlobals at: #Note put: 'hi'. System commitTransaction")]).await;
         assert_eq!(printed(&out[0]), "true");
-        // Changing a profile (the reader's own, to the curator's password and full rights),
-        // the users' dictionary, or the global that holds it cannot be committed.
+        // A gem is one user's session: nobody else logs in to it, so a change the reader makes
+        // in its memory never reaches anyone else's work or commit.
+        let refused = login(&readers_gem, "DataCurator", "swordfish").await.expect_err("the reader's gem");
+        assert_eq!(refused.code(), tonic::Code::PermissionDenied, "{refused:?}");
+        assert!(refused.message().contains("reader's"), "{refused:?}");
+        // Changing a profile (the reader's own, to the curator's password and full rights), the
+        // users' dictionary, the global that holds it (under whatever key), or making code
+        // cannot be committed.
         let attempts = [
             "(AllUsers at: 'reader') setUserId: 'reader' passwordHash: (AllUsers at: 'DataCurator') passwordHash \
              mayChangeCode: true",
             "AllUsers removeKey: 'SystemUser'",
             "(Smalltalk associationAt: #AllUsers) value: Dictionary new",
+            "(Smalltalk associationAt: #AllUsers) key: #Elsewhere; value: Dictionary new",
+            "UserGlobals at: #Made put: MethodDictionary new",
         ];
         for attempt in attempts {
             let out = execute(
@@ -45,21 +53,29 @@ fn a_user_who_may_not_change_code_cannot_raise_their_rights() {
             .await;
             assert!(error(&out[0]).message.contains("permission denied"), "{attempt}: {:?}", out[0]);
             assert!(error(&out[1]).message.contains("permission denied"), "{attempt}: {:?}", out[1]);
-            // While the change is in the gem's view, nobody logs in by it, or at all.
-            let refused = login(&gem, "reader", "swordfish").await.expect_err("not by a change in the view");
-            assert!(refused.message().contains("not committed"), "{refused:?}");
-            assert!(login(&gem, "DataCurator", "swordfish").await.is_err());
             let out = execute(&mut reader, vec![op(Op::AbortTransaction(pb::Empty {}))]).await;
             assert!(matches!(out[0], Outcome::Done(_)), "{:?}", out[0]);
         }
-        // After the abort all is as committed.
-        assert!(login(&gem, "reader", "swordfish").await.is_err());
-        let mut reader = login(&gem, "reader", "secret").await.expect("reader logs in");
-        let out = execute(&mut reader, vec![evaluate("Object compile: 'sneaky ^ 1'")]).await;
+        // A profile changed in the gem's view gives no rights: the session's user keeps those
+        // it logged in with.
+        let raise = "(AllUsers at: 'reader') setUserId: 'reader' passwordHash: (AllUsers at: 'DataCurator') \
+                     passwordHash mayChangeCode: true";
+        execute(&mut reader, vec![evaluate(raise)]).await;
+        let mut raised = login(&readers_gem, "reader", "swordfish").await.expect("the reader's own view");
+        let out = execute(&mut raised, vec![evaluate("Object compile: 'sneaky ^ 1'")]).await;
         assert!(error(&out[0]).message.contains("permission denied"), "{:?}", out[0]);
-        let out =
-            execute(&mut curator, vec![evaluate("(AllUsers keys asSortedCollection: [:a :b | a <= b]) asArray")]).await;
-        assert_eq!(printed(&out[0]), "#('DataCurator' 'SystemUser' 'reader')");
+        // The repository is as it was.
+        let out = execute(
+            &mut curator,
+            vec![
+                op(Op::AbortTransaction(pb::Empty {})),
+                evaluate("(AllUsers keys asSortedCollection: [:a :b | a <= b]) asArray"),
+                evaluate("(AllUsers at: 'reader') mayChangeCode"),
+            ],
+        )
+        .await;
+        assert_eq!(printed(&out[1]), "#('DataCurator' 'SystemUser' 'reader')");
+        assert_eq!(printed(&out[2]), "false");
     });
 }
 
@@ -113,7 +129,12 @@ fn a_print_string_that_never_returns_costs_an_error_not_the_gem() {
         assert!(matches!(out[1], Outcome::Evaluated(_)), "{:?}", out[1]);
         let started = Instant::now();
         let out = execute(&mut agent, vec![evaluate("Stubborn new"), evaluate("3 + 4")]).await;
-        assert_eq!(error(&out[0]).code, pb::Code::Interrupted as i32, "{:?}", out[0]);
+        // The value is there all the same, to inspect.
+        assert!(
+            matches!(&out[0], Outcome::Evaluated(e) if e.print_string.contains("printString failed") && e.handle != 0),
+            "{:?}",
+            out[0]
+        );
         assert_eq!(printed(&out[1]), "7");
         assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
     });
@@ -122,8 +143,9 @@ fn a_print_string_that_never_returns_costs_an_error_not_the_gem() {
 #[test]
 fn the_command_line_adds_users_who_then_work_within_their_rights() {
     let (_dir, stone) = repository();
-    let gem = GemProcess::start(&stone);
+    let (curators_gem, readers_gem) = (GemProcess::start(&stone), GemProcess::start(&stone));
     let onyx = |args: &[&str], user: &str, password: &str, input: &str| {
+        let gem = if user == "reader" { &readers_gem } else { &curators_gem };
         let mut child = Command::new(env!("CARGO_BIN_EXE_onyx"))
             .args(args)
             .args(["--gem", &gem.addr])

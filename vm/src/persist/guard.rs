@@ -2,9 +2,9 @@
 //! dictionaries, compiled methods, the system dictionary and its bindings) and the users'
 //! directory (the global [`USERS`] and everything it reaches: profiles, their names and
 //! password hashes). A commit from any other process that changed one of them is refused
-//! whole, so a user cannot raise their own rights in the repository; and a login trusts the
-//! directory only while this gem holds no change to it, so one cannot raise them in the
-//! gem's own view either.
+//! whole, so a user cannot raise their own rights in the repository. (A gem is one user's
+//! session: the server agent lets no other user in, so what a user changes in the gem's
+//! memory only ever reaches their own work.)
 
 use std::collections::HashSet;
 
@@ -19,10 +19,11 @@ pub const USERS: &str = "AllUsers";
 const DIRECTORY_LIMIT: usize = 1_000_000;
 
 impl Vm {
-    /// The first of `dirty` a process without the right to change code may not commit.
-    pub(super) fn first_guarded(&mut self, dirty: &[Value]) -> Option<Value> {
+    /// The first of `objects` (the changed and the new objects of a commit) a process without
+    /// the right to change code may not commit.
+    pub(super) fn first_guarded(&mut self, objects: &[Value]) -> Option<Value> {
         let mut directory: Option<HashSet<Value>> = None;
-        for &v in dirty {
+        for &v in objects {
             if self.is_code(v) {
                 return Some(v);
             }
@@ -33,7 +34,8 @@ impl Vm {
         None
     }
 
-    /// Whether `v` is code, or a binding of the system dictionary.
+    /// Whether `v` is code, or a binding of the system dictionary (by identity: whatever its
+    /// key now says).
     fn is_code(&self, v: Value) -> bool {
         let class = self.class_of(v);
         if v == self.known.smalltalk
@@ -44,10 +46,7 @@ impl Vm {
             return true;
         }
         class == self.known.association
-            && self
-                .heap
-                .slot(v, 0)
-                .is_some_and(|key| self.dict(self.known.smalltalk).and_then(|d| d.get(key)) == Some(v))
+            && self.dict(self.known.smalltalk).is_some_and(|d| d.entries().iter().any(|&(_, binding)| binding == v))
     }
 
     /// The binding of [`USERS`] and every object it reaches, brought in; classes and symbols
@@ -68,16 +67,6 @@ impl Vm {
             level = next;
         }
         seen
-    }
-
-    /// Whether this gem holds a change to the users' directory that is not committed (a
-    /// login must not trust it then).
-    pub fn users_changed_here(&mut self) -> bool {
-        if self.persist.is_none() {
-            return false;
-        }
-        let directory = self.users_directory();
-        directory.iter().any(|&v| self.heap.is_dirty(v) || !self.is_persistent(v))
     }
 
     /// The error of a commit refused by the guard.

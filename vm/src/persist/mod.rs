@@ -425,13 +425,6 @@ impl Vm {
         let mut dirty = self.heap.take_write_set();
         dirty.sort_unstable_by_key(|v| v.bits());
         dirty.dedup();
-        if !self.may_change_code
-            && let Some(v) = self.first_guarded(&dirty)
-        {
-            let error = self.guarded_commit_error(v);
-            self.undo_commit(p, &dirty, &[]);
-            return Err(error);
-        }
         // A changed large object is written whole: its missing chunks come in first.
         for &v in &dirty {
             if self.is_chunked(v)
@@ -459,6 +452,14 @@ impl Vm {
                     new.push(r);
                     queue.push_back(r);
                 }
+            }
+        }
+        if !self.may_change_code {
+            let changed: Vec<Value> = dirty.iter().chain(&new).copied().collect();
+            if let Some(v) = self.first_guarded(&changed) {
+                let error = self.guarded_commit_error(v);
+                self.undo_commit(p, &dirty, &new);
+                return Err(error);
             }
         }
         let outcome = self.send_commit(p, &dirty, &new, &symbols);
