@@ -20,6 +20,9 @@ use crate::tls::ServerFiles;
 /// A running stone and gem; [`Embedded::gem`] is the agent's address.
 pub struct Embedded {
     pub gem: String,
+    /// The stone's address.
+    pub stone: String,
+    setup: Setup,
     /// The gem first, then the stone: the order they stop in.
     servers: Vec<(oneshot::Sender<()>, JoinHandle<Result<()>>)>,
 }
@@ -39,14 +42,24 @@ impl Embedded {
             let ready = |addr: SocketAddr| told.send(addr).map_err(|_| std::io::ErrorKind::BrokenPipe.into());
             crate::stone::serve_until(&stone_dir, loopback, 60, &ServerFiles::default(), ready, Until::Told(until))
         })?;
-        let mut embedded = Embedded { gem: String::new(), servers: vec![(stop_stone, stone)] };
-        let stone_addr = embedded.wait(&listening)?.to_string();
+        let mut embedded =
+            Embedded { gem: String::new(), stone: String::new(), setup, servers: vec![(stop_stone, stone)] };
+        embedded.stone = embedded.wait(&listening)?.to_string();
+        embedded.gem = embedded.add_gem()?;
+        Ok(embedded)
+    }
+
+    /// Starts another gem on the stone (another session, for another user or another
+    /// transaction); answers its agent's address. It stops with the others.
+    pub fn add_gem(&mut self) -> Result<String> {
+        let loopback = SocketAddr::from(([127, 0, 0, 1], 0));
+        let (stone_addr, config) = (self.stone.clone(), self.setup.config);
         let (stop_gem, until) = oneshot::channel();
         let (told, listening) = mpsc::channel();
         let gem = std::thread::Builder::new().name("gem".into()).spawn(move || {
             let ready = |_, addr: SocketAddr| told.send(addr).map_err(|_| std::io::ErrorKind::BrokenPipe.into());
             let options = GemOptions {
-                config: setup.config,
+                config,
                 stone: &stone_addr,
                 listen: loopback,
                 tls: &ServerFiles::default(),
@@ -54,9 +67,8 @@ impl Embedded {
             };
             crate::agent::serve_until(options, ready, Until::Told(until))
         })?;
-        embedded.servers.insert(0, (stop_gem, gem));
-        embedded.gem = embedded.wait(&listening)?.to_string();
-        Ok(embedded)
+        self.servers.insert(0, (stop_gem, gem));
+        Ok(self.wait(&listening)?.to_string())
     }
 
     /// The address a server said it listens on; its error if it stopped first.

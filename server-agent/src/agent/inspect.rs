@@ -134,5 +134,6 @@ pub fn inspect(vm: &mut Vm, handles: &mut LoginHandles, r: &pb::Inspect) -> Resu
         indexed_size: size,
         indexed,
         next,
+        handle: r.handle,
     }))
 }

@@ -64,6 +64,8 @@ struct Evaluation {
     process: Value,
     started: Instant,
     deadline: Option<Instant>,
+    /// Answer the value inspected.
+    inspect: bool,
 }
 
 /// The VM thread's loop: until every sender of `work` is gone.
@@ -184,7 +186,7 @@ impl Running {
                             vm.retain(process);
                             let limit = Duration::from_millis(e.time_limit_ms);
                             let deadline = (e.time_limit_ms > 0).then(|| started.checked_add(limit)).flatten();
-                            self.evaluation = Some(Evaluation { process, started, deadline });
+                            self.evaluation = Some(Evaluation { process, started, deadline, inspect: e.inspect });
                         }
                         Err(failure) => self.push(started, Err(failure)),
                     }
@@ -212,10 +214,16 @@ impl Running {
     }
 
     fn done_evaluating(&mut self, vm: &mut Vm, state: &mut State, started: Instant, result: Result<Value, EvalError>) {
-        if let Some(e) = self.evaluation.take() {
+        let inspect = self.evaluation.take().is_some_and(|e| {
             vm.release(e.process);
-        }
+            e.inspect
+        });
         let outcome = match result {
+            Ok(value) if inspect && value.is_object() => {
+                let mut handles = state.handles.of(self.login);
+                let handle = handles.handle(vm, value);
+                super::inspect::inspect(vm, &mut handles, &pb::Inspect { handle, from: 1, page_size: 0 })
+            }
             Ok(value) => ops::evaluated(vm, &mut state.handles.of(self.login), value),
             Err(error) => Err(ops::eval_failure(error)),
         };

@@ -105,7 +105,7 @@ pub(crate) fn op(op: Op) -> pb::Operation {
 }
 
 pub(crate) fn evaluate(source: &str) -> pb::Operation {
-    op(Op::Evaluate(pb::Evaluate { source: source.into(), time_limit_ms: 0, receiver: 0 }))
+    op(Op::Evaluate(pb::Evaluate { source: source.into(), time_limit_ms: 0, receiver: 0, inspect: false }))
 }
 
 pub(crate) fn class(name: &str) -> Option<pb::ClassRef> {
@@ -281,7 +281,8 @@ fn an_endless_doit_is_interrupted_while_the_gem_goes_on_answering() {
         assert_eq!(interrupted.code, pb::Code::Interrupted as i32);
         assert!(!interrupted.stack.is_empty(), "{interrupted:?}");
         // A time limit stops a doit by itself.
-        let limited = pb::Evaluate { source: "[true] whileTrue".into(), time_limit_ms: 200, receiver: 0 };
+        let limited =
+            pb::Evaluate { source: "[true] whileTrue".into(), time_limit_ms: 200, receiver: 0, inspect: false };
         let out = execute(&mut agent, vec![op(Op::Evaluate(limited)), op(Op::Transcript(pb::Empty {}))]).await;
         assert_eq!(error(&out[0]).code, pb::Code::Interrupted as i32);
         assert!(matches!(&out[1], Outcome::Text(t) if t.text.contains("looping")), "{:?}", out[1]);
@@ -320,7 +321,7 @@ fn objects_are_inspected_by_handle_paged_drilled_into_and_evaluated_against() {
         // Drill into the Point at 7, and evaluate with self bound to it.
         let point = first.indexed[6].handle;
         assert_ne!(point, 0);
-        let against = pb::Evaluate { source: "self x + self y".into(), time_limit_ms: 0, receiver: point };
+        let against = pb::Evaluate { source: "self x + self y".into(), time_limit_ms: 0, receiver: point, inspect: false };
         let out = execute(
             &mut agent,
             vec![

@@ -1,0 +1,308 @@
+//! The IDE's window: the transaction bar at the top, the status bar at the bottom, and the
+//! panes (browsers, workspaces, the transcript, inspectors, method lists, sessions) as
+//! dockable tabs between them. Every frame it hands what came back from the gem to the
+//! panes that asked for it.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use eframe::egui;
+use onyx_protocol::agent::{self as pb, event::Event, operation::Op, result::Outcome};
+
+use crate::link::{Incoming, Link, Reply, Ticket};
+use crate::panes::{Pane, Transcript};
+
+/// What a pane may do while it draws: send batches (one per gesture) and open other panes.
+pub struct Ctx<'a> {
+    pub link: &'a mut Link,
+    gestures: &'a mut HashMap<Ticket, &'static str>,
+    pub opened: &'a mut Vec<Pane>,
+}
+
+impl Ctx<'_> {
+    /// Sends the batch of gesture `name` (shown in the status bar when it is answered).
+    pub fn send(&mut self, name: &'static str, ops: Vec<Op>) -> Ticket {
+        let ticket = self.link.execute(ops);
+        self.gestures.insert(ticket, name);
+        ticket
+    }
+
+    /// Sends one operation of gesture `name` asking for one page of its list.
+    pub fn send_page(&mut self, name: &'static str, op: Op, page: pb::Page) -> Ticket {
+        let ticket = self.link.execute_page(op, page);
+        self.gestures.insert(ticket, name);
+        ticket
+    }
+}
+
+/// The last gesture that went to the gem, as the status bar shows it.
+struct LastGesture {
+    name: &'static str,
+    server: Duration,
+    network: Duration,
+}
+
+/// The transaction as the bar shows it.
+#[derive(Default)]
+struct Transaction {
+    status: Option<pb::TransactionStatus>,
+    /// Other sessions committed since this view.
+    stale: bool,
+    conflicts: Vec<pb::Field>,
+    pending: Option<Ticket>,
+    message: String,
+}
+
+/// The IDE: its link to a gem, its panes and its bars.
+pub struct Ide {
+    link: Link,
+    tree: egui_tiles::Tree<Pane>,
+    gestures: HashMap<Ticket, &'static str>,
+    last: Option<LastGesture>,
+    error: Option<String>,
+    transaction: Transaction,
+    events_ended: Option<String>,
+}
+
+impl Ide {
+    /// An IDE on `link`, with a system browser, a workspace and the transcript open.
+    pub fn new(mut link: Link) -> Ide {
+        let mut gestures = HashMap::new();
+        let mut opened = Vec::new();
+        let panes = {
+            let mut ctx = Ctx { link: &mut link, gestures: &mut gestures, opened: &mut opened };
+            vec![Pane::browser(&mut ctx), Pane::workspace(), Pane::Transcript(Transcript::new(&mut ctx))]
+        };
+        let tree = egui_tiles::Tree::new_tabs(egui::Id::unique("onyx-panes"), panes);
+        let mut ide = Ide {
+            link,
+            tree,
+            gestures,
+            last: None,
+            error: None,
+            transaction: Transaction::default(),
+            events_ended: None,
+        };
+        ide.refresh_transaction();
+        ide
+    }
+
+    /// The link, for tests that count the batches a gesture sends.
+    pub fn link(&self) -> &Link {
+        &self.link
+    }
+
+    /// Whether a gesture still waits for its reply.
+    pub fn is_waiting(&self) -> bool {
+        !self.gestures.is_empty()
+    }
+
+    /// Draws the IDE.
+    pub fn ui(&mut self, ui: &mut egui::Ui) {
+        self.receive();
+        egui::Panel::top("transaction").show(ui, |ui| self.transaction_bar(ui));
+        egui::Panel::bottom("status").show(ui, |ui| self.status_bar(ui));
+        let mut opened = Vec::new();
+        {
+            let mut behavior =
+                Behavior { ctx: Ctx { link: &mut self.link, gestures: &mut self.gestures, opened: &mut opened } };
+            egui::CentralPanel::default().show(ui, |ui| self.tree.ui(&mut behavior, ui));
+        }
+        for pane in opened {
+            self.open(pane);
+        }
+    }
+
+    /// Adds a pane as a new tab of the root, and shows it.
+    fn open(&mut self, pane: Pane) {
+        let id = self.tree.tiles.insert_pane(pane);
+        let root = self.tree.root();
+        match root.and_then(|r| self.tree.tiles.get_mut(r)) {
+            Some(egui_tiles::Tile::Container(egui_tiles::Container::Tabs(tabs))) => {
+                tabs.add_child(id);
+                tabs.set_active(id);
+            }
+            Some(egui_tiles::Tile::Container(container)) => container.add_child(id),
+            _ => self.tree.root = Some(id),
+        }
+    }
+
+    /// Hands what came back to whoever asked for it.
+    fn receive(&mut self) {
+        for incoming in self.link.take() {
+            match incoming {
+                Incoming::Reply(reply) => self.deliver(reply),
+                Incoming::Event(Event::Transcript(text)) => self.each_pane(|p| {
+                    if let Pane::Transcript(t) = p {
+                        t.text.push_str(&text);
+                    }
+                }),
+                Incoming::Event(Event::Stale(_)) => self.transaction.stale = true,
+                Incoming::Event(_) => self.each_pane(|p| {
+                    if let Pane::Sessions(s) = p {
+                        s.stale = true;
+                    }
+                }),
+                Incoming::EventsEnded(why) => self.events_ended = Some(why),
+            }
+        }
+    }
+
+    fn deliver(&mut self, reply: Reply) {
+        if let Some(name) = self.gestures.remove(&reply.ticket) {
+            self.last =
+                Some(LastGesture { name, server: reply.server, network: reply.wall.saturating_sub(reply.server) });
+        }
+        self.error = reply.result.as_ref().err().cloned();
+        if self.transaction.pending == Some(reply.ticket) {
+            self.transaction.pending = None;
+            self.transaction_reply(reply);
+            return;
+        }
+        let mut reply = Some(reply);
+        self.each_pane(|pane| {
+            if let Some(r) = reply.take_if(|r| pane.waits_for(r.ticket)) {
+                pane.receive(r);
+            }
+        });
+    }
+
+    fn each_pane(&mut self, mut f: impl FnMut(&mut Pane)) {
+        for tile in self.tree.tiles.tiles_mut() {
+            if let egui_tiles::Tile::Pane(pane) = tile {
+                f(pane);
+            }
+        }
+    }
+
+    /// Asks for the transaction's state (the bar's own gesture).
+    fn refresh_transaction(&mut self) {
+        self.transaction_gesture("transaction status", vec![]);
+    }
+
+    /// Sends `ops` followed by a transaction status, as the bar's gesture.
+    fn transaction_gesture(&mut self, name: &'static str, mut ops: Vec<Op>) {
+        ops.push(Op::TransactionStatus(pb::Empty {}));
+        let ticket = self.link.execute(ops);
+        self.gestures.insert(ticket, name);
+        self.transaction.pending = Some(ticket);
+    }
+
+    fn transaction_reply(&mut self, reply: Reply) {
+        let t = &mut self.transaction;
+        let Ok(outcomes) = reply.result else { return };
+        t.message.clear();
+        for outcome in outcomes {
+            match outcome {
+                Outcome::Transaction(status) => t.status = Some(status),
+                Outcome::Committed(c) => {
+                    t.stale = false;
+                    t.message = if c.committed { "committed".into() } else { "the commit failed: conflicts".into() };
+                    t.conflicts = c.conflicts;
+                }
+                Outcome::Done(_) => {
+                    t.stale = false;
+                    t.conflicts.clear();
+                    t.message = "aborted".into();
+                }
+                Outcome::Error(e) => t.message = e.message,
+                _ => {}
+            }
+        }
+    }
+
+    fn transaction_bar(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal(|ui| {
+            let status = self.transaction.status.clone();
+            let state = match &status {
+                Some(s) if s.in_transaction => format!("in a transaction ({})", s.mode),
+                Some(s) => format!("outside a transaction ({})", s.mode),
+                None => "...".into(),
+            };
+            ui.label(state);
+            if ui.button("Commit").clicked() {
+                self.transaction_gesture("commit", vec![Op::CommitTransaction(pb::Empty {})]);
+            }
+            if ui.button("Abort").clicked() {
+                self.transaction_gesture("abort", vec![Op::AbortTransaction(pb::Empty {})]);
+            }
+            let mut auto = status.is_some_and(|s| s.auto_commit);
+            if ui.checkbox(&mut auto, "Auto-commit").changed() {
+                self.transaction_gesture("auto-commit", vec![Op::AutoCommit(pb::AutoCommit { on: auto })]);
+            }
+            if self.transaction.stale {
+                ui.colored_label(
+                    ui.visuals().warn_fg_color,
+                    "Others have committed since this view: abort to see their work",
+                );
+            }
+            if !self.transaction.message.is_empty() {
+                ui.label(&self.transaction.message);
+            }
+        });
+        let mut inspect = None;
+        if !self.transaction.conflicts.is_empty() {
+            ui.horizontal_wrapped(|ui| {
+                ui.label("Conflicting objects:");
+                for field in &self.transaction.conflicts {
+                    if ui.link(&field.print_string).clicked() {
+                        inspect = Some(field.handle);
+                    }
+                }
+            });
+        }
+        if let Some(handle) = inspect {
+            let mut opened = Vec::new();
+            let mut ctx = Ctx { link: &mut self.link, gestures: &mut self.gestures, opened: &mut opened };
+            let pane = Pane::inspector(&mut ctx, handle);
+            self.open(pane);
+        }
+    }
+
+    fn status_bar(&mut self, ui: &mut egui::Ui) {
+        ui.horizontal(|ui| {
+            ui.label(format!("{} on {}", self.link.user, self.link.address));
+            ui.separator();
+            if !self.gestures.is_empty() {
+                ui.spinner();
+            }
+            match &self.last {
+                Some(g) => ui.label(format!(
+                    "{}: 1 round trip, server {:.2} ms, network {:.2} ms",
+                    g.name,
+                    g.server.as_secs_f64() * 1e3,
+                    g.network.as_secs_f64() * 1e3
+                )),
+                None => ui.label(""),
+            };
+            if let Some(error) = self.error.as_ref().or(self.events_ended.as_ref()) {
+                ui.separator();
+                ui.colored_label(ui.visuals().error_fg_color, error);
+            }
+        });
+    }
+}
+
+/// How the panes are drawn as tabs.
+struct Behavior<'a> {
+    ctx: Ctx<'a>,
+}
+
+impl egui_tiles::Behavior<Pane> for Behavior<'_> {
+    fn pane_ui(&mut self, ui: &mut egui::Ui, _tile: egui_tiles::TileId, pane: &mut Pane) -> egui_tiles::UiResponse {
+        egui::Frame::new().inner_margin(4.0).show(ui, |ui| pane.ui(ui, &mut self.ctx));
+        egui_tiles::UiResponse::None
+    }
+
+    fn tab_title_for_pane(&mut self, pane: &Pane) -> egui::WidgetText {
+        pane.title().into()
+    }
+
+    fn is_tab_closable(&self, _tiles: &egui_tiles::Tiles<Pane>, _tile: egui_tiles::TileId) -> bool {
+        true
+    }
+
+    fn simplification_options(&self) -> egui_tiles::SimplificationOptions {
+        egui_tiles::SimplificationOptions { all_panes_must_have_tabs: true, ..Default::default() }
+    }
+}

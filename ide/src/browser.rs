@@ -1,0 +1,484 @@
+//! The system browser: packages | classes (flat or as a hierarchy) | protocols | methods, an
+//! instance/class side switch, and below them the class definition or the method source to
+//! edit and accept. Each selection is one gesture and one batch: choosing a class asks for its
+//! definition, protocols and methods together.
+
+use eframe::egui;
+use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
+
+use crate::app::Ctx;
+use crate::editor::CodeEditor;
+use crate::link::{Reply, Ticket};
+use crate::panes::{MethodList, Pane, first, outcomes};
+
+/// What a batch the browser sent was for.
+enum Want {
+    Packages,
+    Classes,
+    Class,
+    Methods,
+    Source,
+    Compiled,
+    Defined,
+    Removed,
+}
+
+/// Rows of the lists, in points.
+const ROW: f32 = 18.0;
+
+const NEW_METHOD: &str = "messageSelectorAndArgumentNames\n\t\"comment stating purpose of message\"\n\n\t| temporary variable names |\n\tstatements";
+
+pub struct Browser {
+    packages: Vec<String>,
+    package: Option<String>,
+    classes: Vec<pb::ClassEntry>,
+    class: Option<String>,
+    as_hierarchy: bool,
+    meta: bool,
+    protocols: Vec<String>,
+    protocol: Option<String>,
+    methods: Vec<String>,
+    method: Option<String>,
+    /// The class definition (when no method is chosen) or the method source.
+    definition: CodeEditor,
+    comment: String,
+    source: CodeEditor,
+    /// A method is being written from the template.
+    new_method: bool,
+    pending: Vec<(Ticket, Want)>,
+    message: String,
+}
+
+impl Browser {
+    pub fn new(ctx: &mut Ctx) -> Browser {
+        let ticket = ctx.send("open a browser", vec![Op::Packages(pb::Empty {})]);
+        Browser {
+            packages: Vec::new(),
+            package: None,
+            classes: Vec::new(),
+            class: None,
+            as_hierarchy: false,
+            meta: false,
+            protocols: Vec::new(),
+            protocol: None,
+            methods: Vec::new(),
+            method: None,
+            definition: CodeEditor::new("class-definition"),
+            comment: String::new(),
+            source: CodeEditor::new("method-source"),
+            new_method: false,
+            pending: vec![(ticket, Want::Packages)],
+            message: String::new(),
+        }
+    }
+
+    pub fn title(&self) -> String {
+        match (&self.class, &self.method) {
+            (Some(c), Some(m)) => format!("{c}>>{m}"),
+            (Some(c), None) => c.clone(),
+            _ => "System Browser".into(),
+        }
+    }
+
+    pub fn waits_for(&self, ticket: Ticket) -> bool {
+        self.pending.iter().any(|(t, _)| *t == ticket)
+    }
+
+    fn class_ref(&self) -> Option<pb::ClassRef> {
+        self.class.as_ref().map(|c| pb::ClassRef { class_name: c.clone(), meta: self.meta })
+    }
+
+    fn methods_op(&self) -> Op {
+        Op::Methods(pb::ProtocolRef { class: self.class_ref(), protocol: self.protocol.clone().unwrap_or_default() })
+    }
+
+    /// Whether the code being edited may be left (it asks when it has edits not accepted).
+    fn may_leave(&mut self, ui: &egui::Ui) -> bool {
+        self.source.may_leave(ui) && self.definition.may_leave(ui)
+    }
+
+    fn select_package(&mut self, ctx: &mut Ctx, package: String) {
+        let op = Op::Classes(pb::PackageRef { package: package.clone() });
+        self.pending.push((ctx.send("select package", vec![op]), Want::Classes));
+        self.package = Some(package);
+        self.class = None;
+        self.clear_class();
+    }
+
+    fn clear_class(&mut self) {
+        self.protocols.clear();
+        self.methods.clear();
+        self.protocol = None;
+        self.method = None;
+        self.new_method = false;
+        self.definition.load("");
+        self.source.load("");
+    }
+
+    fn select_class(&mut self, ctx: &mut Ctx, class: String) {
+        self.class = Some(class.clone());
+        self.clear_class();
+        let instance = pb::ClassRef { class_name: class, meta: false };
+        let ops = vec![
+            Op::ClassDefinition(instance),
+            Op::Protocols(self.class_ref().unwrap_or_default()),
+            Op::Methods(pb::ProtocolRef { class: self.class_ref(), protocol: String::new() }),
+        ];
+        self.pending.push((ctx.send("select class", ops), Want::Class));
+    }
+
+    fn select_protocol(&mut self, ctx: &mut Ctx, protocol: Option<String>) {
+        self.protocol = protocol;
+        self.method = None;
+        self.new_method = false;
+        let op = self.methods_op();
+        self.pending.push((ctx.send("select protocol", vec![op]), Want::Methods));
+    }
+
+    fn select_method(&mut self, ctx: &mut Ctx, selector: String) {
+        let op = Op::MethodSource(pb::MethodRef { class: self.class_ref(), selector: selector.clone() });
+        self.pending.push((ctx.send("select method", vec![op]), Want::Source));
+        self.method = Some(selector);
+        self.new_method = false;
+    }
+
+    pub fn receive(&mut self, reply: Reply) {
+        let Some(at) = self.pending.iter().position(|(t, _)| *t == reply.ticket) else { return };
+        let (_, want) = self.pending.remove(at);
+        self.message.clear();
+        match want {
+            Want::Packages => match first(reply) {
+                Ok(Outcome::Names(n)) => self.packages = n.names,
+                other => self.failed(other),
+            },
+            Want::Classes => match first(reply) {
+                Ok(Outcome::Classes(c)) => self.classes = c.classes,
+                other => self.failed(other),
+            },
+            Want::Methods => match first(reply) {
+                Ok(Outcome::Names(n)) => self.methods = n.names,
+                other => self.failed(other),
+            },
+            Want::Source => match first(reply) {
+                Ok(Outcome::MethodSource(s)) => self.source.load(&s.source),
+                other => self.failed(other),
+            },
+            Want::Class => self.class_arrived(reply),
+            Want::Compiled => self.compiled(reply),
+            Want::Defined => self.defined(reply),
+            Want::Removed => self.removed(reply),
+        }
+    }
+
+    fn failed(&mut self, outcome: Result<Outcome, pb::Error>) {
+        self.message = match outcome {
+            Err(e) => e.message,
+            Ok(other) => format!("an unexpected answer: {other:?}"),
+        };
+    }
+
+    /// The definition, protocols and methods of the class chosen, in that order.
+    fn class_arrived(&mut self, reply: Reply) {
+        let Ok(outcomes) = outcomes(reply) else { return };
+        for (i, outcome) in outcomes.into_iter().enumerate() {
+            match (i, outcome) {
+                (_, Outcome::ClassDefinition(d)) => {
+                    self.definition.load(&d.definition);
+                    self.comment = d.comment;
+                }
+                (1, Outcome::Names(n)) => self.protocols = n.names,
+                (_, Outcome::Names(n)) => self.methods = n.names,
+                (_, Outcome::Error(e)) => self.message = e.message,
+                _ => {}
+            }
+        }
+    }
+
+    /// After Accept on a method: the compile's answer, then the protocols and methods again.
+    fn compiled(&mut self, reply: Reply) {
+        let Ok(outcomes) = outcomes(reply) else { return };
+        let mut outcomes = outcomes.into_iter();
+        match outcomes.next() {
+            Some(Outcome::Compiled(c)) => {
+                self.source.accepted();
+                self.method = Some(c.selector);
+                self.new_method = false;
+                self.message = c.warnings.iter().map(|w| w.message.as_str()).collect::<Vec<_>>().join("; ");
+            }
+            Some(Outcome::Error(e)) => {
+                self.source.show_error(&e);
+                return;
+            }
+            _ => {}
+        }
+        if let Some(Outcome::Names(n)) = outcomes.next() {
+            self.protocols = n.names;
+        }
+        if let Some(Outcome::Names(n)) = outcomes.next() {
+            self.methods = n.names;
+        }
+    }
+
+    /// After Accept on a class definition: the class as it now stands, and its package's classes.
+    fn defined(&mut self, reply: Reply) {
+        let Ok(outcomes) = outcomes(reply) else { return };
+        for outcome in outcomes {
+            match outcome {
+                Outcome::ClassDefinition(d) => {
+                    self.definition.load(&d.definition);
+                    self.package = Some(d.package);
+                }
+                Outcome::Classes(c) => self.classes = c.classes,
+                Outcome::Names(n) => self.packages = n.names,
+                Outcome::Error(e) => {
+                    self.definition.show_error(&e);
+                    return;
+                }
+                _ => {}
+            }
+        }
+        self.message = "defined".into();
+    }
+
+    /// After a removal: its answer, then the protocols and methods (of a method's class) or
+    /// the classes (of a class's package).
+    fn removed(&mut self, reply: Reply) {
+        let Ok(outcomes) = outcomes(reply) else { return };
+        for (i, outcome) in outcomes.into_iter().enumerate() {
+            match (i, outcome) {
+                (_, Outcome::Error(e)) => self.message = e.message,
+                (1, Outcome::Names(n)) => self.protocols = n.names,
+                (_, Outcome::Names(n)) => self.methods = n.names,
+                (_, Outcome::Classes(c)) => self.classes = c.classes,
+                _ => {}
+            }
+        }
+    }
+
+    pub fn ui(&mut self, ui: &mut egui::Ui, ctx: &mut Ctx) {
+        let height = (ui.available_height() * 0.35).max(120.0);
+        let mut chosen: Option<Choice> = None;
+        ui.horizontal(|ui| {
+            let width = (ui.available_width() / 4.0 - 8.0).max(80.0);
+            ui.vertical(|ui| {
+                ui.set_width(width);
+                ui.strong("Packages");
+                list(ui, "packages", height, &self.packages, self.package.as_deref(), |p| {
+                    chosen = Some(Choice::Package(p.to_string()))
+                });
+            });
+            ui.separator();
+            ui.vertical(|ui| {
+                ui.set_width(width);
+                ui.horizontal(|ui| {
+                    ui.strong("Classes");
+                    ui.checkbox(&mut self.as_hierarchy, "hierarchy");
+                });
+                let rows = if self.as_hierarchy { hierarchy(&self.classes) } else { flat(&self.classes) };
+                list(ui, "classes", height, &rows, self.class.as_deref().map(|c| c.to_string()).as_deref(), |row| {
+                    chosen = Some(Choice::Class(row.trim().to_string()))
+                });
+            });
+            ui.separator();
+            ui.vertical(|ui| {
+                ui.set_width(width);
+                ui.horizontal(|ui| {
+                    ui.strong("Protocols");
+                    if ui.selectable_label(!self.meta, "instance").clicked() && self.meta {
+                        chosen = Some(Choice::Side(false));
+                    }
+                    if ui.selectable_label(self.meta, "class").clicked() && !self.meta {
+                        chosen = Some(Choice::Side(true));
+                    }
+                });
+                let mut rows = vec!["-- all --".to_string()];
+                rows.extend(self.protocols.iter().cloned());
+                let selected = self.protocol.clone().unwrap_or_else(|| "-- all --".into());
+                list(ui, "protocols", height, &rows, Some(selected.as_str()), |p| {
+                    chosen = Some(Choice::Protocol((p != "-- all --").then(|| p.to_string())))
+                });
+            });
+            ui.separator();
+            ui.vertical(|ui| {
+                ui.set_width(width);
+                ui.strong("Methods");
+                list(ui, "methods", height, &self.methods, self.method.as_deref(), |m| {
+                    chosen = Some(Choice::Method(m.to_string()))
+                });
+            });
+        });
+        if let Some(choice) = chosen
+            && self.may_leave(ui)
+        {
+            self.choose(ctx, choice);
+        }
+        ui.separator();
+        self.tools(ui, ctx);
+        if !self.message.is_empty() {
+            ui.label(&self.message);
+        }
+        if self.method.is_some() || self.new_method {
+            if self.source.ui(ui, "Method") {
+                self.accept_method(ctx);
+            }
+        } else if self.class.is_some() || self.package.is_some() {
+            if !self.comment.is_empty() {
+                ui.label(egui::RichText::new(&self.comment).italics());
+            }
+            if self.definition.ui(ui, "Class definition") {
+                let op = Op::DefineClass(pb::Definition { definition: self.definition.text.clone() });
+                let mut ops = vec![op, Op::Packages(pb::Empty {})];
+                if let Some(package) = &self.package {
+                    ops.push(Op::Classes(pb::PackageRef { package: package.clone() }));
+                }
+                self.pending.push((ctx.send("define class", ops), Want::Defined));
+            }
+        }
+    }
+
+    fn choose(&mut self, ctx: &mut Ctx, choice: Choice) {
+        match choice {
+            Choice::Package(p) => self.select_package(ctx, p),
+            Choice::Class(c) => self.select_class(ctx, c),
+            Choice::Side(meta) => {
+                self.meta = meta;
+                if let Some(class) = self.class.clone() {
+                    self.select_class(ctx, class);
+                }
+            }
+            Choice::Protocol(p) => self.select_protocol(ctx, p),
+            Choice::Method(m) => self.select_method(ctx, m),
+        }
+    }
+
+    fn accept_method(&mut self, ctx: &mut Ctx) {
+        let compile = Op::CompileMethod(pb::CompileMethod {
+            class: self.class_ref(),
+            protocol: self.protocol.clone().unwrap_or_default(),
+            source: self.source.text.clone(),
+        });
+        let ops = vec![compile, Op::Protocols(self.class_ref().unwrap_or_default()), self.methods_op()];
+        self.pending.push((ctx.send("accept", ops), Want::Compiled));
+    }
+
+    /// The buttons under the lists: new and remove, and the cross-references.
+    fn tools(&mut self, ui: &mut egui::Ui, ctx: &mut Ctx) {
+        ui.horizontal(|ui| {
+            let class = self.class.clone();
+            if ui.add_enabled(class.is_some(), egui::Button::new("New method")).clicked() && self.may_leave(ui) {
+                self.method = None;
+                self.new_method = true;
+                self.source.load(NEW_METHOD);
+            }
+            let method = self.method.clone();
+            if ui.add_enabled(method.is_some(), egui::Button::new("Remove method")).clicked()
+                && let Some(selector) = method.clone()
+            {
+                let ops = vec![
+                    Op::RemoveMethod(pb::MethodRef { class: self.class_ref(), selector }),
+                    Op::Protocols(self.class_ref().unwrap_or_default()),
+                    self.methods_op(),
+                ];
+                self.pending.push((ctx.send("remove method", ops), Want::Removed));
+                self.method = None;
+                self.protocols.clear();
+                self.source.load("");
+            }
+            if ui.add_enabled(self.package.is_some(), egui::Button::new("New class")).clicked() && self.may_leave(ui) {
+                let package = self.package.clone().unwrap_or_default();
+                self.class = None;
+                self.clear_class();
+                self.definition.load(&format!(
+                    "Object subclass: #NameOfSubclass\n\tinstanceVariableNames: ''\n\tclassVariableNames: ''\n\tpackage: '{package}'"
+                ));
+            }
+            if ui.add_enabled(class.is_some(), egui::Button::new("Remove class")).clicked()
+                && let Some(class_name) = class.clone()
+            {
+                let mut ops = vec![Op::RemoveClass(pb::ClassRef { class_name, meta: false })];
+                if let Some(package) = &self.package {
+                    ops.push(Op::Classes(pb::PackageRef { package: package.clone() }));
+                }
+                self.pending.push((ctx.send("remove class", ops), Want::Removed));
+                self.class = None;
+                self.clear_class();
+            }
+            ui.separator();
+            let keys = ui.input(|i| (i.modifiers.command, i.key_pressed(egui::Key::N), i.key_pressed(egui::Key::M)));
+            if let Some(selector) = method.clone() {
+                if ui.button("Senders").clicked() || (keys.0 && keys.1) {
+                    let op = Op::Senders(pb::SelectorRef { selector: selector.clone() });
+                    let list = MethodList::open(ctx, format!("Senders of #{selector}"), op);
+                    ctx.opened.push(Pane::Methods(Box::new(list)));
+                }
+                if ui.button("Implementors").clicked() || (keys.0 && keys.2) {
+                    let op = Op::Implementors(pb::SelectorRef { selector: selector.clone() });
+                    let title = format!("Implementors of #{selector}");
+                    let list = MethodList::open(ctx, title, op);
+                    ctx.opened.push(Pane::Methods(Box::new(list)));
+                }
+            }
+            if let Some(class_name) = class
+                && ui.button("References").clicked()
+            {
+                let op = Op::References(pb::Global { name: class_name.clone() });
+                let list = MethodList::open(ctx, format!("References to {class_name}"), op);
+                ctx.opened.push(Pane::Methods(Box::new(list)));
+            }
+        });
+    }
+}
+
+enum Choice {
+    Package(String),
+    Class(String),
+    Side(bool),
+    Protocol(Option<String>),
+    Method(String),
+}
+
+/// A scrolling list of `rows` that draws only the rows in view; `clicked` gets the row chosen.
+fn list(
+    ui: &mut egui::Ui,
+    id: &str,
+    height: f32,
+    rows: &[String],
+    selected: Option<&str>,
+    mut clicked: impl FnMut(&str),
+) {
+    egui::ScrollArea::vertical()
+        .id_salt(id)
+        .max_height(height)
+        .min_scrolled_height(height)
+        .auto_shrink([false, false])
+        .show_rows(ui, ROW, rows.len(), |ui, range| {
+            for row in &rows[range] {
+                let is_selected = selected.is_some_and(|s| s == row.trim());
+                if ui.selectable_label(is_selected, row).clicked() {
+                    clicked(row);
+                }
+            }
+        });
+}
+
+fn flat(classes: &[pb::ClassEntry]) -> Vec<String> {
+    classes.iter().map(|c| c.name.clone()).collect()
+}
+
+/// The classes indented under their superclasses (those whose superclass is elsewhere at the
+/// left), each after its superclass, siblings by name.
+fn hierarchy(classes: &[pb::ClassEntry]) -> Vec<String> {
+    let names: std::collections::HashSet<&str> = classes.iter().map(|c| c.name.as_str()).collect();
+    let mut rows = Vec::with_capacity(classes.len());
+    fn walk(classes: &[pb::ClassEntry], parent: &str, depth: usize, rows: &mut Vec<String>) {
+        for c in classes.iter().filter(|c| c.superclass == parent) {
+            rows.push(format!("{}{}", "    ".repeat(depth), c.name));
+            walk(classes, &c.name, depth + 1, rows);
+        }
+    }
+    for root in classes.iter().filter(|c| !names.contains(c.superclass.as_str())) {
+        rows.push(root.name.clone());
+        walk(classes, &root.name, 1, &mut rows);
+    }
+    rows
+}

@@ -1,0 +1,171 @@
+//! The code editor of every pane that edits Smalltalk: highlighting through syntect with the
+//! grammar in `assets/syntaxes/`, Accept (Ctrl+S), a compile error shown at its position, and
+//! edits that are never lost silently (a dirty editor asks before it is left).
+
+use std::sync::OnceLock;
+
+use eframe::egui::{self, text::CCursor, text::CCursorRange, text::LayoutJob};
+use egui_extras::syntax_highlighting::{self, CodeTheme, SyntectSettings};
+use onyx_protocol::agent as pb;
+
+/// The Smalltalk grammar, built into the binary.
+const GRAMMAR: &str = include_str!("../../assets/syntaxes/Smalltalk.sublime-syntax");
+
+/// The syntax and theme sets, made once (the highlighter caches by their address).
+fn settings() -> &'static SyntectSettings {
+    static SETTINGS: OnceLock<SyntectSettings> = OnceLock::new();
+    SETTINGS.get_or_init(|| {
+        let mut builder = syntect::parsing::SyntaxSet::load_defaults_newlines().into_builder();
+        // The grammar is ours and checked by a test; were it broken, code shows plain.
+        if let Ok(smalltalk) = syntect::parsing::SyntaxDefinition::load_from_str(GRAMMAR, true, Some("Smalltalk")) {
+            builder.add(smalltalk);
+        }
+        SyntectSettings { ps: builder.build(), ts: syntect::highlighting::ThemeSet::load_defaults() }
+    })
+}
+
+/// Smalltalk `code` highlighted, with the part at byte `error` (if any) marked.
+pub fn highlighted(ui: &egui::Ui, code: &str, error: Option<usize>) -> LayoutJob {
+    let theme = CodeTheme::from_style(ui.style());
+    let mut job = syntax_highlighting::highlight_with(ui.ctx(), ui.style(), &theme, code, "Smalltalk", settings());
+    if let Some(at) = error {
+        let color = ui.visuals().error_fg_color;
+        let at = at.min(code.len().saturating_sub(1));
+        for section in &mut job.sections {
+            let (start, end) = (usize::from(section.byte_range.start), usize::from(section.byte_range.end));
+            if (start..end).contains(&at) || (start == end && start == at) {
+                section.format.background = color.gamma_multiply(0.35);
+                section.format.underline = egui::Stroke::new(1.5, color);
+            }
+        }
+    }
+    job
+}
+
+/// A method's (or a definition's) source being edited.
+pub struct CodeEditor {
+    id: &'static str,
+    pub text: String,
+    /// The text as last loaded or accepted.
+    original: String,
+    /// The last compile error: its message and byte offset.
+    error: Option<(String, usize)>,
+    /// Where to put the cursor next frame (a character index).
+    place_cursor: Option<usize>,
+    /// Leaving was asked for while the text had unaccepted edits.
+    asked_to_leave: bool,
+}
+
+impl CodeEditor {
+    pub fn new(id: &'static str) -> CodeEditor {
+        CodeEditor {
+            id,
+            text: String::new(),
+            original: String::new(),
+            error: None,
+            place_cursor: None,
+            asked_to_leave: false,
+        }
+    }
+
+    /// Shows `source`, as the text there is nothing to accept of.
+    pub fn load(&mut self, source: &str) {
+        self.text = source.to_string();
+        self.original = self.text.clone();
+        self.error = None;
+        self.asked_to_leave = false;
+    }
+
+    /// The text was accepted: it is the original now.
+    pub fn accepted(&mut self) {
+        self.original = self.text.clone();
+        self.error = None;
+        self.asked_to_leave = false;
+    }
+
+    /// Whether the text has edits not accepted.
+    pub fn is_dirty(&self) -> bool {
+        self.text != self.original
+    }
+
+    /// Shows a compile error at its position, and puts the cursor there.
+    pub fn show_error(&mut self, error: &pb::Error) {
+        let at = (error.start as usize).min(self.text.len());
+        let at = (0..=at).rev().find(|&i| self.text.is_char_boundary(i)).unwrap_or(0);
+        self.place_cursor = Some(self.text[..at].chars().count());
+        self.error = Some((error.message.clone(), at));
+    }
+
+    /// Whether the editor may be left for other code now: not while it has edits the user
+    /// has not accepted or discarded (it then asks, in the pane).
+    pub fn may_leave(&mut self, _ui: &egui::Ui) -> bool {
+        if self.is_dirty() {
+            self.asked_to_leave = true;
+            return false;
+        }
+        true
+    }
+
+    /// Draws the editor under a `label`; answers whether the user accepted (button or
+    /// Ctrl+S while the editor has the focus).
+    pub fn ui(&mut self, ui: &mut egui::Ui, label: &str) -> bool {
+        let mut accept = false;
+        let dirty = self.is_dirty();
+        let name = ui
+            .horizontal(|ui| {
+                let name = ui.label(if dirty { format!("{label} (edited)") } else { label.to_string() });
+                if ui.add_enabled(dirty, egui::Button::new("Accept (Ctrl+S)")).clicked() {
+                    accept = true;
+                }
+                if ui.add_enabled(dirty, egui::Button::new("Discard")).clicked() {
+                    self.text = self.original.clone();
+                    self.error = None;
+                    self.asked_to_leave = false;
+                }
+                name
+            })
+            .inner;
+        if self.asked_to_leave && dirty {
+            ui.colored_label(
+                ui.visuals().warn_fg_color,
+                "This code has edits that are not accepted: accept or discard them first.",
+            );
+        }
+        if let Some((message, _)) = &self.error {
+            ui.colored_label(ui.visuals().error_fg_color, message);
+        }
+        let error = self.error.as_ref().map(|(_, at)| *at);
+        let mut layouter = |ui: &egui::Ui, text: &dyn egui::TextBuffer, wrap: f32| {
+            let mut job = highlighted(ui, text.as_str(), error);
+            job.wrap.max_width = wrap;
+            ui.fonts_mut(|f| f.layout_job(job))
+        };
+        let id = ui.make_persistent_id(self.id);
+        let output = egui::ScrollArea::vertical()
+            .id_salt(self.id)
+            .show(ui, |ui| {
+                egui::TextEdit::multiline(&mut self.text)
+                    .id(id)
+                    .code_editor()
+                    .desired_width(f32::INFINITY)
+                    .desired_rows(12)
+                    .layouter(&mut layouter)
+                    .show(ui)
+            })
+            .inner;
+        let response = output.response.response.labelled_by(name.id);
+        if response.changed() {
+            self.asked_to_leave = false;
+        }
+        if response.has_focus() && ui.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::S)) {
+            accept = true;
+        }
+        if let Some(at) = self.place_cursor.take() {
+            let mut state = output.state;
+            state.cursor.set_char_range(Some(CCursorRange::one(CCursor::new(at))));
+            state.store(ui.ctx(), id);
+            response.request_focus();
+        }
+        accept && self.is_dirty()
+    }
+}

@@ -1,0 +1,208 @@
+//! The inspector: an object's class and printString, its named fields and its indexed fields a
+//! page (of 100) at a time with a jump to any index; a double-click drills into a field, and
+//! a breadcrumb leads back; an evaluation pane runs code with `self` bound to the object.
+
+use eframe::egui;
+use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
+
+use crate::app::Ctx;
+use crate::link::{Reply, Ticket};
+use crate::panes::first;
+
+/// Indexed fields per page.
+const PAGE: u32 = 100;
+
+enum Want {
+    Inspection,
+    Evaluation,
+}
+
+pub struct Inspector {
+    /// The objects drilled through, the one shown last: handle and a short name.
+    trail: Vec<(u64, String)>,
+    inspection: Option<pb::Inspection>,
+    from: u64,
+    jump: String,
+    code: String,
+    result: String,
+    pending: Vec<(Ticket, Want)>,
+    message: String,
+}
+
+impl Inspector {
+    /// An inspector on the object behind `handle` (0: a value shown whole by `printed`).
+    pub fn new(ctx: &mut Ctx, handle: u64, printed: String) -> Inspector {
+        let mut inspector = Inspector::blank(handle, short(&printed));
+        if handle == 0 {
+            inspector.message = printed;
+        } else {
+            inspector.ask(ctx, "inspect");
+        }
+        inspector
+    }
+
+    /// An inspector on an inspection already made (Inspect it answers one).
+    pub fn of(inspection: pb::Inspection) -> Inspector {
+        let mut inspector = Inspector::blank(inspection.handle, short(&inspection.print_string));
+        inspector.inspection = Some(inspection);
+        inspector
+    }
+
+    /// An inspector on a value that is no object: its printString is all there is.
+    pub fn printed(printed: String) -> Inspector {
+        let mut inspector = Inspector::blank(0, short(&printed));
+        inspector.message = printed;
+        inspector
+    }
+
+    fn blank(handle: u64, name: String) -> Inspector {
+        Inspector {
+            trail: vec![(handle, name)],
+            inspection: None,
+            from: 1,
+            jump: String::new(),
+            code: "self".into(),
+            result: String::new(),
+            pending: Vec::new(),
+            message: String::new(),
+        }
+    }
+
+    pub fn title(&self) -> String {
+        match &self.inspection {
+            Some(i) => format!("Inspector: {}", short(&i.print_string)),
+            None => "Inspector".into(),
+        }
+    }
+
+    pub fn waits_for(&self, ticket: Ticket) -> bool {
+        self.pending.iter().any(|(t, _)| *t == ticket)
+    }
+
+    fn handle(&self) -> u64 {
+        self.trail.last().map_or(0, |(h, _)| *h)
+    }
+
+    /// Asks for the current object at the current page.
+    fn ask(&mut self, ctx: &mut Ctx, gesture: &'static str) {
+        let op = Op::Inspect(pb::Inspect { handle: self.handle(), from: self.from, page_size: PAGE });
+        self.pending.push((ctx.send(gesture, vec![op]), Want::Inspection));
+    }
+
+    pub fn receive(&mut self, reply: Reply) {
+        let Some(at) = self.pending.iter().position(|(t, _)| *t == reply.ticket) else { return };
+        let (_, want) = self.pending.remove(at);
+        match (want, first(reply)) {
+            (Want::Inspection, Ok(Outcome::Inspection(i))) => {
+                if let Some(last) = self.trail.last_mut() {
+                    last.1 = short(&i.print_string);
+                }
+                self.message.clear();
+                self.inspection = Some(i);
+            }
+            (Want::Evaluation, Ok(Outcome::Evaluated(e))) => self.result = e.print_string,
+            (Want::Evaluation, Err(e)) => self.result = e.message,
+            (_, Err(e)) => self.message = e.message,
+            (_, Ok(other)) => self.message = format!("an unexpected answer: {other:?}"),
+        }
+    }
+
+    pub fn ui(&mut self, ui: &mut egui::Ui, ctx: &mut Ctx) {
+        let mut back_to = None;
+        ui.horizontal_wrapped(|ui| {
+            for (i, (_, name)) in self.trail.iter().enumerate() {
+                if i > 0 {
+                    ui.label(">");
+                }
+                if ui.link(name).clicked() && i + 1 < self.trail.len() {
+                    back_to = Some(i);
+                }
+            }
+        });
+        if let Some(i) = back_to {
+            self.trail.truncate(i + 1);
+            self.from = 1;
+            self.ask(ctx, "back");
+        }
+        if !self.message.is_empty() {
+            ui.label(&self.message);
+        }
+        let Some(inspection) = &self.inspection else {
+            if !self.pending.is_empty() {
+                ui.spinner();
+            }
+            return;
+        };
+        ui.strong(format!("a {}", inspection.class_name));
+        ui.label(egui::RichText::new(&inspection.print_string).monospace());
+        let mut drill = None;
+        let mut page = None;
+        egui::ScrollArea::vertical().id_salt("fields").max_height(ui.available_height() * 0.6).show(ui, |ui| {
+            egui::Grid::new("named").striped(true).show(ui, |ui| {
+                for field in inspection.named.iter().chain(&inspection.indexed) {
+                    ui.label(&field.name);
+                    let value = ui.add(egui::Label::new(short(&field.print_string)).sense(egui::Sense::click()));
+                    let into = field.handle != 0 && ui.small_button(format!("> {}", field.name)).clicked();
+                    if into || (field.handle != 0 && value.double_clicked()) {
+                        drill = Some((field.handle, field.print_string.clone()));
+                    }
+                    ui.end_row();
+                }
+            });
+        });
+        if inspection.indexed_size > 0 {
+            ui.horizontal(|ui| {
+                let shown_to = self.from + inspection.indexed.len() as u64 - 1;
+                ui.label(format!("{}-{} of {}", self.from, shown_to, inspection.indexed_size));
+                if ui.add_enabled(self.from > 1, egui::Button::new("< Previous")).clicked() {
+                    page = Some(self.from.saturating_sub(u64::from(PAGE)).max(1));
+                }
+                if ui.add_enabled(inspection.next != 0, egui::Button::new("Next >")).clicked() {
+                    page = Some(inspection.next);
+                }
+                let label = ui.label("Index");
+                ui.add(egui::TextEdit::singleline(&mut self.jump).desired_width(60.0)).labelled_by(label.id);
+                if ui.button("Go").clicked()
+                    && let Ok(index) = self.jump.trim().parse::<u64>()
+                {
+                    page = Some(index.clamp(1, inspection.indexed_size));
+                }
+            });
+        }
+        if let Some((handle, printed)) = drill {
+            self.trail.push((handle, short(&printed)));
+            self.from = 1;
+            self.ask(ctx, "drill in");
+        }
+        if let Some(from) = page {
+            self.from = from;
+            self.ask(ctx, "page");
+        }
+        ui.separator();
+        let label = ui.label("Evaluate with self bound to this object");
+        ui.add(egui::TextEdit::multiline(&mut self.code).code_editor().desired_rows(2).desired_width(f32::INFINITY))
+            .labelled_by(label.id);
+        if ui.button("Print it").clicked() {
+            let op = Op::Evaluate(pb::Evaluate {
+                source: self.code.clone(),
+                time_limit_ms: 0,
+                receiver: self.handle(),
+                inspect: false,
+            });
+            self.pending.push((ctx.send("print it", vec![op]), Want::Evaluation));
+        }
+        if !self.result.is_empty() {
+            ui.label(egui::RichText::new(&self.result).monospace());
+        }
+    }
+}
+
+/// A printString cut to one short line.
+fn short(printed: &str) -> String {
+    let line = printed.lines().next().unwrap_or_default();
+    if line.chars().count() > 60 || printed.contains('\n') {
+        line.chars().take(60).chain("...".chars()).collect()
+    } else {
+        line.to_string()
+    }
+}

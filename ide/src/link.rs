@@ -1,0 +1,191 @@
+//! The IDE's connection to a gem's agent: a login, batches sent off the UI thread (each
+//! gesture sends one, and its reply comes back through a channel the UI reads every frame),
+//! and the agent's event stream. The UI never waits on the network: it asks, and draws what
+//! has come back.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context as _, Result, anyhow};
+use onyx_protocol::agent::{self as pb, agent_client::AgentClient, operation::Op, result::Outcome};
+use tonic::metadata::{Ascii, MetadataValue};
+use tonic::transport::{Channel, Endpoint};
+
+/// What the UI is handed back.
+pub enum Incoming {
+    /// The reply to a batch.
+    Reply(Reply),
+    /// Something the tools react to.
+    Event(pb::event::Event),
+    /// The event stream ended (the gem went away).
+    EventsEnded(String),
+}
+
+/// The reply to one batch: its outcomes (or why there are none), and its timing.
+pub struct Reply {
+    pub ticket: Ticket,
+    pub result: Result<Vec<Outcome>, String>,
+    /// Time from sending to the reply.
+    pub wall: Duration,
+    /// Time the agent spent on it.
+    pub server: Duration,
+}
+
+/// Names a batch sent, so that its reply finds the pane that asked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Ticket(pub u64);
+
+/// Called when something has come back, so that the UI draws again.
+pub type Wake = Arc<dyn Fn() + Send + Sync>;
+
+/// A logged-in connection to a gem's agent.
+pub struct Link {
+    runtime: tokio::runtime::Runtime,
+    agent: AgentClient<Channel>,
+    bearer: MetadataValue<Ascii>,
+    incoming: mpsc::Receiver<Incoming>,
+    outgoing: mpsc::Sender<Incoming>,
+    wake: Wake,
+    next: u64,
+    /// Batches sent since the link was made: one per gesture that needs the server.
+    sent: Arc<AtomicU64>,
+    pub address: String,
+    pub user: String,
+    pub may_change_code: bool,
+}
+
+impl Link {
+    /// Logs in as `user` to the agent at `address` (`host:port`, or `https://host:port`),
+    /// and listens to its events.
+    pub fn connect(address: &str, user: &str, password: &str, wake: Wake) -> Result<Link> {
+        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build()?;
+        let uri = if address.contains("://") { address.to_string() } else { format!("http://{address}") };
+        let endpoint = Endpoint::from_shared(uri).map_err(|e| anyhow!("{address} is not an address: {e}"))?;
+        let endpoint = endpoint.connect_timeout(Duration::from_secs(5)).tcp_nodelay(true);
+        let (agent, reply) = runtime.block_on(async {
+            let channel = endpoint.connect().await.with_context(|| format!("cannot reach the gem at {address}"))?;
+            let mut agent = AgentClient::new(channel);
+            let request = pb::LoginRequest { user: user.into(), password: password.into() };
+            let reply = agent.login(request).await.map_err(|s| anyhow!("{}", s.message()))?.into_inner();
+            anyhow::Ok((agent, reply))
+        })?;
+        let bearer = format!("Bearer {}", reply.token).parse().map_err(|_| anyhow!("a malformed token"))?;
+        let (outgoing, incoming) = mpsc::channel();
+        let link = Link {
+            runtime,
+            agent,
+            bearer,
+            incoming,
+            outgoing,
+            wake,
+            next: 0,
+            sent: Arc::default(),
+            address: address.to_string(),
+            user: user.to_string(),
+            may_change_code: reply.may_change_code,
+        };
+        link.listen();
+        Ok(link)
+    }
+
+    fn request<T>(&self, message: T) -> tonic::Request<T> {
+        let mut request = tonic::Request::new(message);
+        request.metadata_mut().insert("authorization", self.bearer.clone());
+        request
+    }
+
+    /// Streams the agent's events into the incoming channel.
+    fn listen(&self) {
+        let (mut agent, request, out, wake) =
+            (self.agent.clone(), self.request(pb::EventsRequest {}), self.outgoing.clone(), Arc::clone(&self.wake));
+        self.runtime.spawn(async move {
+            let ended = match agent.events(request).await {
+                Ok(stream) => {
+                    let mut stream = stream.into_inner();
+                    loop {
+                        match stream.message().await {
+                            Ok(Some(pb::Event { event: Some(event) })) => {
+                                if out.send(Incoming::Event(event)).is_err() {
+                                    return;
+                                }
+                                wake();
+                            }
+                            Ok(Some(_)) => {}
+                            Ok(None) => break "the gem ended its events".to_string(),
+                            Err(status) => break status.message().to_string(),
+                        }
+                    }
+                }
+                Err(status) => status.message().to_string(),
+            };
+            let _ = out.send(Incoming::EventsEnded(ended));
+            wake();
+        });
+    }
+
+    /// Sends `ops` as one batch; the reply comes back as [`Incoming::Reply`] with the ticket
+    /// answered here.
+    pub fn execute(&mut self, ops: Vec<Op>) -> Ticket {
+        self.next += 1;
+        let ticket = Ticket(self.next);
+        self.sent.fetch_add(1, Ordering::Relaxed);
+        let operations = ops.into_iter().map(|op| pb::Operation { op: Some(op), page: None }).collect();
+        self.send(ticket, pb::Batch { operations });
+        ticket
+    }
+
+    /// Sends one paged operation as a batch.
+    pub fn execute_page(&mut self, op: Op, page: pb::Page) -> Ticket {
+        self.next += 1;
+        let ticket = Ticket(self.next);
+        self.sent.fetch_add(1, Ordering::Relaxed);
+        self.send(ticket, pb::Batch { operations: vec![pb::Operation { op: Some(op), page: Some(page) }] });
+        ticket
+    }
+
+    fn send(&self, ticket: Ticket, batch: pb::Batch) {
+        let (mut agent, request, out, wake) =
+            (self.agent.clone(), self.request(batch), self.outgoing.clone(), Arc::clone(&self.wake));
+        self.runtime.spawn(async move {
+            let started = Instant::now();
+            let answer = agent.execute(request).await;
+            let wall = started.elapsed();
+            let (result, server) = match answer {
+                Ok(reply) => {
+                    let reply = reply.into_inner();
+                    let server = Duration::from_micros(reply.server_micros);
+                    let outcomes = reply.results.into_iter().map(|r| r.outcome.unwrap_or_else(no_outcome)).collect();
+                    (Ok(outcomes), server)
+                }
+                Err(status) => (Err(failure(&status)), Duration::ZERO),
+            };
+            let _ = out.send(Incoming::Reply(Reply { ticket, result, wall, server }));
+            wake();
+        });
+    }
+
+    /// What has come back since the last call.
+    pub fn take(&self) -> Vec<Incoming> {
+        self.incoming.try_iter().collect()
+    }
+
+    /// Batches sent since the link was made.
+    pub fn batches_sent(&self) -> u64 {
+        self.sent.load(Ordering::Relaxed)
+    }
+}
+
+fn no_outcome() -> Outcome {
+    Outcome::Error(pb::Error { message: "the gem answered nothing".into(), ..Default::default() })
+}
+
+/// A failed call, as the status bar shows it.
+fn failure(status: &tonic::Status) -> String {
+    match status.code() {
+        tonic::Code::Unavailable => format!("the gem cannot be reached: {}", status.message()),
+        tonic::Code::Unauthenticated => format!("logged out: {}", status.message()),
+        _ => status.message().to_string(),
+    }
+}

@@ -1,0 +1,117 @@
+//! `onyx-ide`: the IDE on a repository of its own (made with the kernel on first start),
+//! served by a stone and a gem inside this process, or with `--connect` on a remote gem.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Result, anyhow};
+use clap::Parser;
+use eframe::egui;
+use onyx_ide::{Ide, Link};
+use onyx_server_agent::cli::Setup;
+use onyx_server_agent::embedded::Embedded;
+
+/// The Onyx IDE.
+#[derive(Parser)]
+#[command(version)]
+struct Args {
+    /// The repository folder of the embedded stone (created with the kernel if it holds
+    /// none); by default `onyx/repository` in the user's data folder.
+    #[arg(long, env = "ONYX_REPOSITORY")]
+    repository: Option<PathBuf>,
+    /// Work in a remote gem instead, through its agent (`host:port` or `https://host:port`).
+    #[arg(long)]
+    connect: Option<String>,
+    /// The user to log in as (the password comes from ONYX_PASSWORD, or is asked for with
+    /// --connect; the embedded repository's DataCurator has `swordfish`).
+    #[arg(long, default_value = "DataCurator")]
+    user: String,
+    /// Close the window after this many seconds (for scripted screenshots).
+    #[arg(long, hide = true)]
+    close_after: Option<u64>,
+}
+
+fn main() -> ExitCode {
+    match run(Args::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("onyx-ide: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: Args) -> Result<()> {
+    let password = std::env::var("ONYX_PASSWORD").ok();
+    let (embedded, address, password) = match &args.connect {
+        Some(address) => {
+            let password = match password {
+                Some(p) => p,
+                None => ask_password(&args.user, address)?,
+            };
+            (None, address.clone(), password)
+        }
+        None => {
+            let dir = args.repository.clone().map_or_else(default_repository, Ok)?;
+            std::fs::create_dir_all(&dir).map_err(|e| anyhow!("cannot make {}: {e}", dir.display()))?;
+            let embedded = Embedded::start(&dir, Setup::default())?;
+            let address = embedded.gem.clone();
+            (Some(embedded), address, password.unwrap_or_else(|| "swordfish".into()))
+        }
+    };
+    let close_at = args.close_after.map(|s| Instant::now() + Duration::from_secs(s));
+    let options = eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default().with_inner_size([1280.0, 800.0]).with_title("Onyx"),
+        ..Default::default()
+    };
+    let user = args.user.clone();
+    eframe::run_native(
+        "Onyx",
+        options,
+        Box::new(move |cc| {
+            let ctx = cc.egui_ctx.clone();
+            let link = Link::connect(&address, &user, &password, Arc::new(move || ctx.request_repaint()))?;
+            Ok(Box::new(Window { ide: Ide::new(link), close_at }))
+        }),
+    )
+    .map_err(|e| anyhow!("the window failed: {e}"))?;
+    if let Some(embedded) = embedded {
+        embedded.stop()?;
+    }
+    Ok(())
+}
+
+/// `onyx/repository` in the user's data folder.
+fn default_repository() -> Result<PathBuf> {
+    let data = std::env::var_os("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".local/share")))
+        .ok_or_else(|| anyhow!("no data folder (set HOME, or give --repository)"))?;
+    Ok(data.join("onyx").join("repository"))
+}
+
+fn ask_password(user: &str, address: &str) -> Result<String> {
+    eprint!("password of {user} at {address}: ");
+    let mut line = String::new();
+    std::io::stdin().read_line(&mut line)?;
+    Ok(line.trim_end_matches(['\n', '\r']).to_string())
+}
+
+struct Window {
+    ide: Ide,
+    close_at: Option<Instant>,
+}
+
+impl eframe::App for Window {
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        self.ide.ui(ui);
+        if let Some(at) = self.close_at {
+            if Instant::now() >= at {
+                ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
+            }
+            ui.ctx().request_repaint_after(Duration::from_millis(200));
+        }
+    }
+}

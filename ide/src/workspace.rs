@@ -1,0 +1,188 @@
+//! The workspace: Smalltalk to evaluate. Do it (Ctrl+D), Print it (Ctrl+P: the result goes in
+//! after the selection, selected), Inspect it (Ctrl+I: an inspector opens on the result). The
+//! selection is evaluated, or the line the cursor is on. A running evaluation shows as busy
+//! and can be interrupted; an error shows its message and the Smalltalk stack.
+
+use eframe::egui::{self, text::CCursor, text::CCursorRange};
+use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
+
+use crate::app::Ctx;
+use crate::editor::highlighted;
+use crate::inspector::Inspector;
+use crate::link::{Reply, Ticket};
+use crate::panes::{Pane, first};
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Action {
+    Do,
+    Print,
+    Inspect,
+}
+
+pub struct Workspace {
+    text: String,
+    /// The evaluation under way: what it was for, and where a printed result goes (a
+    /// character index).
+    pending: Option<(Ticket, Action, usize)>,
+    interrupting: Option<Ticket>,
+    error: Option<pb::Error>,
+    /// Characters to select next frame (a printed result).
+    select: Option<(usize, usize)>,
+    /// The selection the last frame had (character indices).
+    selection: Option<(usize, usize)>,
+    /// An inspector to open on a result.
+    inspect: Option<Inspector>,
+}
+
+impl Default for Workspace {
+    fn default() -> Workspace {
+        Workspace {
+            text: "3 + 4\n(1 to: 10) inject: 0 into: [:a :b | a + b]\nUserGlobals\n".into(),
+            pending: None,
+            interrupting: None,
+            error: None,
+            select: None,
+            selection: None,
+            inspect: None,
+        }
+    }
+}
+
+impl Workspace {
+    pub fn waits_for(&self, ticket: Ticket) -> bool {
+        self.pending.is_some_and(|(t, ..)| t == ticket) || self.interrupting == Some(ticket)
+    }
+
+    pub fn receive(&mut self, reply: Reply) {
+        if self.interrupting == Some(reply.ticket) {
+            self.interrupting = None;
+            return;
+        }
+        let Some((_, action, at)) = self.pending.take() else { return };
+        self.error = None;
+        match first(reply) {
+            Ok(Outcome::Evaluated(e)) => match action {
+                Action::Do => {}
+                Action::Print => {
+                    let at = at.min(self.text.chars().count());
+                    let byte = self.text.char_indices().nth(at).map_or(self.text.len(), |(i, _)| i);
+                    let inserted = format!(" {}", e.print_string);
+                    self.text.insert_str(byte, &inserted);
+                    self.select = Some((at, at + inserted.chars().count()));
+                }
+                // A value that is no object (nil, a SmallInteger, ...) is its printString.
+                Action::Inspect => self.inspect = Some(Inspector::printed(e.print_string)),
+            },
+            Ok(Outcome::Inspection(i)) => self.inspect = Some(Inspector::of(i)),
+            Ok(other) => self.error = Some(pb::Error { message: format!("{other:?}"), ..Default::default() }),
+            Err(e) => self.error = Some(e),
+        }
+    }
+
+    /// The code to evaluate: the selection, or else the line the cursor is on; and the
+    /// character index it ends at.
+    fn code(&self) -> (String, usize) {
+        let (from, to) = self.selection.unwrap_or((0, 0));
+        if from != to {
+            let code: String = self.text.chars().skip(from).take(to - from).collect();
+            return (code, to);
+        }
+        let chars: Vec<char> = self.text.chars().collect();
+        let at = from.min(chars.len());
+        let start = chars[..at].iter().rposition(|&c| c == '\n').map_or(0, |i| i + 1);
+        let end = chars[at..].iter().position(|&c| c == '\n').map_or(chars.len(), |i| at + i);
+        (chars[start..end].iter().collect(), end)
+    }
+
+    fn evaluate(&mut self, ctx: &mut Ctx, action: Action) {
+        if self.pending.is_some() {
+            return;
+        }
+        let (source, end) = self.code();
+        let name = match action {
+            Action::Do => "do it",
+            Action::Print => "print it",
+            Action::Inspect => "inspect it",
+        };
+        let op =
+            Op::Evaluate(pb::Evaluate { source, time_limit_ms: 0, receiver: 0, inspect: action == Action::Inspect });
+        self.pending = Some((ctx.send(name, vec![op]), action, end));
+    }
+
+    pub fn ui(&mut self, ui: &mut egui::Ui, ctx: &mut Ctx) {
+        if let Some(inspector) = self.inspect.take() {
+            ctx.opened.push(Pane::Inspector(Box::new(inspector)));
+        }
+        let mut action = None;
+        let busy = self.pending.is_some();
+        ui.horizontal(|ui| {
+            for (label, a) in [
+                ("Do it (Ctrl+D)", Action::Do),
+                ("Print it (Ctrl+P)", Action::Print),
+                ("Inspect it (Ctrl+I)", Action::Inspect),
+            ] {
+                if ui.add_enabled(!busy, egui::Button::new(label)).clicked() {
+                    action = Some(a);
+                }
+            }
+            if busy {
+                ui.spinner();
+                ui.label("evaluating...");
+                if ui.button("Interrupt").clicked() {
+                    self.interrupting = Some(ctx.send("interrupt", vec![Op::Interrupt(pb::Empty {})]));
+                }
+            }
+        });
+        if let Some(error) = &self.error {
+            ui.colored_label(ui.visuals().error_fg_color, &error.message);
+            for frame in &error.stack {
+                ui.monospace(frame);
+            }
+        }
+        let name = ui.label("Code");
+        let id = ui.make_persistent_id("workspace-code");
+        let mut layouter = |ui: &egui::Ui, text: &dyn egui::TextBuffer, wrap: f32| {
+            let mut job = highlighted(ui, text.as_str(), None);
+            job.wrap.max_width = wrap;
+            ui.fonts_mut(|f| f.layout_job(job))
+        };
+        let output = egui::ScrollArea::vertical()
+            .id_salt("workspace")
+            .show(ui, |ui| {
+                egui::TextEdit::multiline(&mut self.text)
+                    .id(id)
+                    .code_editor()
+                    .desired_width(f32::INFINITY)
+                    .desired_rows(16)
+                    .layouter(&mut layouter)
+                    .show(ui)
+            })
+            .inner;
+        let response = output.response.response.labelled_by(name.id);
+        if let Some(range) = output.cursor_range {
+            let (a, b) = (range.primary.index, range.secondary.index);
+            let (a, b) = (usize::from(a), usize::from(b));
+            self.selection = Some((a.min(b), a.max(b)));
+        }
+        if response.has_focus() {
+            ui.input_mut(|i| {
+                for (key, a) in
+                    [(egui::Key::D, Action::Do), (egui::Key::P, Action::Print), (egui::Key::I, Action::Inspect)]
+                {
+                    if i.consume_key(egui::Modifiers::COMMAND, key) {
+                        action = Some(a);
+                    }
+                }
+            });
+        }
+        if let Some((from, to)) = self.select.take() {
+            let mut state = output.state;
+            state.cursor.set_char_range(Some(CCursorRange::two(CCursor::new(from), CCursor::new(to))));
+            state.store(ui.ctx(), id);
+            self.selection = Some((from, to));
+        }
+        if let Some(a) = action {
+            self.evaluate(ctx, a);
+        }
+    }
+}
