@@ -62,6 +62,8 @@ pub struct Ide {
     error: Option<String>,
     transaction: Transaction,
     events_ended: Option<String>,
+    /// A new link being made after the gem could not be reached.
+    reconnecting: Option<std::sync::mpsc::Receiver<anyhow::Result<Link>>>,
 }
 
 impl Ide {
@@ -82,6 +84,7 @@ impl Ide {
             error: None,
             transaction: Transaction::default(),
             events_ended: None,
+            reconnecting: None,
         };
         ide.refresh_transaction();
         ide
@@ -100,6 +103,7 @@ impl Ide {
     /// Draws the IDE.
     pub fn ui(&mut self, ui: &mut egui::Ui) {
         self.receive();
+        self.reconnected();
         egui::Panel::top("transaction").show(ui, |ui| self.transaction_bar(ui));
         egui::Panel::bottom("status").show(ui, |ui| self.status_bar(ui));
         let mut opened = Vec::new();
@@ -124,6 +128,23 @@ impl Ide {
             }
             Some(egui_tiles::Tile::Container(container)) => container.add_child(id),
             _ => self.tree.root = Some(id),
+        }
+    }
+
+    /// Takes the new link once it is made: what the old one waited for will not come.
+    fn reconnected(&mut self) {
+        let Some(made) = self.reconnecting.as_ref().and_then(|r| r.try_recv().ok()) else { return };
+        self.reconnecting = None;
+        match made {
+            Ok(link) => {
+                self.link = link;
+                self.gestures.clear();
+                self.error = None;
+                self.events_ended = None;
+                self.each_pane(Pane::forget_pending);
+                self.refresh_transaction();
+            }
+            Err(e) => self.error = Some(format!("{e:#}")),
         }
     }
 
@@ -275,8 +296,14 @@ impl Ide {
                 )),
                 None => ui.label(""),
             };
-            if let Some(error) = self.error.as_ref().or(self.events_ended.as_ref()) {
+            if let Some(error) = self.error.clone().or(self.events_ended.clone()) {
                 ui.separator();
+                if self.reconnecting.is_some() {
+                    ui.spinner();
+                    ui.label("reconnecting...");
+                } else if ui.button("Reconnect").clicked() {
+                    self.reconnecting = Some(self.link.reconnect());
+                }
                 ui.colored_label(ui.visuals().error_fg_color, error);
             }
         });

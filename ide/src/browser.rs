@@ -80,6 +80,10 @@ impl Browser {
         }
     }
 
+    pub fn forget_pending(&mut self) {
+        self.pending.clear();
+    }
+
     pub fn waits_for(&self, ticket: Ticket) -> bool {
         self.pending.iter().any(|(t, _)| *t == ticket)
     }

@@ -40,6 +40,9 @@ pub struct Ticket(pub u64);
 /// Called when something has come back, so that the UI draws again.
 pub type Wake = Arc<dyn Fn() + Send + Sync>;
 
+/// Tickets are unique across links, so that a reply never finds a pane that asked another.
+static NEXT_TICKET: AtomicU64 = AtomicU64::new(1);
+
 /// A logged-in connection to a gem's agent.
 pub struct Link {
     runtime: tokio::runtime::Runtime,
@@ -48,7 +51,7 @@ pub struct Link {
     incoming: mpsc::Receiver<Incoming>,
     outgoing: mpsc::Sender<Incoming>,
     wake: Wake,
-    next: u64,
+    password: String,
     /// Batches sent since the link was made: one per gesture that needs the server.
     sent: Arc<AtomicU64>,
     pub address: String,
@@ -80,7 +83,7 @@ impl Link {
             incoming,
             outgoing,
             wake,
-            next: 0,
+            password: password.to_string(),
             sent: Arc::default(),
             address: address.to_string(),
             user: user.to_string(),
@@ -128,8 +131,7 @@ impl Link {
     /// Sends `ops` as one batch; the reply comes back as [`Incoming::Reply`] with the ticket
     /// answered here.
     pub fn execute(&mut self, ops: Vec<Op>) -> Ticket {
-        self.next += 1;
-        let ticket = Ticket(self.next);
+        let ticket = Ticket(NEXT_TICKET.fetch_add(1, Ordering::Relaxed));
         self.sent.fetch_add(1, Ordering::Relaxed);
         let operations = ops.into_iter().map(|op| pb::Operation { op: Some(op), page: None }).collect();
         self.send(ticket, pb::Batch { operations });
@@ -138,8 +140,7 @@ impl Link {
 
     /// Sends one paged operation as a batch.
     pub fn execute_page(&mut self, op: Op, page: pb::Page) -> Ticket {
-        self.next += 1;
-        let ticket = Ticket(self.next);
+        let ticket = Ticket(NEXT_TICKET.fetch_add(1, Ordering::Relaxed));
         self.sent.fetch_add(1, Ordering::Relaxed);
         self.send(ticket, pb::Batch { operations: vec![pb::Operation { op: Some(op), page: Some(page) }] });
         ticket
@@ -164,6 +165,19 @@ impl Link {
             let _ = out.send(Incoming::Reply(Reply { ticket, result, wall, server }));
             wake();
         });
+    }
+
+    /// Logs in again, as the same user at the same address, on a thread of its own: the
+    /// answer comes through the receiver (the window goes on meanwhile).
+    pub fn reconnect(&self) -> mpsc::Receiver<Result<Link>> {
+        let (tx, rx) = mpsc::channel();
+        let (address, user, password, wake) =
+            (self.address.clone(), self.user.clone(), self.password.clone(), Arc::clone(&self.wake));
+        std::thread::spawn(move || {
+            let _ = tx.send(Link::connect(&address, &user, &password, Arc::clone(&wake)));
+            wake();
+        });
+        rx
     }
 
     /// What has come back since the last call.

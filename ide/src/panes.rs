@@ -61,6 +61,18 @@ impl Pane {
         }
     }
 
+    /// Forgets the replies it waits for (they went by a link that is gone).
+    pub fn forget_pending(&mut self) {
+        match self {
+            Pane::Browser(b) => b.forget_pending(),
+            Pane::Workspace(w) => w.forget_pending(),
+            Pane::Transcript(t) => t.pending = None,
+            Pane::Inspector(i) => i.forget_pending(),
+            Pane::Methods(m) => m.pending.clear(),
+            Pane::Sessions(s) => s.pending = None,
+        }
+    }
+
     /// Whether the reply to `ticket` is this pane's.
     pub fn waits_for(&self, ticket: Ticket) -> bool {
         match self {

@@ -49,6 +49,11 @@ impl Default for Workspace {
 }
 
 impl Workspace {
+    pub fn forget_pending(&mut self) {
+        self.pending = None;
+        self.interrupting = None;
+    }
+
     pub fn waits_for(&self, ticket: Ticket) -> bool {
         self.pending.is_some_and(|(t, ..)| t == ticket) || self.interrupting == Some(ticket)
     }

@@ -21,14 +21,12 @@ use onyx_server_agent::embedded::Embedded;
 fn server() -> (tempfile::TempDir, Embedded) {
     let dir = tempfile::tempdir().expect("a temp dir");
     let embedded = Embedded::start(dir.path(), Setup::default()).expect("the embedded server starts");
-    let link = link(&embedded.gem);
     run(
-        &link,
+        &embedded.gem,
         "Object subclass: #Probe instanceVariableNames: 'a b' classVariableNames: '' package: 'Probes'. \
          Probe compile: 'answer\n\t^ 42' classified: #accessing. \
          UserGlobals at: #Shared put: (Array with: 0). System commitTransaction",
     );
-    drop(link);
     (dir, embedded)
 }
 
@@ -36,9 +34,10 @@ fn link(gem: &str) -> Link {
     Link::connect(gem, "DataCurator", "swordfish", Arc::new(|| {})).expect("logs in")
 }
 
-/// Evaluates `code` through a link of its own and answers the printString.
-fn run(link: &Link, code: &str) -> String {
-    let mut link = Link::connect(&link.address, "DataCurator", "swordfish", Arc::new(|| {})).expect("logs in");
+/// Evaluates `code` in the gem at `gem`, through a link of its own, and answers the
+/// printString.
+fn run(gem: &str, code: &str) -> String {
+    let mut link = link(gem);
     link.execute(vec![Op::Evaluate(pb::Evaluate {
         source: code.into(),
         time_limit_ms: 0,
@@ -141,5 +140,173 @@ fn browse_edit_evaluate_inspect_and_commit_one_round_trip_per_gesture() {
     // Commit.
     gesture(&mut h, "commit", |h| h.get_by_label("Commit").click());
     h.get_by_label("committed");
-    assert_eq!(run(h.state().link(), "Probe new answer"), "42");
+    assert_eq!(run(&h.state().link().address, "Probe new answer"), "42");
+}
+
+/// Runs frames until `label` shows (some things come by the event stream, looked for every
+/// second).
+fn wait_for_label(h: &mut Harness<'static, Ide>, label: &str) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while h.query_by_label_contains(label).is_none() {
+        assert!(Instant::now() < deadline, "{label:?} did not show");
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_commit_another_session_made_first_shows_as_stale_view_then_as_conflicts_to_inspect() {
+    let (_dir, mut server) = server();
+    let other = server.add_gem().expect("another gem");
+    let mut h = harness(&server.gem);
+    h.get_by_label("Workspace").click();
+    h.run_steps(2);
+    h.get_by_label("Code").set_text_value_accesskit("(UserGlobals at: #Shared) at: 1 put: 1");
+    h.run_steps(2);
+    gesture(&mut h, "do it", |h| h.get_by_label("Do it (Ctrl+D)").click());
+    assert_eq!(run(&other, "(UserGlobals at: #Shared) at: 1 put: 2. System commitTransaction"), "true");
+    wait_for_label(&mut h, "Others have committed since this view");
+    gesture(&mut h, "commit", |h| h.get_by_label("Commit").click());
+    h.get_by_label_contains("the commit failed");
+    h.get_by_label("Conflicting objects:");
+    gesture(&mut h, "inspect a conflict", |h| h.get_by_label("#(1)").click());
+    h.get_by_label("a Array");
+    gesture(&mut h, "abort", |h| h.get_by_label("Abort").click());
+    assert!(h.query_by_label_contains("Others have committed").is_none());
+}
+
+#[test]
+fn an_endless_loop_runs_busy_while_the_ide_answers_and_is_interrupted() {
+    let (_dir, server) = server();
+    let mut h = harness(&server.gem);
+    h.get_by_label("Workspace").click();
+    h.run_steps(2);
+    h.get_by_label("Code").set_text_value_accesskit("[true] whileTrue");
+    h.run_steps(2);
+    h.get_by_label("Do it (Ctrl+D)").click();
+    h.run_steps(5);
+    h.get_by_label("evaluating...");
+    // The browser is answered meanwhile.
+    h.get_by_label("System Browser").click();
+    h.run_steps(2);
+    let before = h.state().link().batches_sent();
+    h.get_by_label("Probes").click();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while h.query_by_label("Probe").is_none() {
+        assert!(Instant::now() < deadline, "the browser was not answered during the loop");
+        h.step();
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert_eq!(h.state().link().batches_sent(), before + 1);
+    h.get_by_label("Workspace").click();
+    h.run_steps(2);
+    h.get_by_label("Interrupt").click();
+    settle(&mut h);
+    h.get_by_label_contains("interrupted");
+}
+
+/// A TCP proxy to the gem that delays what the gem answers, and can be cut (every connection
+/// closed, new ones refused) and restored.
+struct Proxy {
+    addr: String,
+    /// Milliseconds each chunk from the gem waits.
+    delay: Arc<std::sync::atomic::AtomicU64>,
+    up: Arc<std::sync::atomic::AtomicBool>,
+    open: Arc<std::sync::Mutex<Vec<std::net::TcpStream>>>,
+}
+
+impl Proxy {
+    fn to(target: &str, delay_ms: u64) -> Proxy {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
+        let addr = listener.local_addr().expect("bound").to_string();
+        let up = Arc::new(AtomicBool::new(true));
+        let delay = Arc::new(std::sync::atomic::AtomicU64::new(delay_ms));
+        let delay2 = Arc::clone(&delay);
+        let open: Arc<std::sync::Mutex<Vec<std::net::TcpStream>>> = Arc::default();
+        let (target, up2, open2) = (target.to_string(), Arc::clone(&up), Arc::clone(&open));
+        std::thread::spawn(move || {
+            for client in listener.incoming().flatten() {
+                if !up2.load(Ordering::SeqCst) {
+                    continue; // dropped: closed at once
+                }
+                let Ok(server) = std::net::TcpStream::connect(&target) else { continue };
+                let (c2, s2) = (client.try_clone().expect("a clone"), server.try_clone().expect("a clone"));
+                open2
+                    .lock()
+                    .unwrap()
+                    .extend([client.try_clone().expect("a clone"), server.try_clone().expect("a clone")]);
+                let (no_delay, delay) = (Arc::default(), Arc::clone(&delay2));
+                std::thread::spawn(move || pipe(client, server, no_delay));
+                std::thread::spawn(move || pipe(s2, c2, delay));
+            }
+        });
+        Proxy { addr, delay, up, open }
+    }
+
+    fn cut(&self) {
+        self.up.store(false, std::sync::atomic::Ordering::SeqCst);
+        for s in self.open.lock().unwrap().drain(..) {
+            let _ = s.shutdown(std::net::Shutdown::Both);
+        }
+    }
+
+    fn restore(&self) {
+        self.delay.store(0, std::sync::atomic::Ordering::SeqCst);
+        self.up.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// Copies `from` to `to`, each chunk after `delay` milliseconds.
+fn pipe(mut from: std::net::TcpStream, mut to: std::net::TcpStream, delay: Arc<std::sync::atomic::AtomicU64>) {
+    use std::io::{Read as _, Write as _};
+    let mut buf = [0u8; 16384];
+    while let Ok(n) = from.read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(delay.load(std::sync::atomic::Ordering::SeqCst)));
+        if to.write_all(&buf[..n]).is_err() {
+            break;
+        }
+    }
+    let _ = to.shutdown(std::net::Shutdown::Both);
+}
+
+#[test]
+fn a_slow_gem_never_freezes_the_window_and_a_gone_one_shows_an_error_and_a_reconnect() {
+    let (_dir, server) = server();
+    let proxy = Proxy::to(&server.gem, 700);
+    let mut h = harness(&proxy.addr);
+    // Each frame returns at once while the gem takes its time.
+    h.get_by_label("Probes").click();
+    h.step();
+    let mut frames = 0;
+    while h.state().is_waiting() {
+        let started = Instant::now();
+        h.step();
+        assert!(started.elapsed() < Duration::from_millis(200), "a frame waited for the network");
+        frames += 1;
+        std::thread::sleep(Duration::from_millis(10));
+        assert!(frames < 2000, "never answered");
+    }
+    assert!(frames > 10, "the reply came too soon to tell: {frames} frames");
+    h.run_steps(3);
+    h.get_by_label("Probe");
+    // The gem goes away: the next gesture shows an error and offers to reconnect.
+    proxy.cut();
+    h.get_by_label("Probe").click();
+    wait_for_label(&mut h, "Reconnect");
+    proxy.restore();
+    settle(&mut h);
+    h.get_by_label("Reconnect").click();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while h.query_by_label("Reconnect").is_some() || h.query_by_label_contains("reconnecting").is_some() {
+        assert!(Instant::now() < deadline, "did not reconnect");
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    settle(&mut h);
+    gesture(&mut h, "select a package after reconnecting", |h| h.get_by_label("Kernel-Numbers").click());
+    h.get_by_label("Fraction");
 }
