@@ -64,6 +64,17 @@ pub struct Ide {
     events_ended: Option<String>,
     /// A new link being made after the gem could not be reached.
     reconnecting: Option<std::sync::mpsc::Receiver<anyhow::Result<Link>>>,
+    find: Find,
+}
+
+/// Quick-open: a class by a fragment of its name, or the implementors of a selector.
+#[derive(Default)]
+struct Find {
+    text: String,
+    found: Vec<pb::ClassEntry>,
+    pending: Option<Ticket>,
+    /// Nothing matched the last search.
+    none: bool,
 }
 
 impl Ide {
@@ -85,6 +96,7 @@ impl Ide {
             transaction: Transaction::default(),
             events_ended: None,
             reconnecting: None,
+            find: Find::default(),
         };
         ide.refresh_transaction();
         ide
@@ -104,7 +116,10 @@ impl Ide {
     pub fn ui(&mut self, ui: &mut egui::Ui) {
         self.receive();
         self.reconnected();
-        egui::Panel::top("transaction").show(ui, |ui| self.transaction_bar(ui));
+        egui::Panel::top("transaction").show(ui, |ui| {
+            self.tools_bar(ui);
+            self.transaction_bar(ui);
+        });
         egui::Panel::bottom("status").show(ui, |ui| self.status_bar(ui));
         let mut opened = Vec::new();
         {
@@ -175,6 +190,14 @@ impl Ide {
                 Some(LastGesture { name, server: reply.server, network: reply.wall.saturating_sub(reply.server) });
         }
         self.error = reply.result.as_ref().err().cloned();
+        if self.find.pending == Some(reply.ticket) {
+            self.find.pending = None;
+            if let Ok(Some(Outcome::Classes(c))) = reply.result.map(|o| o.into_iter().next()) {
+                self.find.none = c.classes.is_empty();
+                self.find.found = c.classes;
+            }
+            return;
+        }
         if self.transaction.pending == Some(reply.ticket) {
             self.transaction.pending = None;
             self.transaction_reply(reply);
@@ -229,6 +252,70 @@ impl Ide {
                 Outcome::Error(e) => t.message = e.message,
                 _ => {}
             }
+        }
+    }
+
+    /// What opens panes: new ones of each kind, and quick-open.
+    fn tools_bar(&mut self, ui: &mut egui::Ui) {
+        let mut opened = Vec::new();
+        let mut ctx = Ctx { link: &mut self.link, gestures: &mut self.gestures, opened: &mut opened };
+        ui.horizontal(|ui| {
+            if ui.button("New browser").clicked() {
+                let browser = Pane::browser(&mut ctx);
+                ctx.opened.push(browser);
+            }
+            if ui.button("New workspace").clicked() {
+                ctx.opened.push(Pane::workspace());
+            }
+            if ui.button("Sessions").clicked() {
+                let sessions = Pane::sessions(&mut ctx);
+                ctx.opened.push(sessions);
+            }
+            ui.separator();
+            let label = ui.label("Find class or selector (Ctrl+K)");
+            let field =
+                ui.add(egui::TextEdit::singleline(&mut self.find.text).desired_width(220.0)).labelled_by(label.id);
+            if ui.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::K)) {
+                field.request_focus();
+            }
+            let entered = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+            let fragment = self.find.text.trim().to_string();
+            if entered && !fragment.is_empty() {
+                self.find.found.clear();
+                self.find.none = false;
+                if fragment.starts_with(|c: char| c.is_lowercase()) {
+                    let op = Op::Implementors(pb::SelectorRef { selector: fragment.clone() });
+                    let pane = Pane::methods(&mut ctx, format!("Implementors of #{fragment}"), op);
+                    ctx.opened.push(pane);
+                } else {
+                    let op = Op::FindClass(pb::Fragment { fragment });
+                    self.find.pending = Some(ctx.send("find class", vec![op]));
+                }
+            }
+            if self.find.none {
+                ui.label("no class matches");
+            }
+        });
+        if !self.find.found.is_empty() {
+            let mut chosen = None;
+            ui.horizontal_wrapped(|ui| {
+                for class in self.find.found.iter().take(40) {
+                    if ui.link(&class.name).clicked() {
+                        chosen = Some(class.clone());
+                    }
+                }
+                if self.find.found.len() > 40 {
+                    ui.label(format!("and {} more", self.find.found.len() - 40));
+                }
+            });
+            if let Some(class) = chosen {
+                self.find.found.clear();
+                let pane = Pane::browser_on(&mut ctx, class.package, class.name);
+                ctx.opened.push(pane);
+            }
+        }
+        for pane in opened {
+            self.open(pane);
         }
     }
 

@@ -16,6 +16,8 @@ enum Want {
     Packages,
     Classes,
     Class,
+    /// Packages, classes, then what `Class` answers.
+    Browse,
     Methods,
     Source,
     Compiled,
@@ -50,8 +52,32 @@ pub struct Browser {
 }
 
 impl Browser {
+    /// A browser on class `class` of package `package` (reached by name: quick-open), in one
+    /// batch: the packages, the package's classes, and the class's definition, protocols and
+    /// methods.
+    pub fn on_class(ctx: &mut Ctx, package: String, class: String) -> Browser {
+        let mut browser = Browser::blank();
+        browser.package = Some(package.clone());
+        browser.class = Some(class.clone());
+        let class = pb::ClassRef { class_name: class, meta: false };
+        let ops = vec![
+            Op::Packages(pb::Empty {}),
+            Op::Classes(pb::PackageRef { package }),
+            Op::ClassDefinition(class.clone()),
+            Op::Protocols(class.clone()),
+            Op::Methods(pb::ProtocolRef { class: Some(class), protocol: String::new() }),
+        ];
+        browser.pending.push((ctx.send("browse class", ops), Want::Browse));
+        browser
+    }
+
     pub fn new(ctx: &mut Ctx) -> Browser {
-        let ticket = ctx.send("open a browser", vec![Op::Packages(pb::Empty {})]);
+        let mut browser = Browser::blank();
+        browser.pending.push((ctx.send("open a browser", vec![Op::Packages(pb::Empty {})]), Want::Packages));
+        browser
+    }
+
+    fn blank() -> Browser {
         Browser {
             packages: Vec::new(),
             package: None,
@@ -67,7 +93,7 @@ impl Browser {
             comment: String::new(),
             source: CodeEditor::new("method-source"),
             new_method: false,
-            pending: vec![(ticket, Want::Packages)],
+            pending: Vec::new(),
             message: String::new(),
         }
     }
@@ -168,6 +194,7 @@ impl Browser {
                 other => self.failed(other),
             },
             Want::Class => self.class_arrived(reply),
+            Want::Browse => self.browse_arrived(reply),
             Want::Compiled => self.compiled(reply),
             Want::Defined => self.defined(reply),
             Want::Removed => self.removed(reply),
@@ -184,7 +211,24 @@ impl Browser {
     /// The definition, protocols and methods of the class chosen, in that order.
     fn class_arrived(&mut self, reply: Reply) {
         let Ok(outcomes) = outcomes(reply) else { return };
-        for (i, outcome) in outcomes.into_iter().enumerate() {
+        self.take_class(outcomes.into_iter());
+    }
+
+    /// The packages and the package's classes, then the class as [`Browser::class_arrived`].
+    fn browse_arrived(&mut self, reply: Reply) {
+        let Ok(outcomes) = outcomes(reply) else { return };
+        let mut outcomes = outcomes.into_iter();
+        if let Some(Outcome::Names(n)) = outcomes.next() {
+            self.packages = n.names;
+        }
+        if let Some(Outcome::Classes(c)) = outcomes.next() {
+            self.classes = c.classes;
+        }
+        self.take_class(outcomes);
+    }
+
+    fn take_class(&mut self, outcomes: impl Iterator<Item = Outcome>) {
+        for (i, outcome) in outcomes.enumerate() {
             match (i, outcome) {
                 (_, Outcome::ClassDefinition(d)) => {
                     self.definition.load(&d.definition);

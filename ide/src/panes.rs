@@ -26,6 +26,20 @@ impl Pane {
         Pane::Browser(Box::new(Browser::new(ctx)))
     }
 
+    /// A browser on a class reached by name.
+    pub fn browser_on(ctx: &mut Ctx, package: String, class: String) -> Pane {
+        Pane::Browser(Box::new(Browser::on_class(ctx, package, class)))
+    }
+
+    pub fn sessions(ctx: &mut Ctx) -> Pane {
+        Pane::Sessions(Sessions::new(ctx))
+    }
+
+    /// A list of the methods `op` finds, titled `title`.
+    pub fn methods(ctx: &mut Ctx, title: String, op: Op) -> Pane {
+        Pane::Methods(Box::new(MethodList::open(ctx, title, op)))
+    }
+
     pub fn workspace() -> Pane {
         Pane::Workspace(Box::default())
     }

@@ -223,7 +223,8 @@ pub(super) fn entry(vm: &mut Vm, class: Value) -> pb::ClassEntry {
     let superclass = vm.superclass_of(class);
     vm.bring_in(&[superclass]);
     let superclass = if superclass.is_nil() { String::new() } else { vm.class_name(superclass) };
-    pb::ClassEntry { name: vm.class_name(class), superclass }
+    let package = category(vm, class).unwrap_or_default();
+    pb::ClassEntry { name: vm.class_name(class), superclass, package }
 }
 
 /// Every class (not metaclass) of the image, each brought in.
