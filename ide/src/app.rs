@@ -102,6 +102,48 @@ impl Ide {
         ide
     }
 
+    /// Opens a pane as a start-up option asks (`onyx-ide --show`, used to make the README's
+    /// screenshots): `browser:PACKAGE:CLASS[:SELECTOR]`, `print:CODE`, `inspect:CODE`,
+    /// `transcript:CODE` (done, then the transcript shown) or `sessions`.
+    pub fn show(&mut self, what: &str) -> anyhow::Result<()> {
+        use crate::workspace::Action;
+        let mut opened = Vec::new();
+        let mut ctx = Ctx { link: &mut self.link, gestures: &mut self.gestures, opened: &mut opened };
+        let (kind, rest) = what.split_once(':').unwrap_or((what, ""));
+        let pane = match kind {
+            "browser" => {
+                let mut parts = rest.splitn(3, ':');
+                let (package, class) = (parts.next().unwrap_or_default(), parts.next().unwrap_or_default());
+                let mut browser = crate::browser::Browser::on_class(&mut ctx, package.into(), class.into());
+                if let Some(selector) = parts.next() {
+                    browser.then_select(selector.into());
+                }
+                Pane::Browser(Box::new(browser))
+            }
+            "print" => Pane::workspace_running(rest.into(), Action::Print),
+            "inspect" => Pane::workspace_running(rest.into(), Action::Inspect),
+            "transcript" => Pane::workspace_running(rest.into(), Action::Do),
+            "sessions" => Pane::sessions(&mut ctx),
+            other => anyhow::bail!("--show {other}: one of browser, print, inspect, transcript, sessions"),
+        };
+        self.open(pane);
+        if kind == "transcript" {
+            self.activate(|p| matches!(p, Pane::Transcript(_)));
+        }
+        Ok(())
+    }
+
+    /// Shows the first pane `which` picks.
+    fn activate(&mut self, which: impl Fn(&Pane) -> bool) {
+        let found = self.tree.tiles.iter().find_map(|(id, t)| match t {
+            egui_tiles::Tile::Pane(p) if which(p) => Some(*id),
+            _ => None,
+        });
+        if let Some(id) = found {
+            self.tree.make_active(|tile, _| tile == id);
+        }
+    }
+
     /// The link, for tests that count the batches a gesture sends.
     pub fn link(&self) -> &Link {
         &self.link

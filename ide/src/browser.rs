@@ -49,6 +49,8 @@ pub struct Browser {
     new_method: bool,
     pending: Vec<(Ticket, Want)>,
     message: String,
+    /// A method to choose once the class it is in has come.
+    then_select: Option<String>,
 }
 
 impl Browser {
@@ -95,6 +97,7 @@ impl Browser {
             new_method: false,
             pending: Vec::new(),
             message: String::new(),
+            then_select: None,
         }
     }
 
@@ -303,7 +306,17 @@ impl Browser {
         }
     }
 
+    /// Chooses method `selector` once the class shown has come.
+    pub fn then_select(&mut self, selector: String) {
+        self.then_select = Some(selector);
+    }
+
     pub fn ui(&mut self, ui: &mut egui::Ui, ctx: &mut Ctx) {
+        if self.pending.is_empty()
+            && let Some(selector) = self.then_select.take()
+        {
+            self.select_method(ctx, selector);
+        }
         let height = (ui.available_height() * 0.35).max(120.0);
         let mut chosen: Option<Choice> = None;
         ui.horizontal(|ui| {

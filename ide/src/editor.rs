@@ -169,3 +169,14 @@ impl CodeEditor {
         accept && self.is_dirty()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_smalltalk_grammar_loads_and_is_found_by_name() {
+        assert!(syntect::parsing::SyntaxDefinition::load_from_str(GRAMMAR, true, Some("Smalltalk")).is_ok());
+        assert!(settings().ps.find_syntax_by_name("Smalltalk").is_some());
+    }
+}

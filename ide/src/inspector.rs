@@ -137,7 +137,7 @@ impl Inspector {
             }
             return;
         };
-        ui.strong(format!("a {}", inspection.class_name));
+        ui.strong(with_article(&inspection.class_name));
         ui.label(egui::RichText::new(&inspection.print_string).monospace());
         let mut drill = None;
         let mut page = None;
@@ -199,6 +199,12 @@ impl Inspector {
             ui.label(egui::RichText::new(&self.result).monospace());
         }
     }
+}
+
+/// "a Point", "an Array".
+fn with_article(class_name: &str) -> String {
+    let vowel = class_name.starts_with(['A', 'E', 'I', 'O', 'U']);
+    format!("{} {class_name}", if vowel { "an" } else { "a" })
 }
 
 /// A printString cut to one short line.

@@ -31,6 +31,9 @@ struct Args {
     /// Close the window after this many seconds (for scripted screenshots).
     #[arg(long, hide = true)]
     close_after: Option<u64>,
+    /// Open a pane at start (for scripted screenshots; see `Ide::show`).
+    #[arg(long, hide = true)]
+    show: Option<String>,
 }
 
 fn main() -> ExitCode {
@@ -66,14 +69,18 @@ fn run(args: Args) -> Result<()> {
         viewport: egui::ViewportBuilder::default().with_inner_size([1280.0, 800.0]).with_title("Onyx"),
         ..Default::default()
     };
-    let user = args.user.clone();
+    let (user, show) = (args.user.clone(), args.show.clone());
     eframe::run_native(
         "Onyx",
         options,
         Box::new(move |cc| {
             let ctx = cc.egui_ctx.clone();
             let link = Link::connect(&address, &user, &password, Arc::new(move || ctx.request_repaint()))?;
-            Ok(Box::new(Window { ide: Ide::new(link), close_at }))
+            let mut ide = Ide::new(link);
+            if let Some(what) = &show {
+                ide.show(what)?;
+            }
+            Ok(Box::new(Window { ide, close_at }))
         }),
     )
     .map_err(|e| anyhow!("the window failed: {e}"))?;

@@ -31,6 +31,11 @@ impl Pane {
         Pane::Browser(Box::new(Browser::on_class(ctx, package, class)))
     }
 
+    /// A workspace that evaluates `code` whole when first drawn.
+    pub fn workspace_running(code: String, action: crate::workspace::Action) -> Pane {
+        Pane::Workspace(Box::new(Workspace::running(code, action)))
+    }
+
     pub fn sessions(ctx: &mut Ctx) -> Pane {
         Pane::Sessions(Sessions::new(ctx))
     }

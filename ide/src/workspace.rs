@@ -13,7 +13,7 @@ use crate::link::{Reply, Ticket};
 use crate::panes::{Pane, first};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Action {
+pub enum Action {
     Do,
     Print,
     Inspect,
@@ -32,6 +32,8 @@ pub struct Workspace {
     selection: Option<(usize, usize)>,
     /// An inspector to open on a result.
     inspect: Option<Inspector>,
+    /// What to do with the whole text when first drawn.
+    at_start: Option<Action>,
 }
 
 impl Default for Workspace {
@@ -44,11 +46,17 @@ impl Default for Workspace {
             select: None,
             selection: None,
             inspect: None,
+            at_start: None,
         }
     }
 }
 
 impl Workspace {
+    /// A workspace holding `code`, which it evaluates whole (`action`) when first drawn.
+    pub fn running(code: String, action: Action) -> Workspace {
+        Workspace { text: code, at_start: Some(action), ..Workspace::default() }
+    }
+
     pub fn forget_pending(&mut self) {
         self.pending = None;
         self.interrupting = None;
@@ -115,6 +123,10 @@ impl Workspace {
     }
 
     pub fn ui(&mut self, ui: &mut egui::Ui, ctx: &mut Ctx) {
+        if let Some(action) = self.at_start.take() {
+            self.selection = Some((0, self.text.chars().count()));
+            self.evaluate(ctx, action);
+        }
         if let Some(inspector) = self.inspect.take() {
             ctx.opened.push(Pane::Inspector(Box::new(inspector)));
         }

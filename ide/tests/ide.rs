@@ -133,7 +133,7 @@ fn browse_edit_evaluate_inspect_and_commit_one_round_trip_per_gesture() {
     h.run_steps(2);
     gesture(&mut h, "inspect it", |h| h.get_by_label("Inspect it (Ctrl+I)").click());
     settle(&mut h);
-    h.get_by_label("a Array");
+    h.get_by_label("an Array");
     gesture(&mut h, "drill in", |h| h.get_by_label("> 1").click());
     h.get_by_label("a Point");
     h.get_by_label("x");
@@ -170,7 +170,7 @@ fn a_commit_another_session_made_first_shows_as_stale_view_then_as_conflicts_to_
     h.get_by_label_contains("the commit failed");
     h.get_by_label("Conflicting objects:");
     gesture(&mut h, "inspect a conflict", |h| h.get_by_label("#(1)").click());
-    h.get_by_label("a Array");
+    h.get_by_label("an Array");
     gesture(&mut h, "abort", |h| h.get_by_label("Abort").click());
     assert!(h.query_by_label_contains("Others have committed").is_none());
 }

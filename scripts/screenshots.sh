@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Regenerates the README's screenshots of the IDE's windows into docs/screenshots/, running
+# the IDE under a virtual X server (Xvfb) on a repository made for the purpose.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if ! command -v Xvfb >/dev/null || ! command -v import >/dev/null; then
+  apt-get update -qq && apt-get install -y -qq --no-install-recommends xvfb x11-apps imagemagick >/dev/null
+fi
+cargo build --release -p onyx-ide
+ide=target/release/onyx-ide
+repo=$(mktemp -d)
+trap 'kill "$xvfb" 2>/dev/null || true; rm -rf "$repo"' EXIT
+Xvfb :97 -screen 0 1280x800x24 -nolisten tcp &
+xvfb=$!
+sleep 1
+shot() { # NAME SHOW-ARGUMENT
+  DISPLAY=:97 LIBGL_ALWAYS_SOFTWARE=1 "$ide" --repository "$repo" --show "$2" --close-after 14 &
+  local pid=$!
+  sleep 10
+  DISPLAY=:97 import -window root "docs/screenshots/$1.png"
+  wait "$pid"
+}
+shot browser 'browser:Kernel-Numbers:Fraction:printOn:'
+shot workspace 'print:(1 to: 10) inject: 0 into: [:a :b | a + b]'
+shot inspector 'inspect:Array with: 3 @ 4 with: 1/3 with: #(1 2 3)'
+shot transcript "transcript:1 to: 5 do: [:i | Transcript show: 'line ', i printString; cr]"
+shot sessions 'sessions'
+echo "screenshots written to docs/screenshots/"
