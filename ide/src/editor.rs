@@ -25,7 +25,7 @@ fn settings() -> &'static SyntectSettings {
 }
 
 /// Smalltalk `code` highlighted, with the part at byte `error` (if any) marked.
-pub fn highlighted(ui: &egui::Ui, code: &str, error: Option<usize>) -> LayoutJob {
+fn highlighted(ui: &egui::Ui, code: &str, error: Option<usize>) -> LayoutJob {
     let theme = CodeTheme::from_style(ui.style());
     let mut job = syntax_highlighting::highlight_with(ui.ctx(), ui.style(), &theme, code, "Smalltalk", settings());
     if let Some(at) = error {
@@ -40,6 +40,36 @@ pub fn highlighted(ui: &egui::Ui, code: &str, error: Option<usize>) -> LayoutJob
         }
     }
     job
+}
+
+/// A scrolling, highlighted Smalltalk text edit named `salt`, `rows` high, with the part at
+/// byte `error` (if any) marked.
+pub fn code_edit(
+    ui: &mut egui::Ui,
+    text: &mut String,
+    salt: &str,
+    rows: usize,
+    error: Option<usize>,
+) -> (egui::Id, egui::text_edit::TextEditOutput) {
+    let mut layouter = |ui: &egui::Ui, text: &dyn egui::TextBuffer, wrap: f32| {
+        let mut job = highlighted(ui, text.as_str(), error);
+        job.wrap.max_width = wrap;
+        ui.fonts_mut(|f| f.layout_job(job))
+    };
+    let id = ui.make_persistent_id(salt);
+    let output = egui::ScrollArea::vertical()
+        .id_salt(salt)
+        .show(ui, |ui| {
+            egui::TextEdit::multiline(text)
+                .id(id)
+                .code_editor()
+                .desired_width(f32::INFINITY)
+                .desired_rows(rows)
+                .layouter(&mut layouter)
+                .show(ui)
+        })
+        .inner;
+    (id, output)
 }
 
 /// A method's (or a definition's) source being edited.
@@ -135,24 +165,7 @@ impl CodeEditor {
             ui.colored_label(ui.visuals().error_fg_color, message);
         }
         let error = self.error.as_ref().map(|(_, at)| *at);
-        let mut layouter = |ui: &egui::Ui, text: &dyn egui::TextBuffer, wrap: f32| {
-            let mut job = highlighted(ui, text.as_str(), error);
-            job.wrap.max_width = wrap;
-            ui.fonts_mut(|f| f.layout_job(job))
-        };
-        let id = ui.make_persistent_id(self.id);
-        let output = egui::ScrollArea::vertical()
-            .id_salt(self.id)
-            .show(ui, |ui| {
-                egui::TextEdit::multiline(&mut self.text)
-                    .id(id)
-                    .code_editor()
-                    .desired_width(f32::INFINITY)
-                    .desired_rows(12)
-                    .layouter(&mut layouter)
-                    .show(ui)
-            })
-            .inner;
+        let (id, output) = code_edit(ui, &mut self.text, self.id, 12, error);
         let response = output.response.response.labelled_by(name.id);
         if response.changed() {
             self.asked_to_leave = false;

@@ -7,7 +7,7 @@ use eframe::egui::{self, text::CCursor, text::CCursorRange};
 use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
 
 use crate::app::Ctx;
-use crate::editor::highlighted;
+use crate::editor::code_edit;
 use crate::inspector::Inspector;
 use crate::link::{Reply, Ticket};
 use crate::panes::{Pane, first};
@@ -157,24 +157,7 @@ impl Workspace {
             }
         }
         let name = ui.label("Code");
-        let id = ui.make_persistent_id("workspace-code");
-        let mut layouter = |ui: &egui::Ui, text: &dyn egui::TextBuffer, wrap: f32| {
-            let mut job = highlighted(ui, text.as_str(), None);
-            job.wrap.max_width = wrap;
-            ui.fonts_mut(|f| f.layout_job(job))
-        };
-        let output = egui::ScrollArea::vertical()
-            .id_salt("workspace")
-            .show(ui, |ui| {
-                egui::TextEdit::multiline(&mut self.text)
-                    .id(id)
-                    .code_editor()
-                    .desired_width(f32::INFINITY)
-                    .desired_rows(16)
-                    .layouter(&mut layouter)
-                    .show(ui)
-            })
-            .inner;
+        let (id, output) = code_edit(ui, &mut self.text, "workspace-code", 16, None);
         let response = output.response.response.labelled_by(name.id);
         if let Some(range) = output.cursor_range {
             let (a, b) = (range.primary.index, range.secondary.index);
