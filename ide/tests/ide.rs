@@ -311,26 +311,27 @@ fn a_slow_gem_never_freezes_the_window_and_a_gone_one_shows_an_error_and_a_recon
     h.get_by_label("Fraction");
 }
 
+/// Types `text` into quick-open and presses Enter: one round trip.
+fn find(h: &mut Harness<'static, Ide>, text: &str) {
+    const FIND: &str = "Find class or selector (Ctrl+K)";
+    h.get_by_label(FIND).set_text_value_accesskit(text);
+    h.run_steps(2);
+    gesture(h, "find", |h| {
+        h.get_by_label(FIND).focus();
+        h.key_press(egui::Key::Enter);
+    });
+}
+
 #[test]
 fn quick_open_finds_a_class_or_a_selector_and_the_sessions_are_listed() {
     let (_dir, server) = server();
     let mut h = harness(&server.gem);
-    h.get_by_label("Find class or selector (Ctrl+K)").set_text_value_accesskit("Prob");
-    h.run_steps(2);
-    gesture(&mut h, "find", |h| {
-        h.get_by_label("Find class or selector (Ctrl+K)").focus();
-        h.key_press(egui::Key::Enter);
-    });
+    find(&mut h, "Prob");
     gesture(&mut h, "browse the class found", |h| h.get_by_label("Probe").click());
     h.get_by_label("answer");
     h.get_by_label("accessing");
     // A selector: its implementors, and the source of the one chosen.
-    h.get_by_label("Find class or selector (Ctrl+K)").set_text_value_accesskit("answer");
-    h.run_steps(2);
-    gesture(&mut h, "implementors", |h| {
-        h.get_by_label("Find class or selector (Ctrl+K)").focus();
-        h.key_press(egui::Key::Enter);
-    });
+    find(&mut h, "answer");
     gesture(&mut h, "select method", |h| h.get_by_label("Probe>>answer").click());
     assert_eq!(h.get_by_label("Source").value().as_deref(), Some("answer\n\t^ 42"));
     gesture(&mut h, "sessions", |h| h.get_by_label("Sessions").click());

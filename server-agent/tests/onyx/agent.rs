@@ -100,6 +100,15 @@ pub(crate) async fn client(gem: &GemProcess) -> Agent {
     login(gem, "DataCurator", "swordfish").await.expect("DataCurator logs in")
 }
 
+/// DataCurator (`curator`) adds the user `reader` (password `secret`), who may not change
+/// code, and commits.
+pub(crate) async fn add_reader(curator: &mut Agent) {
+    let add = pb::AddUser { user: "reader".into(), password: "secret".into(), may_change_code: false };
+    let out = execute(curator, vec![op(Op::AddUser(add)), op(Op::CommitTransaction(pb::Empty {}))]).await;
+    assert!(matches!(out[0], Outcome::Done(_)), "{:?}", out[0]);
+    assert!(matches!(&out[1], Outcome::Committed(c) if c.committed), "{:?}", out[1]);
+}
+
 pub(crate) fn op(op: Op) -> pb::Operation {
     pb::Operation { op: Some(op), page: None }
 }
@@ -406,10 +415,7 @@ fn only_logged_in_users_are_served_and_only_some_may_change_code() {
         );
         // DataCurator adds a user who may not change code.
         let mut curator = client(&gem).await;
-        let add = pb::AddUser { user: "reader".into(), password: "secret".into(), may_change_code: false };
-        let out = execute(&mut curator, vec![op(Op::AddUser(add)), op(Op::CommitTransaction(pb::Empty {}))]).await;
-        assert!(matches!(out[0], Outcome::Done(_)), "{:?}", out[0]);
-        assert!(matches!(&out[1], Outcome::Committed(c) if c.committed), "{:?}", out[1]);
+        add_reader(&mut curator).await;
         let readers_gem = GemProcess::start(&stone);
         let mut reader = login(&readers_gem, "reader", "secret").await.expect("reader logs in");
         let compile =

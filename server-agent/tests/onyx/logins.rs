@@ -18,9 +18,7 @@ fn a_user_who_may_not_change_code_cannot_raise_their_rights() {
     let (curators_gem, readers_gem) = (GemProcess::start(&stone), GemProcess::start(&stone));
     runtime().block_on(async {
         let mut curator = client(&curators_gem).await;
-        let add = pb::AddUser { user: "reader".into(), password: "secret".into(), may_change_code: false };
-        let out = execute(&mut curator, vec![op(Op::AddUser(add)), op(Op::CommitTransaction(pb::Empty {}))]).await;
-        assert!(matches!(&out[1], Outcome::Committed(c) if c.committed), "{:?}", out[1]);
+        crate::agent::add_reader(&mut curator).await;
         let mut reader = login(&readers_gem, "reader", "secret").await.expect("reader logs in");
         // Ordinary data commits.
         let out =

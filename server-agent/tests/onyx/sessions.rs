@@ -106,9 +106,7 @@ fn a_process_keeps_the_privilege_of_the_user_who_started_it() {
     let (gem, readers_gem) = (GemProcess::start(&stone), GemProcess::start(&stone));
     runtime().block_on(async {
         let mut curator = client(&gem).await;
-        let add = pb::AddUser { user: "reader".into(), password: "secret".into(), may_change_code: false };
-        let out = execute(&mut curator, vec![op(Op::AddUser(add)), op(Op::CommitTransaction(pb::Empty {}))]).await;
-        assert!(matches!(&out[1], Outcome::Committed(c) if c.committed), "{:?}", out[1]);
+        crate::agent::add_reader(&mut curator).await;
         let mut reader = crate::agent::login(&readers_gem, "reader", "secret").await.expect("reader logs in");
         // The reader's process compiles later, while another evaluation is running.
         let forked = "[(Delay forMilliseconds: 200) wait. [Object compile: 'forked ^ 1'] on: Error do: [:e | UserGlobals at: #ForkResult put: e messageText]] fork. #forked";
