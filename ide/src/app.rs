@@ -458,6 +458,14 @@ impl egui_tiles::Behavior<Pane> for Behavior<'_> {
         true
     }
 
+    /// A pane with code whose edits are not accepted stays open, and says so.
+    fn on_tab_close(&mut self, tiles: &mut egui_tiles::Tiles<Pane>, tile: egui_tiles::TileId) -> bool {
+        match tiles.get_mut(tile) {
+            Some(egui_tiles::Tile::Pane(pane)) => !pane.holds_unaccepted_edits(),
+            _ => true,
+        }
+    }
+
     fn simplification_options(&self) -> egui_tiles::SimplificationOptions {
         egui_tiles::SimplificationOptions { all_panes_must_have_tabs: true, ..Default::default() }
     }

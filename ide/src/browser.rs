@@ -125,6 +125,10 @@ impl Browser {
         Op::Methods(pb::ProtocolRef { class: self.class_ref(), protocol: self.protocol.clone().unwrap_or_default() })
     }
 
+    pub fn holds_unaccepted_edits(&mut self) -> bool {
+        self.source.holds_unaccepted_edits() | self.definition.holds_unaccepted_edits()
+    }
+
     /// Whether the code being edited may be left (it asks when it has edits not accepted).
     fn may_leave(&mut self, ui: &egui::Ui) -> bool {
         self.source.may_leave(ui) && self.definition.may_leave(ui)

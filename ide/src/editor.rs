@@ -129,11 +129,15 @@ impl CodeEditor {
     /// Whether the editor may be left for other code now: not while it has edits the user
     /// has not accepted or discarded (it then asks, in the pane).
     pub fn may_leave(&mut self, _ui: &egui::Ui) -> bool {
-        if self.is_dirty() {
-            self.asked_to_leave = true;
-            return false;
-        }
-        true
+        !self.holds_unaccepted_edits()
+    }
+
+    /// Whether the text has edits not accepted; if so, the editor asks to accept or discard
+    /// them.
+    pub fn holds_unaccepted_edits(&mut self) -> bool {
+        let dirty = self.is_dirty();
+        self.asked_to_leave |= dirty;
+        dirty
     }
 
     /// Draws the editor under a `label`; answers whether the user accepted (button or

@@ -80,6 +80,16 @@ impl Pane {
         }
     }
 
+    /// Whether the pane has code with edits not accepted (it then asks to accept or discard
+    /// them).
+    pub fn holds_unaccepted_edits(&mut self) -> bool {
+        match self {
+            Pane::Browser(b) => b.holds_unaccepted_edits(),
+            Pane::Methods(m) => m.editor.holds_unaccepted_edits(),
+            _ => false,
+        }
+    }
+
     /// Forgets the replies it waits for (they went by a link that is gone).
     pub fn forget_pending(&mut self) {
         match self {
@@ -223,7 +233,7 @@ pub struct MethodList {
     title: String,
     methods: Vec<pb::MethodEntry>,
     selected: Option<pb::MethodEntry>,
-    editor: CodeEditor,
+    pub editor: CodeEditor,
     protocol: String,
     pending: Vec<(Ticket, Want)>,
     message: String,

@@ -110,6 +110,10 @@ fn browse_edit_evaluate_inspect_and_commit_one_round_trip_per_gesture() {
     gesture(&mut h, "accept an error", |h| h.get_by_label("Accept (Ctrl+S)").click());
     assert!(h.query_by_label("Method (edited)").is_some(), "the edit is kept");
     h.get_by_label_contains("2:");
+    // Closing the tab with edited code asks first, and keeps it open.
+    h.get_all_by_label("Close").next().expect("the browser's tab closes").click();
+    h.run_steps(3);
+    assert!(h.query_by_label("Method (edited)").is_some(), "the browser stayed open");
     // Leaving edited code asks first: no gesture goes out.
     let before = h.state().link().batches_sent();
     h.get_by_label("-- all --").click();
