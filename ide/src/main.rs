@@ -34,6 +34,10 @@ struct Args {
     /// Open a pane at start (for scripted screenshots; see `Ide::show`).
     #[arg(long, hide = true)]
     show: Option<String>,
+    /// Print how long after start the first frame with the gem's answers was drawn, and close
+    /// (the start-up benchmark, `scripts/bench-ide-start.sh`).
+    #[arg(long, hide = true)]
+    report_start: bool,
 }
 
 fn main() -> ExitCode {
@@ -47,6 +51,7 @@ fn main() -> ExitCode {
 }
 
 fn run(args: Args) -> Result<()> {
+    let started = Instant::now();
     let password = std::env::var("ONYX_PASSWORD").ok();
     let (embedded, address, password) = match &args.connect {
         Some(address) => {
@@ -69,7 +74,7 @@ fn run(args: Args) -> Result<()> {
         viewport: egui::ViewportBuilder::default().with_inner_size([1280.0, 800.0]).with_title("Onyx"),
         ..Default::default()
     };
-    let (user, show) = (args.user.clone(), args.show.clone());
+    let (user, show, report_start) = (args.user.clone(), args.show.clone(), args.report_start);
     eframe::run_native(
         "Onyx",
         options,
@@ -80,7 +85,7 @@ fn run(args: Args) -> Result<()> {
             if let Some(what) = &show {
                 ide.show(what)?;
             }
-            Ok(Box::new(Window { ide, close_at }))
+            Ok(Box::new(Window { ide, close_at, report_start: report_start.then_some(started) }))
         }),
     )
     .map_err(|e| anyhow!("the window failed: {e}"))?;
@@ -109,11 +114,21 @@ fn ask_password(user: &str, address: &str) -> Result<String> {
 struct Window {
     ide: Ide,
     close_at: Option<Instant>,
+    /// When the process started, if the start-up time is to be reported.
+    report_start: Option<Instant>,
 }
 
 impl eframe::App for Window {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         self.ide.ui(ui);
+        // The first frame that shows what the gem answered (the packages, the transaction).
+        if let Some(started) = self.report_start
+            && !self.ide.is_waiting()
+        {
+            println!("first frame with the gem's answers after {} ms", started.elapsed().as_millis());
+            self.report_start = None;
+            ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
+        }
         if let Some(at) = self.close_at {
             if Instant::now() >= at {
                 ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
