@@ -20,7 +20,8 @@ shot() { # NAME SHOW-ARGUMENT
   DISPLAY=:97 import -window root "docs/screenshots/$1.png"
   wait "$pid"
 }
-shot browser 'browser:Kernel-Numbers:Fraction:printOn:'
+shot browser 'browser:Fraction:printOn:'
+shot hierarchy 'hierarchy:Integer'
 shot workspace 'print:(1 to: 10) inject: 0 into: [:a :b | a + b]'
 shot inspector 'inspect:Array with: 3 @ 4 with: 1/3 with: #(1 2 3)'
 shot transcript "transcript:1 to: 5 do: [:i | Transcript show: 'line ', i printString; cr]"

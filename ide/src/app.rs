@@ -35,6 +35,51 @@ impl Ctx<'_> {
     }
 }
 
+/// A pane to open at start (`onyx-ide --show`): `browser:CLASS[:SELECTOR]`,
+/// `hierarchy:CLASS`, `print:CODE`, `inspect:CODE`, `transcript:CODE` (done, then the
+/// transcript shown) or `sessions`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Show {
+    Browser { class: String, selector: Option<String> },
+    Hierarchy(String),
+    Print(String),
+    Inspect(String),
+    Transcript(String),
+    Sessions,
+}
+
+impl std::str::FromStr for Show {
+    type Err = String;
+
+    fn from_str(what: &str) -> Result<Show, String> {
+        let (kind, rest) = what.split_once(':').unwrap_or((what, ""));
+        let named = |rest: &str| match rest {
+            "" => Err(format!("{kind} needs a class: {kind}:CLASS")),
+            class => Ok(class.to_string()),
+        };
+        Ok(match kind {
+            "browser" => {
+                let (class, selector) = match rest.split_once(':') {
+                    Some((class, selector)) => (class, Some(selector.to_string())),
+                    None => (rest, None),
+                };
+                Show::Browser { class: named(class)?, selector }
+            }
+            "hierarchy" => Show::Hierarchy(named(rest)?),
+            "print" => Show::Print(rest.into()),
+            "inspect" => Show::Inspect(rest.into()),
+            "transcript" => Show::Transcript(rest.into()),
+            "sessions" => Show::Sessions,
+            other => {
+                return Err(format!(
+                    "{other:?} is not a pane: one of browser:CLASS[:SELECTOR], hierarchy:CLASS, print:CODE, \
+                     inspect:CODE, transcript:CODE, sessions"
+                ));
+            }
+        })
+    }
+}
+
 /// The last gesture that went to the gem, as the status bar shows it.
 struct LastGesture {
     name: &'static str,
@@ -102,35 +147,32 @@ impl Ide {
         ide
     }
 
-    /// Opens a pane as a start-up option asks (`onyx-ide --show`, used to make the README's
-    /// screenshots): `browser:PACKAGE:CLASS[:SELECTOR]`, `print:CODE`, `inspect:CODE`,
-    /// `transcript:CODE` (done, then the transcript shown) or `sessions`.
-    pub fn show(&mut self, what: &str) -> anyhow::Result<()> {
+    /// Opens the pane a start-up option asks for (`onyx-ide --show`, used to make the README's
+    /// screenshots).
+    pub fn show(&mut self, what: &Show) {
         use crate::workspace::Action;
         let mut opened = Vec::new();
         let mut ctx = Ctx { link: &mut self.link, gestures: &mut self.gestures, opened: &mut opened };
-        let (kind, rest) = what.split_once(':').unwrap_or((what, ""));
-        let pane = match kind {
-            "browser" => {
-                let mut parts = rest.splitn(3, ':');
-                let (package, class) = (parts.next().unwrap_or_default(), parts.next().unwrap_or_default());
-                let mut browser = crate::browser::Browser::on_class(&mut ctx, package.into(), class.into());
-                if let Some(selector) = parts.next() {
-                    browser.then_select(selector.into());
+        let pane = match what {
+            Show::Browser { class, selector } => {
+                let mut browser = crate::browser::Browser::on_class(&mut ctx, class.clone());
+                if let Some(selector) = selector {
+                    browser.then_select(selector.clone());
                 }
                 Pane::Browser(Box::new(browser))
             }
-            "print" => Pane::workspace_running(rest.into(), Action::Print),
-            "inspect" => Pane::workspace_running(rest.into(), Action::Inspect),
-            "transcript" => Pane::workspace_running(rest.into(), Action::Do),
-            "sessions" => Pane::sessions(&mut ctx),
-            other => anyhow::bail!("--show {other}: one of browser, print, inspect, transcript, sessions"),
+            Show::Hierarchy(class) => {
+                Pane::Browser(Box::new(crate::browser::Browser::hierarchy_of(&mut ctx, class.clone())))
+            }
+            Show::Print(code) => Pane::workspace_running(code.clone(), Action::Print),
+            Show::Inspect(code) => Pane::workspace_running(code.clone(), Action::Inspect),
+            Show::Transcript(code) => Pane::workspace_running(code.clone(), Action::Do),
+            Show::Sessions => Pane::sessions(&mut ctx),
         };
         self.open(pane);
-        if kind == "transcript" {
+        if matches!(what, Show::Transcript(_)) {
             self.activate(|p| matches!(p, Pane::Transcript(_)));
         }
-        Ok(())
     }
 
     /// Shows the first pane `which` picks.
@@ -352,7 +394,7 @@ impl Ide {
             });
             if let Some(class) = chosen {
                 self.find.found.clear();
-                let pane = Pane::browser_on(&mut ctx, class.package, class.name);
+                let pane = Pane::browser_on(&mut ctx, class.name);
                 ctx.opened.push(pane);
             }
         }

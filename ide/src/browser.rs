@@ -1,7 +1,8 @@
 //! The system browser: packages | classes (flat or as a hierarchy) | protocols | methods, an
 //! instance/class side switch, and below them the class definition or the method source to
 //! edit and accept. Each selection is one gesture and one batch: choosing a class asks for its
-//! definition, protocols and methods together.
+//! definition, protocols and methods together. A hierarchy browser is the same browser with
+//! a class's superclasses and subclasses in place of a package's classes.
 
 use eframe::egui;
 use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
@@ -34,8 +35,12 @@ pub struct Browser {
     packages: Vec<String>,
     package: Option<String>,
     classes: Vec<pb::ClassEntry>,
+    /// The class list as drawn: names, indented under their superclasses in a hierarchy.
+    rows: Vec<String>,
     class: Option<String>,
     as_hierarchy: bool,
+    /// The class whose hierarchy is listed instead of a package's classes.
+    hierarchy_of: Option<String>,
     meta: bool,
     protocols: Vec<String>,
     protocol: Option<String>,
@@ -54,22 +59,36 @@ pub struct Browser {
 }
 
 impl Browser {
-    /// A browser on class `class` of package `package` (reached by name: quick-open), in one
-    /// batch: the packages, the package's classes, and the class's definition, protocols and
-    /// methods.
-    pub fn on_class(ctx: &mut Ctx, package: String, class: String) -> Browser {
+    /// A browser on the class named `class` (quick-open, Ctrl+B), in one batch: the packages,
+    /// the classes of its package, and the class's definition, protocols and methods.
+    pub fn on_class(ctx: &mut Ctx, class: String) -> Browser {
+        let list = Op::Classes(pb::PackageRef { of_class: class.clone(), ..Default::default() });
+        Browser::showing(ctx, "browse class", list, class)
+    }
+
+    /// A hierarchy browser: the superclasses and subclasses of `class` in place of a package's
+    /// classes, with the class chosen; one batch, as [`Browser::on_class`].
+    pub fn hierarchy_of(ctx: &mut Ctx, class: String) -> Browser {
+        let list = Op::Hierarchy(pb::ClassRef { class_name: class.clone(), meta: false });
+        let mut browser = Browser::showing(ctx, "browse hierarchy", list, class.clone());
+        browser.hierarchy_of = Some(class);
+        browser.as_hierarchy = true;
+        browser
+    }
+
+    /// A browser whose class list `list` answers, with `class` chosen.
+    fn showing(ctx: &mut Ctx, gesture: &'static str, list: Op, class: String) -> Browser {
         let mut browser = Browser::blank();
-        browser.package = Some(package.clone());
         browser.class = Some(class.clone());
         let class = pb::ClassRef { class_name: class, meta: false };
         let ops = vec![
             Op::Packages(pb::Empty {}),
-            Op::Classes(pb::PackageRef { package }),
+            list,
             Op::ClassDefinition(class.clone()),
             Op::Protocols(class.clone()),
             Op::Methods(pb::ProtocolRef { class: Some(class), protocol: String::new() }),
         ];
-        browser.pending.push((ctx.send("browse class", ops), Want::Browse));
+        browser.pending.push((ctx.send(gesture, ops), Want::Browse));
         browser
     }
 
@@ -84,8 +103,10 @@ impl Browser {
             packages: Vec::new(),
             package: None,
             classes: Vec::new(),
+            rows: Vec::new(),
             class: None,
             as_hierarchy: false,
+            hierarchy_of: None,
             meta: false,
             protocols: Vec::new(),
             protocol: None,
@@ -102,10 +123,14 @@ impl Browser {
     }
 
     pub fn title(&self) -> String {
-        match (&self.class, &self.method) {
+        let title = match (&self.class, &self.method) {
             (Some(c), Some(m)) => format!("{c}>>{m}"),
             (Some(c), None) => c.clone(),
             _ => "System Browser".into(),
+        };
+        match &self.hierarchy_of {
+            Some(root) => format!("Hierarchy of {root}: {title}"),
+            None => title,
         }
     }
 
@@ -135,9 +160,10 @@ impl Browser {
     }
 
     fn select_package(&mut self, ctx: &mut Ctx, package: String) {
-        let op = Op::Classes(pb::PackageRef { package: package.clone() });
+        let op = Op::Classes(pb::PackageRef { package: package.clone(), ..Default::default() });
         self.pending.push((ctx.send("select package", vec![op]), Want::Classes));
         self.package = Some(package);
+        self.hierarchy_of = None;
         self.class = None;
         self.clear_class();
     }
@@ -189,7 +215,7 @@ impl Browser {
                 other => self.failed(other),
             },
             Want::Classes => match first(reply) {
-                Ok(Outcome::Classes(c)) => self.classes = c.classes,
+                Ok(Outcome::Classes(c)) => self.set_classes(c.classes),
                 other => self.failed(other),
             },
             Want::Methods => match first(reply) {
@@ -228,8 +254,10 @@ impl Browser {
         if let Some(Outcome::Names(n)) = outcomes.next() {
             self.packages = n.names;
         }
-        if let Some(Outcome::Classes(c)) = outcomes.next() {
-            self.classes = c.classes;
+        match outcomes.next() {
+            Some(Outcome::Classes(c)) => self.set_classes(c.classes),
+            Some(Outcome::Error(e)) => self.message = e.message,
+            _ => {}
         }
         self.take_class(outcomes);
     }
@@ -240,6 +268,7 @@ impl Browser {
                 (_, Outcome::ClassDefinition(d)) => {
                     self.definition.load(&d.definition);
                     self.comment = d.comment;
+                    self.package = Some(d.package);
                 }
                 (1, Outcome::Names(n)) => self.protocols = n.names,
                 (_, Outcome::Names(n)) => self.methods = n.names,
@@ -283,7 +312,7 @@ impl Browser {
                     self.definition.load(&d.definition);
                     self.package = Some(d.package);
                 }
-                Outcome::Classes(c) => self.classes = c.classes,
+                Outcome::Classes(c) => self.set_classes(c.classes),
                 Outcome::Names(n) => self.packages = n.names,
                 Outcome::Error(e) => {
                     self.definition.show_error(&e);
@@ -304,10 +333,16 @@ impl Browser {
                 (_, Outcome::Error(e)) => self.message = e.message,
                 (1, Outcome::Names(n)) => self.protocols = n.names,
                 (_, Outcome::Names(n)) => self.methods = n.names,
-                (_, Outcome::Classes(c)) => self.classes = c.classes,
+                (_, Outcome::Classes(c)) => self.set_classes(c.classes),
                 _ => {}
             }
         }
+    }
+
+    /// The class list, and its rows as drawn (worked out once, not every frame).
+    fn set_classes(&mut self, classes: Vec<pb::ClassEntry>) {
+        self.classes = classes;
+        self.rows = if self.as_hierarchy { hierarchy(&self.classes) } else { flat(&self.classes) };
     }
 
     /// Chooses method `selector` once the class shown has come.
@@ -335,12 +370,20 @@ impl Browser {
             ui.separator();
             ui.vertical(|ui| {
                 ui.set_width(width);
-                ui.horizontal(|ui| {
-                    ui.strong("Classes");
-                    ui.checkbox(&mut self.as_hierarchy, "hierarchy");
-                });
-                let rows = if self.as_hierarchy { hierarchy(&self.classes) } else { flat(&self.classes) };
-                list(ui, "classes", height, &rows, self.class.as_deref().map(|c| c.to_string()).as_deref(), |row| {
+                let toggled = ui
+                    .horizontal(|ui| match &self.hierarchy_of {
+                        Some(root) => ui.strong(format!("Hierarchy of {root}")).changed(),
+                        None => {
+                            ui.strong("Classes");
+                            ui.checkbox(&mut self.as_hierarchy, "hierarchy").changed()
+                        }
+                    })
+                    .inner;
+                if toggled {
+                    let classes = std::mem::take(&mut self.classes);
+                    self.set_classes(classes);
+                }
+                list(ui, "classes", height, &self.rows, self.class.as_deref(), |row| {
                     chosen = Some(Choice::Class(row.trim().to_string()))
                 });
             });
@@ -383,18 +426,18 @@ impl Browser {
             ui.label(&self.message);
         }
         if self.method.is_some() || self.new_method {
-            if self.source.ui(ui, "Method") {
+            if self.source.ui(ui, ctx, "Method") {
                 self.accept_method(ctx);
             }
         } else if self.class.is_some() || self.package.is_some() {
             if !self.comment.is_empty() {
                 ui.label(egui::RichText::new(&self.comment).italics());
             }
-            if self.definition.ui(ui, "Class definition") {
+            if self.definition.ui(ui, ctx, "Class definition") {
                 let op = Op::DefineClass(pb::Definition { definition: self.definition.text.clone() });
                 let mut ops = vec![op, Op::Packages(pb::Empty {})];
                 if let Some(package) = &self.package {
-                    ops.push(Op::Classes(pb::PackageRef { package: package.clone() }));
+                    ops.push(Op::Classes(pb::PackageRef { package: package.clone(), ..Default::default() }));
                 }
                 self.pending.push((ctx.send("define class", ops), Want::Defined));
             }
@@ -462,7 +505,7 @@ impl Browser {
             {
                 let mut ops = vec![Op::RemoveClass(pb::ClassRef { class_name, meta: false })];
                 if let Some(package) = &self.package {
-                    ops.push(Op::Classes(pb::PackageRef { package: package.clone() }));
+                    ops.push(Op::Classes(pb::PackageRef { package: package.clone(), ..Default::default() }));
                 }
                 self.pending.push((ctx.send("remove class", ops), Want::Removed));
                 self.class = None;
@@ -483,12 +526,16 @@ impl Browser {
                     ctx.opened.push(Pane::Methods(Box::new(list)));
                 }
             }
-            if let Some(class_name) = class
-                && ui.button("References").clicked()
-            {
-                let op = Op::References(pb::Global { name: class_name.clone() });
-                let list = MethodList::open(ctx, format!("References to {class_name}"), op);
-                ctx.opened.push(Pane::Methods(Box::new(list)));
+            if let Some(class_name) = class {
+                if ui.button("References").clicked() {
+                    let op = Op::References(pb::Global { name: class_name.clone() });
+                    let list = MethodList::open(ctx, format!("References to {class_name}"), op);
+                    ctx.opened.push(Pane::Methods(Box::new(list)));
+                }
+                if ui.button("Hierarchy").clicked() {
+                    let browser = Browser::hierarchy_of(ctx, class_name);
+                    ctx.opened.push(Pane::Browser(Box::new(browser)));
+                }
             }
         });
     }
@@ -530,20 +577,53 @@ fn flat(classes: &[pb::ClassEntry]) -> Vec<String> {
     classes.iter().map(|c| c.name.clone()).collect()
 }
 
-/// The classes indented under their superclasses (those whose superclass is elsewhere at the
-/// left), each after its superclass, siblings by name.
+/// The classes indented under their superclasses (those whose superclass is not listed at the
+/// left), each after its superclass; siblings keep the order they came in.
 fn hierarchy(classes: &[pb::ClassEntry]) -> Vec<String> {
-    let names: std::collections::HashSet<&str> = classes.iter().map(|c| c.name.as_str()).collect();
-    let mut rows = Vec::with_capacity(classes.len());
-    fn walk(classes: &[pb::ClassEntry], parent: &str, depth: usize, rows: &mut Vec<String>) {
-        for c in classes.iter().filter(|c| c.superclass == parent) {
-            rows.push(format!("{}{}", "    ".repeat(depth), c.name));
-            walk(classes, &c.name, depth + 1, rows);
+    use std::collections::HashMap;
+    let listed: HashMap<&str, usize> = classes.iter().enumerate().map(|(i, c)| (c.name.as_str(), i)).collect();
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); classes.len()];
+    let mut roots = Vec::new();
+    for (i, c) in classes.iter().enumerate() {
+        match listed.get(c.superclass.as_str()) {
+            Some(&parent) if parent != i => children[parent].push(i),
+            _ => roots.push(i),
         }
     }
-    for root in classes.iter().filter(|c| !names.contains(c.superclass.as_str())) {
-        rows.push(root.name.clone());
-        walk(classes, &root.name, 1, &mut rows);
+    // Depth first, without recursion: a deep hierarchy cannot exhaust the stack. Classes in a
+    // cycle of superclasses (no root above them) come last, each still once.
+    let mut rows = Vec::with_capacity(classes.len());
+    let mut seen = vec![false; classes.len()];
+    for start in roots.into_iter().chain(0..classes.len()) {
+        let mut stack = vec![(start, 0)];
+        while let Some((i, depth)) = stack.pop() {
+            if std::mem::replace(&mut seen[i], true) {
+                continue;
+            }
+            rows.push(format!("{}{}", "    ".repeat(depth), classes[i].name));
+            stack.extend(children[i].iter().rev().map(|&k| (k, depth + 1)));
+        }
     }
     rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(name: &str, superclass: &str) -> pb::ClassEntry {
+        pb::ClassEntry { name: name.into(), superclass: superclass.into(), package: String::new() }
+    }
+
+    #[test]
+    fn a_hierarchy_indents_each_class_under_its_superclass() {
+        let classes = [entry("B", "A"), entry("A", "Object"), entry("C", "A"), entry("D", "B"), entry("E", "Object")];
+        assert_eq!(hierarchy(&classes), ["A", "    B", "        D", "    C", "E"]);
+    }
+
+    #[test]
+    fn a_cycle_of_superclasses_is_listed_once_each_and_ends() {
+        let classes = [entry("A", "B"), entry("B", "A"), entry("C", "C")];
+        assert_eq!(hierarchy(&classes), ["C", "A", "    B"]);
+    }
 }

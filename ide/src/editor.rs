@@ -1,12 +1,16 @@
 //! The code editor of every pane that edits Smalltalk: highlighting through syntect with the
-//! grammar in `assets/syntaxes/`, Accept (Ctrl+S), a compile error shown at its position, and
+//! grammar in `assets/syntaxes/`, Accept (Ctrl+S), Ctrl+B on a name (a class opens in a
+//! browser, a selector's implementors in a list), a compile error shown at its position, and
 //! edits that are never lost silently (a dirty editor asks before it is left).
 
 use std::sync::OnceLock;
 
 use eframe::egui::{self, text::CCursor, text::CCursorRange, text::LayoutJob};
 use egui_extras::syntax_highlighting::{self, CodeTheme, SyntectSettings};
-use onyx_protocol::agent as pb;
+use onyx_protocol::agent::{self as pb, operation::Op};
+
+use crate::app::Ctx;
+use crate::panes::Pane;
 
 /// The Smalltalk grammar, built into the binary.
 const GRAMMAR: &str = include_str!("../../assets/syntaxes/Smalltalk.sublime-syntax");
@@ -43,9 +47,10 @@ fn highlighted(ui: &egui::Ui, code: &str, error: Option<usize>) -> LayoutJob {
 }
 
 /// A scrolling, highlighted Smalltalk text edit named `salt`, `rows` high, with the part at
-/// byte `error` (if any) marked.
+/// byte `error` (if any) marked. Ctrl+B while it has the focus browses the name at the cursor.
 pub fn code_edit(
     ui: &mut egui::Ui,
+    ctx: &mut Ctx,
     text: &mut String,
     salt: &str,
     rows: usize,
@@ -69,7 +74,51 @@ pub fn code_edit(
                 .show(ui)
         })
         .inner;
+    if output.response.response.has_focus()
+        && ui.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::B))
+        && let Some(range) = output.cursor_range
+    {
+        let (a, b) = (usize::from(range.primary.index), usize::from(range.secondary.index));
+        if let Some(name) = name_at(text, a.min(b), a.max(b)) {
+            browse(ctx, name);
+        }
+    }
     (id, output)
+}
+
+/// Browses `name`: a class (capitalized) in a new browser, else the implementors of a selector.
+fn browse(ctx: &mut Ctx, name: String) {
+    let pane = if name.starts_with(|c: char| c.is_uppercase()) {
+        Pane::browser_on(ctx, name)
+    } else {
+        let op = Op::Implementors(pb::SelectorRef { selector: name.clone() });
+        Pane::methods(ctx, format!("Implementors of #{name}"), op)
+    };
+    ctx.opened.push(pane);
+}
+
+/// The name the selection (characters `from..to`) or, when nothing is selected, the cursor
+/// is on: an identifier, or a keyword with its colon.
+fn name_at(text: &str, from: usize, to: usize) -> Option<String> {
+    let chars: Vec<char> = text.chars().collect();
+    let part = |c: char| c.is_alphanumeric() || c == '_';
+    let (from, to) = (from.min(chars.len()), to.min(chars.len()));
+    let (mut start, mut end) = (from, to);
+    if from == to {
+        while start > 0 && part(chars[start - 1]) {
+            start -= 1;
+        }
+        while end < chars.len() && part(chars[end]) {
+            end += 1;
+        }
+        if end < chars.len() && chars[end] == ':' && start < end {
+            end += 1;
+        }
+    }
+    let name: String = chars[start..end].iter().collect::<String>().trim().to_string();
+    let first = name.chars().next()?;
+    let identifier = (first.is_alphabetic() || first == '_') && name.trim_end_matches(':').chars().all(part);
+    identifier.then_some(name)
 }
 
 /// A method's (or a definition's) source being edited.
@@ -142,7 +191,7 @@ impl CodeEditor {
 
     /// Draws the editor under a `label`; answers whether the user accepted (button or
     /// Ctrl+S while the editor has the focus).
-    pub fn ui(&mut self, ui: &mut egui::Ui, label: &str) -> bool {
+    pub fn ui(&mut self, ui: &mut egui::Ui, ctx: &mut Ctx, label: &str) -> bool {
         let mut accept = false;
         let dirty = self.is_dirty();
         let name = ui
@@ -169,7 +218,7 @@ impl CodeEditor {
             ui.colored_label(ui.visuals().error_fg_color, message);
         }
         let error = self.error.as_ref().map(|(_, at)| *at);
-        let (id, output) = code_edit(ui, &mut self.text, self.id, 12, error);
+        let (id, output) = code_edit(ui, ctx, &mut self.text, self.id, 12, error);
         let response = output.response.response.labelled_by(name.id);
         if response.changed() {
             self.asked_to_leave = false;
@@ -195,5 +244,19 @@ mod tests {
     fn the_smalltalk_grammar_loads_and_is_found_by_name() {
         assert!(syntect::parsing::SyntaxDefinition::load_from_str(GRAMMAR, true, Some("Smalltalk")).is_ok());
         assert!(settings().ps.find_syntax_by_name("Smalltalk").is_some());
+    }
+
+    #[test]
+    fn ctrl_b_takes_the_name_at_the_cursor_or_the_selection() {
+        let code = "x := OrderedCollection new. x at: 1 put: 2";
+        let at = |needle: &str, offset: usize| code.find(needle).map(|i| i + offset).unwrap_or(0);
+        assert_eq!(name_at(code, at("Ordered", 3), at("Ordered", 3)).as_deref(), Some("OrderedCollection"));
+        assert_eq!(name_at(code, at("new", 3), at("new", 3)).as_deref(), Some("new"));
+        assert_eq!(name_at(code, at("at:", 1), at("at:", 1)).as_deref(), Some("at:"));
+        assert_eq!(name_at(code, at("x :=", 0), at("x :=", 1)).as_deref(), Some("x"));
+        assert_eq!(name_at(code, at(":=", 0), at(":=", 0)), None);
+        assert_eq!(name_at(code, 0, code.chars().count()), None, "a selection that is no name");
+        assert_eq!(name_at("", 0, 0), None);
+        assert_eq!(name_at("Object", 99, 99).as_deref(), Some("Object"), "past the end");
     }
 }

@@ -12,5 +12,5 @@ pub mod link;
 mod panes;
 mod workspace;
 
-pub use app::Ide;
+pub use app::{Ide, Show};
 pub use link::Link;

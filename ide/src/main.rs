@@ -3,13 +3,13 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use anyhow::{Result, anyhow};
 use clap::Parser;
 use eframe::egui;
-use onyx_ide::{Ide, Link};
+use onyx_ide::{Ide, Link, Show};
 use onyx_server_agent::cli::Setup;
 use onyx_server_agent::embedded::Embedded;
 
@@ -31,9 +31,9 @@ struct Args {
     /// Close the window after this many seconds (for scripted screenshots).
     #[arg(long, hide = true)]
     close_after: Option<u64>,
-    /// Open a pane at start (for scripted screenshots; see `Ide::show`).
+    /// Open a pane at start (for scripted screenshots; see `Show`).
     #[arg(long, hide = true)]
-    show: Option<String>,
+    show: Option<Show>,
     /// Print how long after start the first frame with the gem's answers was drawn, and close
     /// (the start-up benchmark, `scripts/bench-ide-start.sh`).
     #[arg(long, hide = true)]
@@ -69,30 +69,49 @@ fn run(args: Args) -> Result<()> {
             (Some(embedded), address, password.unwrap_or_else(|| "swordfish".into()))
         }
     };
+    // Logged in before the window opens: a gem that cannot be reached, or a refused login, is
+    // an error on the terminal rather than an empty window.
+    let window: Arc<OnceLock<egui::Context>> = Arc::default();
+    let repaint = Arc::clone(&window);
+    let wake = Arc::new(move || {
+        if let Some(ctx) = repaint.get() {
+            ctx.request_repaint();
+        }
+    });
+    let opened = Link::connect(&address, &args.user, &password, wake).map(Ide::new);
+    let mut ide = match opened {
+        Ok(ide) => ide,
+        Err(e) => {
+            stop(embedded)?;
+            return Err(e);
+        }
+    };
+    if let Some(what) = &args.show {
+        ide.show(what);
+    }
     let close_at = args.close_after.map(|s| Instant::now() + Duration::from_secs(s));
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default().with_inner_size([1280.0, 800.0]).with_title("Onyx"),
         ..Default::default()
     };
-    let (user, show, report_start) = (args.user.clone(), args.show.clone(), args.report_start);
-    eframe::run_native(
+    let report_start = args.report_start.then_some(started);
+    let shown = eframe::run_native(
         "Onyx",
         options,
         Box::new(move |cc| {
-            let ctx = cc.egui_ctx.clone();
-            let link = Link::connect(&address, &user, &password, Arc::new(move || ctx.request_repaint()))?;
-            let mut ide = Ide::new(link);
-            if let Some(what) = &show {
-                ide.show(what)?;
-            }
-            Ok(Box::new(Window { ide, close_at, report_start: report_start.then_some(started) }))
+            // Set once, here; replies that came before were drawn by the first frame.
+            let _ = window.set(cc.egui_ctx.clone());
+            Ok(Box::new(Window { ide, close_at, report_start }))
         }),
     )
-    .map_err(|e| anyhow!("the window failed: {e}"))?;
-    if let Some(embedded) = embedded {
-        embedded.stop()?;
-    }
-    Ok(())
+    .map_err(|e| anyhow!("the window failed: {e}"));
+    stop(embedded)?;
+    shown
+}
+
+/// Stops the embedded stone and gem, if any.
+fn stop(embedded: Option<Embedded>) -> Result<()> {
+    embedded.map_or(Ok(()), Embedded::stop)
 }
 
 /// `onyx/repository` in the user's data folder.

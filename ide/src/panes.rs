@@ -27,8 +27,8 @@ impl Pane {
     }
 
     /// A browser on a class reached by name.
-    pub fn browser_on(ctx: &mut Ctx, package: String, class: String) -> Pane {
-        Pane::Browser(Box::new(Browser::on_class(ctx, package, class)))
+    pub fn browser_on(ctx: &mut Ctx, class: String) -> Pane {
+        Pane::Browser(Box::new(Browser::on_class(ctx, class)))
     }
 
     /// A workspace that evaluates `code` whole when first drawn.
@@ -300,7 +300,7 @@ impl MethodList {
         }
         if let Some(m) = &self.selected {
             ui.separator();
-            if self.editor.ui(ui, "Source") {
+            if self.editor.ui(ui, ctx, "Source") {
                 let class = Some(pb::ClassRef { class_name: m.class_name.clone(), meta: m.meta });
                 let op = Op::CompileMethod(pb::CompileMethod {
                     class,

@@ -157,7 +157,7 @@ impl Workspace {
             }
         }
         let name = ui.label("Code");
-        let (id, output) = code_edit(ui, &mut self.text, "workspace-code", 16, None);
+        let (id, output) = code_edit(ui, ctx, &mut self.text, "workspace-code", 16, None);
         let response = output.response.response.labelled_by(name.id);
         if let Some(range) = output.cursor_range {
             let (a, b) = (range.primary.index, range.secondary.index);

@@ -1,7 +1,8 @@
 //! The IDE driven through real gestures (egui_kittest) against a stone and a gem embedded in
 //! the test: browsing to a method, editing and accepting it, a compile error at its position,
 //! print it, inspect it and drilling in, commit, a conflict with another session, and an
-//! endless loop interrupted. Each gesture that needs the server sends exactly one batch.
+//! endless loop interrupted, Ctrl+B, a hierarchy, and a list of 10,000 classes that draws
+//! only the rows in view. Each gesture that needs the server sends exactly one batch.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // tests fail loudly
 
@@ -10,14 +11,14 @@ use std::time::{Duration, Instant};
 
 use eframe::egui;
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable as _;
+use egui_kittest::kittest::{NodeT as _, Queryable as _};
 use onyx_ide::{Ide, Link};
 use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
 use onyx_server_agent::cli::Setup;
 use onyx_server_agent::embedded::Embedded;
 
-/// A repository with a class `Probe` (package `Probes`, method `answer ^ 42` in `accessing`),
-/// served in this process.
+/// A repository with a class `Probe` (package `Probes`, method `answer ^ 42` in `accessing`)
+/// and its subclass `SubProbe` (package `Probes-Sub`), served in this process.
 fn server() -> (tempfile::TempDir, Embedded) {
     let dir = tempfile::tempdir().expect("a temp dir");
     let embedded = Embedded::start(dir.path(), Setup::default()).expect("the embedded server starts");
@@ -25,6 +26,7 @@ fn server() -> (tempfile::TempDir, Embedded) {
         &embedded.gem,
         "Object subclass: #Probe instanceVariableNames: 'a b' classVariableNames: '' package: 'Probes'. \
          Probe compile: 'answer\n\t^ 42' classified: #accessing. \
+         Probe subclass: #SubProbe instanceVariableNames: '' classVariableNames: '' package: 'Probes-Sub'. \
          UserGlobals at: #Shared put: (Array with: 0). System commitTransaction",
     );
     (dir, embedded)
@@ -340,4 +342,84 @@ fn quick_open_finds_a_class_or_a_selector_and_the_sessions_are_listed() {
     assert_eq!(h.get_by_label("Source").value().as_deref(), Some("answer\n\t^ 42"));
     gesture(&mut h, "sessions", |h| h.get_by_label("Sessions").click());
     h.get_by_label_contains("(this gem)");
+}
+
+#[test]
+fn ctrl_b_browses_the_class_or_the_selector_at_the_cursor_and_a_hierarchy_opens_as_a_browser() {
+    let (_dir, server) = server();
+    let mut h = harness(&server.gem);
+    h.get_by_label("Workspace").click();
+    h.run_steps(2);
+    // The cursor ends the text, on the class name: one batch browses it, with its package.
+    h.get_by_label("Code").set_text_value_accesskit("x := SubProbe");
+    h.run_steps(2);
+    gesture(&mut h, "browse the class at the cursor", |h| {
+        h.get_by_label("Code").focus();
+        h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::B);
+    });
+    // A chosen row shows as toggled on.
+    let chosen = |h: &Harness<'static, Ide>, label: &str| {
+        h.get_all_by_label(label).any(|n| n.accesskit_node().toggled() == Some(egui::accesskit::Toggled::True))
+    };
+    assert!(chosen(&h, "SubProbe"), "the class is chosen");
+    assert!(chosen(&h, "Probes-Sub"), "its package is chosen");
+    // The hierarchy of the class chosen: its superclasses above it, its subclasses below.
+    gesture(&mut h, "select package", |h| h.get_by_label("Probes").click());
+    gesture(&mut h, "select class", |h| h.get_by_label("Probe").click());
+    gesture(&mut h, "hierarchy", |h| h.get_by_label("Hierarchy").click());
+    h.get_by_label("Hierarchy of Probe");
+    let rows: Vec<String> = h
+        .get_all_by(|n| ["Object", "    Probe", "        SubProbe"].contains(&n.label().unwrap_or_default().trim_end()))
+        .map(|n| n.accesskit_node().label().unwrap_or_default())
+        .collect();
+    assert_eq!(rows.len(), 3, "Object, Probe under it, SubProbe under that: {rows:?}");
+    // Its methods are edited as in any browser.
+    gesture(&mut h, "select method", |h| h.get_by_label("answer").click());
+    assert_eq!(h.get_by_label("Method").value().as_deref(), Some("answer\n\t^ 42"));
+    // Ctrl+B on a selector lists its implementors.
+    h.get_by_label("Workspace").click();
+    h.run_steps(2);
+    h.get_by_label("Code").set_text_value_accesskit("Probe new answer");
+    h.run_steps(2);
+    gesture(&mut h, "implementors of the selector at the cursor", |h| {
+        h.get_by_label("Code").focus();
+        h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::B);
+    });
+    h.get_by_label("Probe>>answer");
+}
+
+#[test]
+fn a_list_of_ten_thousand_classes_draws_only_the_rows_in_view_and_scrolls_to_its_end() {
+    let (_dir, server) = server();
+    run(
+        &server.gem,
+        "1 to: 10000 do: [:i | Object subclass: ('Many', i printString) asSymbol \
+         instanceVariableNames: '' classVariableNames: '' package: 'Many']. #done",
+    );
+    let mut h = harness(&server.gem);
+    gesture(&mut h, "select package", |h| h.get_by_label("Many").click());
+    let drawn = |h: &Harness<'static, Ide>| {
+        h.query_all_by(|n| n.label().is_some_and(|l| l.starts_with("Many") && l != "Many")).count()
+    };
+    let shown = drawn(&h);
+    assert!((5..100).contains(&shown), "{shown} of 10,000 rows drawn");
+    assert!(h.query_by_label("Many9999").is_none(), "the last row is out of view");
+    // The wheel over the list brings its end into view.
+    let row = h.get_by_label("Many1").rect().center();
+    h.hover_at(row);
+    for _ in 0..200 {
+        h.event(egui::Event::MouseWheel {
+            unit: egui::MouseWheelUnit::Page,
+            delta: egui::vec2(0.0, -10.0),
+            phase: egui::TouchPhase::Move,
+            source: egui::MouseWheelSource::Unknown,
+            modifiers: egui::Modifiers::NONE,
+        });
+        h.step();
+        if h.query_by_label("Many9999").is_some() {
+            break;
+        }
+    }
+    h.get_by_label("Many9999");
+    assert!(drawn(&h) < 100, "still only the rows in view");
 }

@@ -49,7 +49,7 @@ pub fn run(gem: &str, request: Request) -> Result<ExitCode> {
             Op::CommitTransaction(pb::Empty {})
         }
         Request::Classes(None) => Op::Packages(pb::Empty {}),
-        Request::Classes(Some(package)) => Op::Classes(pb::PackageRef { package }),
+        Request::Classes(Some(package)) => Op::Classes(pb::PackageRef { package, ..Default::default() }),
         Request::Source(name) => Op::MethodSource(method_ref(&name)?),
         Request::Senders(selector) => Op::Senders(pb::SelectorRef { selector }),
         Request::Implementors(selector) => Op::Implementors(pb::SelectorRef { selector }),

@@ -118,7 +118,7 @@ pub fn run(vm: &mut Vm, state: &mut State, login: u64, op: Op) -> Answer {
             Ok(Outcome::Sessions(pb::Sessions { sessions, latest }))
         }
         Op::Packages(_) => packages(vm),
-        Op::Classes(r) => classes(vm, &r.package),
+        Op::Classes(r) => classes(vm, &r),
         Op::ClassDefinition(r) => class_definition(vm, &r),
         Op::Protocols(r) => {
             let class = class(vm, &r)?;
@@ -251,7 +251,13 @@ fn packages(vm: &mut Vm) -> Answer {
     Ok(Outcome::Names(pb::Names { names: sorted(names), paged: None }))
 }
 
-fn classes(vm: &mut Vm, package: &str) -> Answer {
+fn classes(vm: &mut Vm, r: &pb::PackageRef) -> Answer {
+    let package = if r.of_class.is_empty() {
+        r.package.clone()
+    } else {
+        let class = class(vm, &pb::ClassRef { class_name: r.of_class.clone(), meta: false })?;
+        category(vm, class)?
+    };
     let mut classes = Vec::new();
     for class in all_classes(vm)? {
         if category(vm, class)? == package {

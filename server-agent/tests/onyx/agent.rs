@@ -211,7 +211,8 @@ fn classes_and_methods_are_browsed_compiled_and_committed_through_the_agent() {
                 compile("answer\n\t^ x ifNil: [42]"),
                 compile("broken\n\t^ 1 +"),
                 evaluate("Probe new answer"),
-                op(Op::Classes(pb::PackageRef { package: "Probes".into() })),
+                // The classes of the package Probe is in (Ctrl+B on a name).
+                op(Op::Classes(pb::PackageRef { of_class: "Probe".into(), ..Default::default() })),
                 op(Op::Protocols(pb::ClassRef { class_name: "Probe".into(), meta: false })),
                 op(Op::Methods(pb::ProtocolRef { class: class("Probe"), protocol: "accessing".into() })),
                 op(Op::MethodSource(pb::MethodRef { class: class("Probe"), selector: "answer".into() })),
