@@ -129,6 +129,7 @@ impl Browser {
             _ => "System Browser".into(),
         };
         match &self.hierarchy_of {
+            Some(root) if *root == title => format!("Hierarchy of {root}"),
             Some(root) => format!("Hierarchy of {root}: {title}"),
             None => title,
         }

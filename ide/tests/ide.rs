@@ -367,7 +367,7 @@ fn ctrl_b_browses_the_class_or_the_selector_at_the_cursor_and_a_hierarchy_opens_
     gesture(&mut h, "select package", |h| h.get_by_label("Probes").click());
     gesture(&mut h, "select class", |h| h.get_by_label("Probe").click());
     gesture(&mut h, "hierarchy", |h| h.get_by_label("Hierarchy").click());
-    h.get_by_label("Hierarchy of Probe");
+    assert!(h.query_all_by_label("Hierarchy of Probe").count() >= 1, "a hierarchy browser opened");
     let rows: Vec<String> = h
         .get_all_by(|n| ["Object", "    Probe", "        SubProbe"].contains(&n.label().unwrap_or_default().trim_end()))
         .map(|n| n.accesskit_node().label().unwrap_or_default())
