@@ -80,6 +80,30 @@ impl std::str::FromStr for Show {
     }
 }
 
+impl Transaction {
+    /// Takes in an outcome of the bar's `gesture` (or of an auto-commit, as a commit).
+    fn took(&mut self, gesture: TransactionGesture, outcome: Outcome) {
+        match outcome {
+            Outcome::Transaction(status) => self.status = Some(status),
+            Outcome::Committed(c) => {
+                self.stale = false;
+                self.message = if c.committed { "committed".into() } else { "the commit failed: conflicts".into() };
+                self.conflicts = c.conflicts;
+            }
+            Outcome::Done(_) if gesture == TransactionGesture::Abort => {
+                self.stale = false;
+                self.conflicts.clear();
+                self.message = "aborted".into();
+            }
+            Outcome::Done(_) if gesture == TransactionGesture::AutoCommit => {
+                self.message = "auto-commit switched".into();
+            }
+            Outcome::Error(e) => self.message = e.message,
+            _ => {}
+        }
+    }
+}
+
 /// The last gesture that went to the gem, as the status bar shows it.
 struct LastGesture {
     name: &'static str,
@@ -94,8 +118,17 @@ struct Transaction {
     /// Other sessions committed since this view.
     stale: bool,
     conflicts: Vec<pb::Field>,
-    pending: Option<Ticket>,
+    /// The bar's gestures under way (each answers the transaction's state after it).
+    pending: Vec<(Ticket, TransactionGesture)>,
     message: String,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum TransactionGesture {
+    Status,
+    Commit,
+    Abort,
+    AutoCommit,
 }
 
 /// The IDE: its link to a gem, its panes and its bars.
@@ -104,7 +137,10 @@ pub struct Ide {
     tree: egui_tiles::Tree<Pane>,
     gestures: HashMap<Ticket, &'static str>,
     last: Option<LastGesture>,
+    /// The last call that failed (the gem gone, or the login ended).
     error: Option<String>,
+    /// Something the user is asked to do (shown until the next gesture is answered).
+    notice: Option<String>,
     transaction: Transaction,
     events_ended: Option<String>,
     /// A new link being made after the gem could not be reached.
@@ -138,6 +174,7 @@ impl Ide {
             gestures,
             last: None,
             error: None,
+            notice: None,
             transaction: Transaction::default(),
             events_ended: None,
             reconnecting: None,
@@ -189,6 +226,23 @@ impl Ide {
     /// The link, for tests that count the batches a gesture sends.
     pub fn link(&self) -> &Link {
         &self.link
+    }
+
+    /// Whether the window may close: not while code has edits not accepted (the first such
+    /// pane is shown, asking to accept or discard them).
+    pub fn may_close(&mut self) -> bool {
+        let mut dirty = None;
+        for (id, tile) in self.tree.tiles.iter_mut() {
+            if let egui_tiles::Tile::Pane(pane) = tile
+                && pane.holds_unaccepted_edits()
+            {
+                dirty.get_or_insert(*id);
+            }
+        }
+        let Some(id) = dirty else { return true };
+        self.tree.make_active(|tile, _| tile == id);
+        self.notice = Some("Some code has edits not accepted: accept or discard them, then close.".into());
+        false
     }
 
     /// Whether a gesture still waits for its reply.
@@ -274,6 +328,7 @@ impl Ide {
                 Some(LastGesture { name, server: reply.server, network: reply.wall.saturating_sub(reply.server) });
         }
         self.error = reply.result.as_ref().err().cloned();
+        self.notice = None;
         if self.find.pending == Some(reply.ticket) {
             self.find.pending = None;
             if let Ok(Some(Outcome::Classes(c))) = reply.result.map(|o| o.into_iter().next()) {
@@ -282,9 +337,17 @@ impl Ide {
             }
             return;
         }
-        if self.transaction.pending == Some(reply.ticket) {
-            self.transaction.pending = None;
-            self.transaction_reply(reply);
+        if let Some(commit) = reply.auto_commit.clone() {
+            self.transaction.took(TransactionGesture::Commit, commit);
+        }
+        if let Some(at) = self.transaction.pending.iter().position(|(t, _)| *t == reply.ticket) {
+            let (_, gesture) = self.transaction.pending.remove(at);
+            if let Ok(outcomes) = reply.result {
+                self.transaction.message.clear();
+                for outcome in outcomes {
+                    self.transaction.took(gesture, outcome);
+                }
+            }
             return;
         }
         let mut reply = Some(reply);
@@ -305,38 +368,15 @@ impl Ide {
 
     /// Asks for the transaction's state (the bar's own gesture).
     fn refresh_transaction(&mut self) {
-        self.transaction_gesture("transaction status", vec![]);
+        self.transaction_gesture("transaction status", TransactionGesture::Status, None);
     }
 
-    /// Sends `ops` followed by a transaction status, as the bar's gesture.
-    fn transaction_gesture(&mut self, name: &'static str, mut ops: Vec<Op>) {
-        ops.push(Op::TransactionStatus(pb::Empty {}));
+    /// Sends `op` (if any) followed by a transaction status, as the bar's gesture.
+    fn transaction_gesture(&mut self, name: &'static str, gesture: TransactionGesture, op: Option<Op>) {
+        let ops = op.into_iter().chain([Op::TransactionStatus(pb::Empty {})]).collect();
         let ticket = self.link.execute(ops);
         self.gestures.insert(ticket, name);
-        self.transaction.pending = Some(ticket);
-    }
-
-    fn transaction_reply(&mut self, reply: Reply) {
-        let t = &mut self.transaction;
-        let Ok(outcomes) = reply.result else { return };
-        t.message.clear();
-        for outcome in outcomes {
-            match outcome {
-                Outcome::Transaction(status) => t.status = Some(status),
-                Outcome::Committed(c) => {
-                    t.stale = false;
-                    t.message = if c.committed { "committed".into() } else { "the commit failed: conflicts".into() };
-                    t.conflicts = c.conflicts;
-                }
-                Outcome::Done(_) => {
-                    t.stale = false;
-                    t.conflicts.clear();
-                    t.message = "aborted".into();
-                }
-                Outcome::Error(e) => t.message = e.message,
-                _ => {}
-            }
-        }
+        self.transaction.pending.push((ticket, gesture));
     }
 
     /// What opens panes: new ones of each kind, and quick-open.
@@ -350,6 +390,10 @@ impl Ide {
             }
             if ui.button("New workspace").clicked() {
                 ctx.opened.push(Pane::workspace());
+            }
+            if ui.button("New transcript").clicked() {
+                let transcript = Pane::Transcript(Transcript::new(&mut ctx));
+                ctx.opened.push(transcript);
             }
             if ui.button("Sessions").clicked() {
                 let sessions = Pane::sessions(&mut ctx);
@@ -413,14 +457,17 @@ impl Ide {
             };
             ui.label(state);
             if ui.button("Commit").clicked() {
-                self.transaction_gesture("commit", vec![Op::CommitTransaction(pb::Empty {})]);
+                let op = Op::CommitTransaction(pb::Empty {});
+                self.transaction_gesture("commit", TransactionGesture::Commit, Some(op));
             }
             if ui.button("Abort").clicked() {
-                self.transaction_gesture("abort", vec![Op::AbortTransaction(pb::Empty {})]);
+                let op = Op::AbortTransaction(pb::Empty {});
+                self.transaction_gesture("abort", TransactionGesture::Abort, Some(op));
             }
             let mut auto = status.is_some_and(|s| s.auto_commit);
             if ui.checkbox(&mut auto, "Auto-commit").changed() {
-                self.transaction_gesture("auto-commit", vec![Op::AutoCommit(pb::AutoCommit { on: auto })]);
+                let op = Op::AutoCommit(pb::AutoCommit { on: auto });
+                self.transaction_gesture("auto-commit", TransactionGesture::AutoCommit, Some(op));
             }
             if self.transaction.stale {
                 ui.colored_label(
@@ -467,6 +514,10 @@ impl Ide {
                 )),
                 None => ui.label(""),
             };
+            if let Some(notice) = &self.notice {
+                ui.separator();
+                ui.colored_label(ui.visuals().warn_fg_color, notice);
+            }
             if let Some(error) = self.error.clone().or(self.events_ended.clone()) {
                 ui.separator();
                 if self.reconnecting.is_some() {
@@ -500,12 +551,35 @@ impl egui_tiles::Behavior<Pane> for Behavior<'_> {
         true
     }
 
-    /// A pane with code whose edits are not accepted stays open, and says so.
+    /// A pane with code whose edits are not accepted stays open, and says so. An inspector
+    /// that closes lets the gem forget the objects only it held.
     fn on_tab_close(&mut self, tiles: &mut egui_tiles::Tiles<Pane>, tile: egui_tiles::TileId) -> bool {
-        match tiles.get_mut(tile) {
-            Some(egui_tiles::Tile::Pane(pane)) => !pane.holds_unaccepted_edits(),
-            _ => true,
+        let closing: Vec<u64> = match tiles.get_mut(tile) {
+            Some(egui_tiles::Tile::Pane(pane)) => {
+                if pane.holds_unaccepted_edits() {
+                    return false;
+                }
+                match pane {
+                    Pane::Inspector(i) => i.handles().collect(),
+                    _ => return true,
+                }
+            }
+            _ => return true,
+        };
+        let held_elsewhere: std::collections::HashSet<u64> = tiles
+            .iter()
+            .filter(|(id, _)| **id != tile)
+            .filter_map(|(_, t)| match t {
+                egui_tiles::Tile::Pane(Pane::Inspector(i)) => Some(i.handles()),
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        let handles: Vec<u64> = closing.into_iter().filter(|h| !held_elsewhere.contains(h)).collect();
+        if !handles.is_empty() {
+            self.ctx.send("close an inspector", vec![Op::Release(pb::Handles { handles })]);
         }
+        true
     }
 
     fn simplification_options(&self) -> egui_tiles::SimplificationOptions {

@@ -12,17 +12,21 @@ use crate::editor::CodeEditor;
 use crate::link::{Reply, Ticket};
 use crate::panes::{MethodList, Pane, first, outcomes};
 
-/// What a batch the browser sent was for.
+/// What a batch the browser sent was for, and what it was about: a reply about a selection
+/// the user has since left is dropped.
 enum Want {
     Packages,
-    Classes,
-    Class,
+    Classes(String),
+    /// The class's definition, protocols and methods.
+    Class(pb::ClassRef),
     /// Packages, classes, then what `Class` answers.
-    Browse,
-    Methods,
-    Source,
-    Compiled,
-    Defined,
+    Browse(pb::ClassRef),
+    Methods(pb::ClassRef, Option<String>),
+    Source(pb::ClassRef, String),
+    /// The source sent.
+    Compiled(String),
+    /// The definition sent.
+    Defined(String),
     Removed,
 }
 
@@ -88,7 +92,7 @@ impl Browser {
             Op::Protocols(class.clone()),
             Op::Methods(pb::ProtocolRef { class: Some(class), protocol: String::new() }),
         ];
-        browser.pending.push((ctx.send(gesture, ops), Want::Browse));
+        browser.pending.push((ctx.send(gesture, ops), Want::Browse(browser.class_ref().unwrap_or_default())));
         browser
     }
 
@@ -162,7 +166,7 @@ impl Browser {
 
     fn select_package(&mut self, ctx: &mut Ctx, package: String) {
         let op = Op::Classes(pb::PackageRef { package: package.clone(), ..Default::default() });
-        self.pending.push((ctx.send("select package", vec![op]), Want::Classes));
+        self.pending.push((ctx.send("select package", vec![op]), Want::Classes(package.clone())));
         self.package = Some(package);
         self.hierarchy_of = None;
         self.class = None;
@@ -188,7 +192,7 @@ impl Browser {
             Op::Protocols(self.class_ref().unwrap_or_default()),
             Op::Methods(pb::ProtocolRef { class: self.class_ref(), protocol: String::new() }),
         ];
-        self.pending.push((ctx.send("select class", ops), Want::Class));
+        self.pending.push((ctx.send("select class", ops), Want::Class(self.class_ref().unwrap_or_default())));
     }
 
     fn select_protocol(&mut self, ctx: &mut Ctx, protocol: Option<String>) {
@@ -196,12 +200,14 @@ impl Browser {
         self.method = None;
         self.new_method = false;
         let op = self.methods_op();
-        self.pending.push((ctx.send("select protocol", vec![op]), Want::Methods));
+        let want = Want::Methods(self.class_ref().unwrap_or_default(), self.protocol.clone());
+        self.pending.push((ctx.send("select protocol", vec![op]), want));
     }
 
     fn select_method(&mut self, ctx: &mut Ctx, selector: String) {
         let op = Op::MethodSource(pb::MethodRef { class: self.class_ref(), selector: selector.clone() });
-        self.pending.push((ctx.send("select method", vec![op]), Want::Source));
+        let want = Want::Source(self.class_ref().unwrap_or_default(), selector.clone());
+        self.pending.push((ctx.send("select method", vec![op]), want));
         self.method = Some(selector);
         self.new_method = false;
     }
@@ -210,28 +216,38 @@ impl Browser {
         let Some(at) = self.pending.iter().position(|(t, _)| *t == reply.ticket) else { return };
         let (_, want) = self.pending.remove(at);
         self.message.clear();
+        let class = self.class_ref().unwrap_or_default();
         match want {
             Want::Packages => match first(reply) {
                 Ok(Outcome::Names(n)) => self.packages = n.names,
                 other => self.failed(other),
             },
-            Want::Classes => match first(reply) {
-                Ok(Outcome::Classes(c)) => self.set_classes(c.classes),
-                other => self.failed(other),
-            },
-            Want::Methods => match first(reply) {
+            Want::Classes(package) if self.package.as_ref() == Some(&package) && self.hierarchy_of.is_none() => {
+                match first(reply) {
+                    Ok(Outcome::Classes(c)) => self.set_classes(c.classes),
+                    other => self.failed(other),
+                }
+            }
+            Want::Methods(of, protocol) if of == class && protocol == self.protocol => match first(reply) {
                 Ok(Outcome::Names(n)) => self.methods = n.names,
                 other => self.failed(other),
             },
-            Want::Source => match first(reply) {
-                Ok(Outcome::MethodSource(s)) => self.source.load(&s.source),
-                other => self.failed(other),
-            },
-            Want::Class => self.class_arrived(reply),
-            Want::Browse => self.browse_arrived(reply),
-            Want::Compiled => self.compiled(reply),
-            Want::Defined => self.defined(reply),
+            // Not over edits made since it was asked for.
+            Want::Source(of, selector)
+                if of == class && self.method.as_ref() == Some(&selector) && !self.source.is_dirty() =>
+            {
+                match first(reply) {
+                    Ok(Outcome::MethodSource(s)) => self.source.load(&s.source),
+                    other => self.failed(other),
+                }
+            }
+            Want::Class(of) if of == class && !self.definition.is_dirty() => self.class_arrived(reply),
+            Want::Browse(of) if of == class => self.browse_arrived(reply),
+            Want::Compiled(sent) => self.compiled(reply, &sent),
+            Want::Defined(sent) => self.defined(reply, &sent),
             Want::Removed => self.removed(reply),
+            // About a selection since left.
+            _ => {}
         }
     }
 
@@ -279,13 +295,14 @@ impl Browser {
         }
     }
 
-    /// After Accept on a method: the compile's answer, then the protocols and methods again.
-    fn compiled(&mut self, reply: Reply) {
+    /// After Accept on a method (`sent`): the compile's answer, then the protocols and methods
+    /// again.
+    fn compiled(&mut self, reply: Reply, sent: &str) {
         let Ok(outcomes) = outcomes(reply) else { return };
         let mut outcomes = outcomes.into_iter();
         match outcomes.next() {
             Some(Outcome::Compiled(c)) => {
-                self.source.accepted();
+                self.source.accepted(sent);
                 self.method = Some(c.selector);
                 self.new_method = false;
                 self.message = c.warnings.iter().map(|w| w.message.as_str()).collect::<Vec<_>>().join("; ");
@@ -304,14 +321,25 @@ impl Browser {
         }
     }
 
-    /// After Accept on a class definition: the class as it now stands, and its package's classes.
-    fn defined(&mut self, reply: Reply) {
+    /// After Accept on a class definition (`sent`): the class as it now stands (chosen, and
+    /// shown unless edited since), and its package's classes.
+    fn defined(&mut self, reply: Reply, sent: &str) {
         let Ok(outcomes) = outcomes(reply) else { return };
         for outcome in outcomes {
             match outcome {
                 Outcome::ClassDefinition(d) => {
-                    self.definition.load(&d.definition);
+                    if self.definition.text == sent {
+                        self.definition.load(&d.definition);
+                    } else {
+                        self.definition.accepted(sent);
+                    }
+                    if self.class.as_ref() != Some(&d.name) {
+                        self.class = Some(d.name);
+                        self.protocols.clear();
+                        self.methods.clear();
+                    }
                     self.package = Some(d.package);
+                    self.hierarchy_of = None;
                 }
                 Outcome::Classes(c) => self.set_classes(c.classes),
                 Outcome::Names(n) => self.packages = n.names,
@@ -435,12 +463,18 @@ impl Browser {
                 ui.label(egui::RichText::new(&self.comment).italics());
             }
             if self.definition.ui(ui, ctx, "Class definition") {
-                let op = Op::DefineClass(pb::Definition { definition: self.definition.text.clone() });
-                let mut ops = vec![op, Op::Packages(pb::Empty {})];
-                if let Some(package) = &self.package {
-                    ops.push(Op::Classes(pb::PackageRef { package: package.clone(), ..Default::default() }));
-                }
-                self.pending.push((ctx.send("define class", ops), Want::Defined));
+                let sent = self.definition.text.clone();
+                let op = Op::DefineClass(pb::Definition { definition: sent.clone() });
+                // The classes of the package the class is in once defined.
+                let of_class = match (defined_name(&sent), &self.package) {
+                    (name, Some(package)) if name.is_empty() => {
+                        pb::PackageRef { package: package.clone(), ..Default::default() }
+                    }
+                    (name, _) => pb::PackageRef { of_class: name, ..Default::default() },
+                };
+                let of_class = Op::Classes(of_class);
+                let ops = vec![op, Op::Packages(pb::Empty {}), of_class];
+                self.pending.push((ctx.send("define class", ops), Want::Defined(sent)));
             }
         }
     }
@@ -461,13 +495,15 @@ impl Browser {
     }
 
     fn accept_method(&mut self, ctx: &mut Ctx) {
+        let sent = self.source.text.clone();
+        // Under "-- all --" no protocol: a method keeps its own, a new one is unclassified.
         let compile = Op::CompileMethod(pb::CompileMethod {
             class: self.class_ref(),
             protocol: self.protocol.clone().unwrap_or_default(),
-            source: self.source.text.clone(),
+            source: sent.clone(),
         });
         let ops = vec![compile, Op::Protocols(self.class_ref().unwrap_or_default()), self.methods_op()];
-        self.pending.push((ctx.send("accept", ops), Want::Compiled));
+        self.pending.push((ctx.send("accept", ops), Want::Compiled(sent)));
     }
 
     /// The buttons under the lists: new and remove, and the cross-references.
@@ -481,6 +517,7 @@ impl Browser {
             }
             let method = self.method.clone();
             if ui.add_enabled(method.is_some(), egui::Button::new("Remove method")).clicked()
+                && self.may_leave(ui)
                 && let Some(selector) = method.clone()
             {
                 let ops = vec![
@@ -502,6 +539,7 @@ impl Browser {
                 ));
             }
             if ui.add_enabled(class.is_some(), egui::Button::new("Remove class")).clicked()
+                && self.may_leave(ui)
                 && let Some(class_name) = class.clone()
             {
                 let mut ops = vec![Op::RemoveClass(pb::ClassRef { class_name, meta: false })];
@@ -513,14 +551,15 @@ impl Browser {
                 self.clear_class();
             }
             ui.separator();
-            let keys = ui.input(|i| (i.modifiers.command, i.key_pressed(egui::Key::N), i.key_pressed(egui::Key::M)));
+            // Taken by the first browser drawn: one key press, one list.
+            let key = |ui: &mut egui::Ui, key| ui.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, key));
             if let Some(selector) = method.clone() {
-                if ui.button("Senders").clicked() || (keys.0 && keys.1) {
+                if ui.button("Senders (Ctrl+N)").clicked() || key(ui, egui::Key::N) {
                     let op = Op::Senders(pb::SelectorRef { selector: selector.clone() });
                     let list = MethodList::open(ctx, format!("Senders of #{selector}"), op);
                     ctx.opened.push(Pane::Methods(Box::new(list)));
                 }
-                if ui.button("Implementors").clicked() || (keys.0 && keys.2) {
+                if ui.button("Implementors (Ctrl+M)").clicked() || key(ui, egui::Key::M) {
                     let op = Op::Implementors(pb::SelectorRef { selector: selector.clone() });
                     let title = format!("Implementors of #{selector}");
                     let list = MethodList::open(ctx, title, op);
@@ -540,6 +579,12 @@ impl Browser {
             }
         });
     }
+}
+
+/// The name of the class a definition (`Object subclass: #Name ...`) defines, if it says.
+fn defined_name(definition: &str) -> String {
+    let after = definition.split_once('#').map_or("", |(_, rest)| rest);
+    after.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect()
 }
 
 enum Choice {

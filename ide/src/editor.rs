@@ -155,9 +155,10 @@ impl CodeEditor {
         self.asked_to_leave = false;
     }
 
-    /// The text was accepted: it is the original now.
-    pub fn accepted(&mut self) {
-        self.original = self.text.clone();
+    /// The text `sent` was accepted: it is the original now (edits made since it was sent
+    /// stay edits).
+    pub fn accepted(&mut self, sent: &str) {
+        self.original = sent.to_string();
         self.error = None;
         self.asked_to_leave = false;
     }

@@ -13,8 +13,19 @@ use crate::panes::first;
 const PAGE: u32 = 100;
 
 enum Want {
-    Inspection,
+    /// An inspection, and where it leads once it has come (from index `from`).
+    Inspection(Move, u64),
     Evaluation,
+}
+
+/// Where an inspection leads: the breadcrumb changes only once it has come.
+enum Move {
+    /// Another page of the object shown.
+    Stay,
+    /// Into a field: its handle and short name.
+    Into(u64, String),
+    /// Back to the object at this place in the breadcrumb.
+    Back(usize),
 }
 
 pub struct Inspector {
@@ -36,7 +47,7 @@ impl Inspector {
         if handle == 0 {
             inspector.message = printed;
         } else {
-            inspector.ask(ctx, "inspect");
+            inspector.ask(ctx, "inspect", handle, 1, Move::Stay);
         }
         inspector
     }
@@ -83,21 +94,32 @@ impl Inspector {
         self.pending.iter().any(|(t, _)| *t == ticket)
     }
 
+    /// The handles of the objects on its breadcrumb (released in the gem when it closes).
+    pub fn handles(&self) -> impl Iterator<Item = u64> + '_ {
+        self.trail.iter().map(|(h, _)| *h).filter(|h| *h != 0)
+    }
+
     fn handle(&self) -> u64 {
         self.trail.last().map_or(0, |(h, _)| *h)
     }
 
-    /// Asks for the current object at the current page.
-    fn ask(&mut self, ctx: &mut Ctx, gesture: &'static str) {
-        let op = Op::Inspect(pb::Inspect { handle: self.handle(), from: self.from, page_size: PAGE });
-        self.pending.push((ctx.send(gesture, vec![op]), Want::Inspection));
+    /// Asks for the object behind `handle` from index `from`, leading to `to` once it comes.
+    fn ask(&mut self, ctx: &mut Ctx, gesture: &'static str, handle: u64, from: u64, to: Move) {
+        let op = Op::Inspect(pb::Inspect { handle, from, page_size: PAGE });
+        self.pending.push((ctx.send(gesture, vec![op]), Want::Inspection(to, from)));
     }
 
     pub fn receive(&mut self, reply: Reply) {
         let Some(at) = self.pending.iter().position(|(t, _)| *t == reply.ticket) else { return };
         let (_, want) = self.pending.remove(at);
         match (want, first(reply)) {
-            (Want::Inspection, Ok(Outcome::Inspection(i))) => {
+            (Want::Inspection(to, from), Ok(Outcome::Inspection(i))) => {
+                match to {
+                    Move::Stay => {}
+                    Move::Into(handle, name) => self.trail.push((handle, name)),
+                    Move::Back(at) => self.trail.truncate(at + 1),
+                }
+                self.from = from;
                 if let Some(last) = self.trail.last_mut() {
                     last.1 = short(&i.print_string);
                 }
@@ -105,7 +127,9 @@ impl Inspector {
                 self.inspection = Some(i);
             }
             (Want::Evaluation, Ok(Outcome::Evaluated(e))) => self.result = e.print_string,
-            (Want::Evaluation, Err(e)) => self.result = e.message,
+            (Want::Evaluation, Err(e)) => {
+                self.result = [e.message].into_iter().chain(e.stack).collect::<Vec<_>>().join("\n")
+            }
             (_, Err(e)) => self.message = e.message,
             (_, Ok(other)) => self.message = format!("an unexpected answer: {other:?}"),
         }
@@ -123,10 +147,10 @@ impl Inspector {
                 }
             }
         });
-        if let Some(i) = back_to {
-            self.trail.truncate(i + 1);
-            self.from = 1;
-            self.ask(ctx, "back");
+        if let Some(i) = back_to
+            && let Some(&(handle, _)) = self.trail.get(i)
+        {
+            self.ask(ctx, "back", handle, 1, Move::Back(i));
         }
         if !self.message.is_empty() {
             ui.label(&self.message);
@@ -145,7 +169,9 @@ impl Inspector {
             egui::Grid::new("named").striped(true).show(ui, |ui| {
                 for field in inspection.named.iter().chain(&inspection.indexed) {
                     ui.label(&field.name);
-                    let value = ui.add(egui::Label::new(short(&field.print_string)).sense(egui::Sense::click()));
+                    // Not selectable: a double-click drills in rather than selecting a word.
+                    let value = egui::Label::new(short(&field.print_string)).selectable(false);
+                    let value = ui.add(value.sense(egui::Sense::click()));
                     let into = field.handle != 0 && ui.small_button(format!("> {}", field.name)).clicked();
                     if into || (field.handle != 0 && value.double_clicked()) {
                         drill = Some((field.handle, field.print_string.clone()));
@@ -174,13 +200,10 @@ impl Inspector {
             });
         }
         if let Some((handle, printed)) = drill {
-            self.trail.push((handle, short(&printed)));
-            self.from = 1;
-            self.ask(ctx, "drill in");
+            self.ask(ctx, "drill in", handle, 1, Move::Into(handle, short(&printed)));
         }
         if let Some(from) = page {
-            self.from = from;
-            self.ask(ctx, "page");
+            self.ask(ctx, "page", self.handle(), from, Move::Stay);
         }
         ui.separator();
         let label = ui.label("Evaluate with self bound to this object");
@@ -192,8 +215,12 @@ impl Inspector {
                 time_limit_ms: 0,
                 receiver: self.handle(),
                 inspect: false,
+                forget: true,
             });
             self.pending.push((ctx.send("print it", vec![op]), Want::Evaluation));
+        }
+        if self.pending.iter().any(|(_, w)| matches!(w, Want::Evaluation)) {
+            ui.spinner();
         }
         if !self.result.is_empty() {
             ui.label(egui::RichText::new(&self.result).monospace());

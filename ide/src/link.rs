@@ -31,6 +31,8 @@ pub struct Reply {
     pub wall: Duration,
     /// Time the agent spent on it.
     pub server: Duration,
+    /// With auto-commit on: the outcome of the commit that followed the batch.
+    pub auto_commit: Option<Outcome>,
 }
 
 /// Names a batch sent, so that its reply finds the pane that asked.
@@ -153,16 +155,16 @@ impl Link {
             let started = Instant::now();
             let answer = agent.execute(request).await;
             let wall = started.elapsed();
-            let (result, server) = match answer {
+            let (result, server, auto_commit) = match answer {
                 Ok(reply) => {
                     let reply = reply.into_inner();
                     let server = Duration::from_micros(reply.server_micros);
                     let outcomes = reply.results.into_iter().map(|r| r.outcome.unwrap_or_else(no_outcome)).collect();
-                    (Ok(outcomes), server)
+                    (Ok(outcomes), server, reply.auto_commit.and_then(|r| r.outcome))
                 }
-                Err(status) => (Err(failure(&status)), Duration::ZERO),
+                Err(status) => (Err(failure(&status)), Duration::ZERO, None),
             };
-            let _ = out.send(Incoming::Reply(Reply { ticket, result, wall, server }));
+            let _ = out.send(Incoming::Reply(Reply { ticket, result, wall, server, auto_commit }));
             wake();
         });
     }

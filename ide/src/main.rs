@@ -140,6 +140,9 @@ struct Window {
 impl eframe::App for Window {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         self.ide.ui(ui);
+        if ui.input(|i| i.viewport().close_requested()) && !self.ide.may_close() {
+            ui.ctx().send_viewport_cmd(egui::ViewportCommand::CancelClose);
+        }
         // The first frame that shows what the gem answered (the packages, the transaction).
         if let Some(started) = self.report_start
             && !self.ide.is_waiting()

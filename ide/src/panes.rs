@@ -202,7 +202,7 @@ impl Sessions {
             }
         });
         egui::Grid::new("sessions").striped(true).show(ui, |ui| {
-            for heading in ["session", "user", "host", "pid", "agent", "behind", "locks"] {
+            for heading in ["session", "user", "host", "pid", "agent", "state", "locks"] {
                 ui.strong(heading);
             }
             ui.end_row();
@@ -213,7 +213,11 @@ impl Sessions {
                 ui.label(&s.host);
                 ui.label(s.pid.to_string());
                 ui.label(&s.agent);
-                ui.label(s.behind.to_string());
+                ui.label(match s.behind {
+                    0 => "view current".to_string(),
+                    1 => "view 1 commit behind".to_string(),
+                    n => format!("view {n} commits behind"),
+                });
                 ui.label(s.locks.to_string());
                 ui.end_row();
             }
@@ -225,7 +229,8 @@ impl Sessions {
 enum Want {
     List,
     Source(pb::MethodEntry),
-    Compiled,
+    /// The source sent.
+    Compiled(String),
 }
 
 /// Methods found (senders, implementors, ...): choosing one shows its source to edit.
@@ -259,23 +264,29 @@ impl MethodList {
         let (_, want) = self.pending.remove(at);
         match (want, first(reply)) {
             (Want::List, Ok(Outcome::Methods(m))) => self.methods = m.methods,
-            (Want::Source(entry), Ok(Outcome::MethodSource(s))) => {
+            // Only the source last asked for, and not over edits made since.
+            (Want::Source(entry), Ok(Outcome::MethodSource(s)))
+                if !self.editor.is_dirty() && !self.pending.iter().any(|(_, w)| matches!(w, Want::Source(_))) =>
+            {
                 self.editor.load(&s.source);
                 self.protocol = s.protocol;
                 self.selected = Some(entry);
             }
-            (Want::Compiled, Ok(Outcome::Compiled(_))) => {
-                self.editor.accepted();
+            (Want::Compiled(sent), Ok(Outcome::Compiled(_))) => {
+                self.editor.accepted(&sent);
                 self.message = "accepted".into();
             }
-            (Want::Compiled, Err(e)) => self.editor.show_error(&e),
+            (Want::Compiled(_), Err(e)) => self.editor.show_error(&e),
             (_, Err(e)) => self.message = e.message,
             _ => {}
         }
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, ctx: &mut Ctx) {
-        ui.label(format!("{} methods", self.methods.len()));
+        ui.label(match self.methods.len() {
+            1 => "1 method".to_string(),
+            n => format!("{n} methods"),
+        });
         let mut chosen = None;
         egui::ScrollArea::vertical().id_salt("methods").max_height(ui.available_height() / 3.0).show_rows(
             ui,
@@ -302,12 +313,13 @@ impl MethodList {
             ui.separator();
             if self.editor.ui(ui, ctx, "Source") {
                 let class = Some(pb::ClassRef { class_name: m.class_name.clone(), meta: m.meta });
+                let sent = self.editor.text.clone();
                 let op = Op::CompileMethod(pb::CompileMethod {
                     class,
                     protocol: self.protocol.clone(),
-                    source: self.editor.text.clone(),
+                    source: sent.clone(),
                 });
-                self.pending.push((ctx.send("accept", vec![op]), Want::Compiled));
+                self.pending.push((ctx.send("accept", vec![op]), Want::Compiled(sent)));
             }
         }
         if !self.message.is_empty() {

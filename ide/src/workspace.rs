@@ -25,6 +25,11 @@ pub struct Workspace {
     /// character index).
     pending: Option<(Ticket, Action, usize)>,
     interrupting: Option<Ticket>,
+    /// The text when the evaluation under way was sent: a printed result goes in only if the
+    /// text is still the same.
+    sent_with: String,
+    /// A printed result that could not go in.
+    note: String,
     error: Option<pb::Error>,
     /// Characters to select next frame (a printed result).
     select: Option<(usize, usize)>,
@@ -42,6 +47,8 @@ impl Default for Workspace {
             text: "3 + 4\n(1 to: 10) inject: 0 into: [:a :b | a + b]\nUserGlobals\n".into(),
             pending: None,
             interrupting: None,
+            sent_with: String::new(),
+            note: String::new(),
             error: None,
             select: None,
             selection: None,
@@ -73,9 +80,13 @@ impl Workspace {
         }
         let Some((_, action, at)) = self.pending.take() else { return };
         self.error = None;
+        self.note.clear();
         match first(reply) {
             Ok(Outcome::Evaluated(e)) => match action {
                 Action::Do => {}
+                Action::Print if self.text != self.sent_with => {
+                    self.note = format!("printed (not inserted: the text changed meanwhile): {}", e.print_string);
+                }
                 Action::Print => {
                     let at = at.min(self.text.chars().count());
                     let byte = self.text.char_indices().nth(at).map_or(self.text.len(), |(i, _)| i);
@@ -117,9 +128,11 @@ impl Workspace {
             Action::Print => "print it",
             Action::Inspect => "inspect it",
         };
-        let op =
-            Op::Evaluate(pb::Evaluate { source, time_limit_ms: 0, receiver: 0, inspect: action == Action::Inspect });
+        // Only Inspect it keeps the value in the gem (for the inspector).
+        let inspect = action == Action::Inspect;
+        let op = Op::Evaluate(pb::Evaluate { source, time_limit_ms: 0, receiver: 0, inspect, forget: !inspect });
         self.pending = Some((ctx.send(name, vec![op]), action, end));
+        self.sent_with = self.text.clone();
     }
 
     pub fn ui(&mut self, ui: &mut egui::Ui, ctx: &mut Ctx) {
@@ -150,6 +163,9 @@ impl Workspace {
                 }
             }
         });
+        if !self.note.is_empty() {
+            ui.label(&self.note);
+        }
         if let Some(error) = &self.error {
             ui.colored_label(ui.visuals().error_fg_color, &error.message);
             for frame in &error.stack {

@@ -43,7 +43,7 @@ impl Client {
 }
 
 fn evaluate(source: &str) -> Op {
-    Op::Evaluate(pb::Evaluate { source: source.into(), time_limit_ms: 0, receiver: 0, inspect: false })
+    Op::Evaluate(pb::Evaluate { source: source.into(), time_limit_ms: 0, receiver: 0, inspect: false, forget: false })
 }
 
 fn class_ref(name: &str) -> Option<pb::ClassRef> {

@@ -33,7 +33,9 @@ pub enum Request {
 /// standard error and the exit status is 1.
 pub fn run(gem: &str, request: Request) -> Result<ExitCode> {
     let op = match request {
-        Request::Eval(source) => Op::Evaluate(pb::Evaluate { source, time_limit_ms: 0, receiver: 0, inspect: false }),
+        Request::Eval(source) => {
+            Op::Evaluate(pb::Evaluate { source, time_limit_ms: 0, receiver: 0, inspect: false, forget: false })
+        }
         Request::Commit => Op::CommitTransaction(pb::Empty {}),
         Request::Abort => Op::AbortTransaction(pb::Empty {}),
         Request::AddUser { user, password, may_change_code } => {

@@ -64,14 +64,18 @@ pub const LIMIT: Duration = Duration::from_secs(2);
 /// one, a commit writes in the other).
 const WORK_LIMIT: Duration = Duration::from_secs(600);
 
-/// An evaluation's value (with a handle on it), as the client gets it.
-pub fn evaluated(vm: &mut Vm, handles: &mut LoginHandles, value: Value) -> Answer {
+/// An evaluation's value (with a handle on it, if `handles` are given), as the client gets it.
+pub fn evaluated(vm: &mut Vm, handles: Option<&mut LoginHandles>, value: Value) -> Answer {
     let class_name = vm.class_name(vm.class_of(value));
     // A value whose printString fails is still there to inspect.
     let print_string = vm.print_string_within(value, LIMIT).unwrap_or_else(|e| {
         format!("a {class_name} (its printString failed: {})", e.to_string().lines().next().unwrap_or_default())
     });
-    Ok(Outcome::Evaluated(pb::Evaluated { print_string, class_name, handle: handles.handle(vm, value) }))
+    Ok(Outcome::Evaluated(pb::Evaluated {
+        print_string,
+        class_name,
+        handle: handles.map_or(0, |h| h.handle(vm, value)),
+    }))
 }
 
 /// Runs one operation (not an evaluation or an interrupt: the VM thread runs those), with
@@ -287,6 +291,7 @@ fn class_definition(vm: &mut Vm, r: &pb::ClassRef) -> Answer {
         definition: vm.string_of(definition).unwrap_or_default(),
         comment: vm.string_of(comment).unwrap_or_default(),
         package: category(vm, class)?,
+        name: vm.class_name(class),
     }))
 }
 
@@ -321,8 +326,8 @@ fn method_source(vm: &mut Vm, r: &pb::MethodRef) -> Answer {
 fn compile(vm: &mut Vm, r: &pb::CompileMethod) -> Answer {
     may_change_code(vm)?;
     let class = class(vm, &r.class.clone().unwrap_or_default())?;
-    let protocol = if r.protocol.is_empty() { "as yet unclassified" } else { r.protocol.as_str() };
-    let protocol = vm.intern(protocol);
+    // No protocol: the replaced method's (or, for a new one, "as yet unclassified").
+    let protocol = if r.protocol.is_empty() { Value::NIL } else { vm.intern(&r.protocol) };
     vm.take_warnings();
     let method = vm.compile_and_install(class, &r.source, protocol).map_err(|e| eval_failure(EvalError::Compile(e)))?;
     let selector = vm.code_of(method).and_then(|c| vm.string_of(c.selector)).unwrap_or_default();

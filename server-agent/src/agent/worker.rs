@@ -66,6 +66,8 @@ struct Evaluation {
     deadline: Option<Instant>,
     /// Answer the value inspected.
     inspect: bool,
+    /// No handle is kept on the value.
+    forget: bool,
 }
 
 /// The VM thread's loop: until every sender of `work` is gone.
@@ -186,7 +188,8 @@ impl Running {
                             vm.retain(process);
                             let limit = Duration::from_millis(e.time_limit_ms);
                             let deadline = (e.time_limit_ms > 0).then(|| started.checked_add(limit)).flatten();
-                            self.evaluation = Some(Evaluation { process, started, deadline, inspect: e.inspect });
+                            self.evaluation =
+                                Some(Evaluation { process, started, deadline, inspect: e.inspect, forget: e.forget });
                         }
                         Err(failure) => self.push(started, Err(failure)),
                     }
@@ -214,9 +217,9 @@ impl Running {
     }
 
     fn done_evaluating(&mut self, vm: &mut Vm, state: &mut State, started: Instant, result: Result<Value, EvalError>) {
-        let inspect = self.evaluation.take().is_some_and(|e| {
+        let (inspect, forget) = self.evaluation.take().map_or((false, false), |e| {
             vm.release(e.process);
-            e.inspect
+            (e.inspect, e.forget)
         });
         let outcome = match result {
             Ok(value) if inspect && value.is_object() => {
@@ -224,7 +227,8 @@ impl Running {
                 let handle = handles.handle(vm, value);
                 super::inspect::inspect(vm, &mut handles, &pb::Inspect { handle, from: 1, page_size: 0 })
             }
-            Ok(value) => ops::evaluated(vm, &mut state.handles.of(self.login), value),
+            Ok(value) if forget => ops::evaluated(vm, None, value),
+            Ok(value) => ops::evaluated(vm, Some(&mut state.handles.of(self.login)), value),
             Err(error) => Err(ops::eval_failure(error)),
         };
         self.push(started, outcome);

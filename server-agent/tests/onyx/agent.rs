@@ -114,7 +114,13 @@ pub(crate) fn op(op: Op) -> pb::Operation {
 }
 
 pub(crate) fn evaluate(source: &str) -> pb::Operation {
-    op(Op::Evaluate(pb::Evaluate { source: source.into(), time_limit_ms: 0, receiver: 0, inspect: false }))
+    op(Op::Evaluate(pb::Evaluate {
+        source: source.into(),
+        time_limit_ms: 0,
+        receiver: 0,
+        inspect: false,
+        forget: false,
+    }))
 }
 
 pub(crate) fn class(name: &str) -> Option<pb::ClassRef> {
@@ -219,9 +225,17 @@ fn classes_and_methods_are_browsed_compiled_and_committed_through_the_agent() {
                 op(Op::ClassDefinition(pb::ClassRef { class_name: "Probe".into(), meta: false })),
                 op(Op::Implementors(pb::SelectorRef { selector: "answer".into() })),
                 op(Op::CommitTransaction(pb::Empty {})),
+                // Recompiled with no protocol given, the method stays in its own.
+                op(Op::CompileMethod(pb::CompileMethod {
+                    class: class("Probe"),
+                    protocol: String::new(),
+                    source: "answer\n\t^ x ifNil: [42]".into(),
+                })),
+                op(Op::MethodSource(pb::MethodRef { class: class("Probe"), selector: "answer".into() })),
             ],
         )
         .await;
+        assert!(matches!(&out[12], Outcome::MethodSource(m) if m.protocol == "accessing"), "{:?}", out[12]);
         assert_eq!(printed(&out[0]), "#done");
         assert!(matches!(&out[1], Outcome::Compiled(c) if c.selector == "answer"), "{:?}", out[1]);
         let broken = error(&out[2]);
@@ -291,8 +305,13 @@ fn an_endless_doit_is_interrupted_while_the_gem_goes_on_answering() {
         assert_eq!(interrupted.code, pb::Code::Interrupted as i32);
         assert!(!interrupted.stack.is_empty(), "{interrupted:?}");
         // A time limit stops a doit by itself.
-        let limited =
-            pb::Evaluate { source: "[true] whileTrue".into(), time_limit_ms: 200, receiver: 0, inspect: false };
+        let limited = pb::Evaluate {
+            source: "[true] whileTrue".into(),
+            time_limit_ms: 200,
+            receiver: 0,
+            inspect: false,
+            forget: false,
+        };
         let out = execute(&mut agent, vec![op(Op::Evaluate(limited)), op(Op::Transcript(pb::Empty {}))]).await;
         assert_eq!(error(&out[0]).code, pb::Code::Interrupted as i32);
         assert!(matches!(&out[1], Outcome::Text(t) if t.text.contains("looping")), "{:?}", out[1]);
@@ -331,7 +350,7 @@ fn objects_are_inspected_by_handle_paged_drilled_into_and_evaluated_against() {
         // Drill into the Point at 7, and evaluate with self bound to it.
         let point = first.indexed[6].handle;
         assert_ne!(point, 0);
-        let against = pb::Evaluate { source: "self x + self y".into(), time_limit_ms: 0, receiver: point, inspect: false };
+        let against = pb::Evaluate { source: "self x + self y".into(), time_limit_ms: 0, receiver: point, inspect: false, forget: false };
         let out = execute(
             &mut agent,
             vec![

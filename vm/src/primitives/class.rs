@@ -69,8 +69,8 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
                 return Err(Prim::Fail);
             }
             let source = vm.string_of(a.arg(vm, 0)).ok_or(Prim::Fail)?;
+            // nil: the replaced method's protocol, or "as yet unclassified".
             let protocol = a.arg(vm, 1);
-            let protocol = if protocol.is_nil() { vm.intern("as yet unclassified") } else { protocol };
             match vm.compile_and_install(r, &source, protocol) {
                 Ok(method) => vm.code_of(method).map(|c| c.selector).ok_or(Prim::Fail),
                 Err(e) => {
@@ -450,7 +450,8 @@ impl Vm {
         self.heap.alloc(class, 0, Body::Method(code))
     }
 
-    /// Compiles `source` in `class` and installs it under its selector with `protocol`.
+    /// Compiles `source` in `class` and installs it under its selector with `protocol` (nil:
+    /// the protocol of the method it replaces, or "as yet unclassified" for a new one).
     pub fn compile_and_install(
         &mut self,
         class: Value,
@@ -462,10 +463,20 @@ impl Vm {
         }
         let code = compiler::compile(self, source, class, Mode::Method)?;
         code.method_class.set(class);
-        code.protocol.set(protocol);
         let selector = code.selector;
-        let method = self.new_method(code);
         let dict = self.heap.slot(class, cs::METHOD_DICT).unwrap_or(Value::NIL);
+        let protocol = if protocol.is_nil() {
+            // The protocol of the method it replaces, or the one new methods go in.
+            let replaced = self.dict(dict).and_then(|d| d.get(selector));
+            match replaced.and_then(|m| self.code_of(m)).map(|c| c.protocol.get()) {
+                Some(p) if !p.is_nil() => p,
+                _ => self.intern("as yet unclassified"),
+            }
+        } else {
+            protocol
+        };
+        code.protocol.set(protocol);
+        let method = self.new_method(code);
         if let Some(d) = self.dict_mut(dict) {
             d.insert(selector, method);
         }

@@ -1,0 +1,124 @@
+//! The IDE driven through real gestures (egui_kittest) against a stone and a gem embedded in
+//! the test. Each gesture that needs the server sends exactly one batch, and the tests count
+//! them. `browsing`: the system browser, its lists and its editing gestures; `evaluating`:
+//! workspaces, the transcript and inspectors; `transactions`: commits, conflicts and
+//! auto-commit; `network`: a slow gem and a gone one.
+
+#![allow(clippy::expect_used, clippy::unwrap_used)] // tests fail loudly
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use eframe::egui;
+use egui_kittest::Harness;
+use egui_kittest::kittest::{NodeT as _, Queryable as _};
+use onyx_ide::{Ide, Link};
+use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
+use onyx_server_agent::cli::Setup;
+use onyx_server_agent::embedded::Embedded;
+
+mod browsing;
+mod evaluating;
+mod network;
+mod transactions;
+
+/// A repository with a class `Probe` (package `Probes`, method `answer ^ 42` in `accessing`)
+/// and its subclass `SubProbe` (package `Probes-Sub`), served in this process.
+pub fn server() -> (tempfile::TempDir, Embedded) {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let embedded = Embedded::start(dir.path(), Setup::default()).expect("the embedded server starts");
+    run(
+        &embedded.gem,
+        "Object subclass: #Probe instanceVariableNames: 'a b' classVariableNames: '' package: 'Probes'. \
+         Probe compile: 'answer\n\t^ 42' classified: #accessing. \
+         Probe subclass: #SubProbe instanceVariableNames: '' classVariableNames: '' package: 'Probes-Sub'. \
+         UserGlobals at: #Shared put: (Array with: 0). System commitTransaction",
+    );
+    (dir, embedded)
+}
+
+pub fn link(gem: &str) -> Link {
+    Link::connect(gem, "DataCurator", "swordfish", Arc::new(|| {})).expect("logs in")
+}
+
+/// Evaluates `code` in the gem at `gem`, through a link of its own, and answers the
+/// printString.
+pub fn run(gem: &str, code: &str) -> String {
+    let mut link = link(gem);
+    link.execute(vec![Op::Evaluate(pb::Evaluate {
+        source: code.into(),
+        time_limit_ms: 0,
+        receiver: 0,
+        inspect: false,
+        forget: true,
+    })]);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        for incoming in link.take() {
+            if let onyx_ide::link::Incoming::Reply(reply) = incoming {
+                return match reply.result.expect("answered").into_iter().next() {
+                    Some(Outcome::Evaluated(e)) => e.print_string,
+                    other => panic!("{other:?}"),
+                };
+            }
+        }
+        assert!(Instant::now() < deadline, "no answer");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+pub fn harness(gem: &str) -> Harness<'static, Ide> {
+    let ide = Ide::new(link(gem));
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 900.0))
+        // Frames as a display makes them, so that two clicks a frame apart are a double-click.
+        .with_step_dt(1.0 / 60.0)
+        .build_ui_state(|ui, ide: &mut Ide| ide.ui(ui), ide);
+    settle(&mut h);
+    h
+}
+
+/// Runs frames until no gesture waits for the gem.
+pub fn settle(h: &mut Harness<'static, Ide>) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        h.step();
+        if !h.state().is_waiting() {
+            h.run_steps(3);
+            return;
+        }
+        assert!(Instant::now() < deadline, "the gem did not answer in time");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// Performs a gesture and checks it cost exactly one round trip.
+pub fn gesture(h: &mut Harness<'static, Ide>, what: &str, act: impl FnOnce(&mut Harness<'static, Ide>)) {
+    let before = h.state().link().batches_sent();
+    act(h);
+    settle(h);
+    let sent = h.state().link().batches_sent() - before;
+    assert_eq!(sent, 1, "{what}: {sent} round trips");
+}
+
+/// Runs frames until `label` shows (some things come by the event stream, looked for every
+/// second).
+pub fn wait_for_label(h: &mut Harness<'static, Ide>, label: &str) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while h.query_by_label_contains(label).is_none() {
+        assert!(Instant::now() < deadline, "{label:?} did not show");
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Types `text` into quick-open and presses Enter: one round trip.
+pub fn find(h: &mut Harness<'static, Ide>, text: &str) {
+    const FIND: &str = "Find class or selector (Ctrl+K)";
+    h.get_by_label(FIND).set_text_value_accesskit(text);
+    h.run_steps(2);
+    gesture(h, "find", |h| {
+        h.get_by_label(FIND).focus();
+        h.key_press(egui::Key::Enter);
+    });
+}
