@@ -350,12 +350,16 @@ impl Ide {
             }
             return;
         }
-        let mut reply = Some(reply);
+        let (mut reply, mut opens) = (Some(reply), None);
         self.each_pane(|pane| {
             if let Some(r) = reply.take_if(|r| pane.waits_for(r.ticket)) {
                 pane.receive(r);
+                opens = pane.opens();
             }
         });
+        if let Some(pane) = opens {
+            self.open(pane);
+        }
     }
 
     fn each_pane(&mut self, mut f: impl FnMut(&mut Pane)) {

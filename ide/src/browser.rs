@@ -510,13 +510,14 @@ impl Browser {
     fn tools(&mut self, ui: &mut egui::Ui, ctx: &mut Ctx) {
         ui.horizontal(|ui| {
             let class = self.class.clone();
-            if ui.add_enabled(class.is_some(), egui::Button::new("New method")).clicked() && self.may_leave(ui) {
+            let may = ctx.link.may_change_code;
+            if ui.add_enabled(may && class.is_some(), egui::Button::new("New method")).clicked() && self.may_leave(ui) {
                 self.method = None;
                 self.new_method = true;
                 self.source.load(NEW_METHOD);
             }
             let method = self.method.clone();
-            if ui.add_enabled(method.is_some(), egui::Button::new("Remove method")).clicked()
+            if ui.add_enabled(may && method.is_some(), egui::Button::new("Remove method")).clicked()
                 && self.may_leave(ui)
                 && let Some(selector) = method.clone()
             {
@@ -530,7 +531,9 @@ impl Browser {
                 self.protocols.clear();
                 self.source.load("");
             }
-            if ui.add_enabled(self.package.is_some(), egui::Button::new("New class")).clicked() && self.may_leave(ui) {
+            if ui.add_enabled(may && self.package.is_some(), egui::Button::new("New class")).clicked()
+                && self.may_leave(ui)
+            {
                 let package = self.package.clone().unwrap_or_default();
                 self.class = None;
                 self.clear_class();
@@ -538,7 +541,7 @@ impl Browser {
                     "Object subclass: #NameOfSubclass\n\tinstanceVariableNames: ''\n\tclassVariableNames: ''\n\tpackage: '{package}'"
                 ));
             }
-            if ui.add_enabled(class.is_some(), egui::Button::new("Remove class")).clicked()
+            if ui.add_enabled(may && class.is_some(), egui::Button::new("Remove class")).clicked()
                 && self.may_leave(ui)
                 && let Some(class_name) = class.clone()
             {

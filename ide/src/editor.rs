@@ -191,20 +191,24 @@ impl CodeEditor {
     }
 
     /// Draws the editor under a `label`; answers whether the user accepted (button or
-    /// Ctrl+S while the editor has the focus).
+    /// Ctrl+S while the editor has the focus). A user who may not change code reads it.
     pub fn ui(&mut self, ui: &mut egui::Ui, ctx: &mut Ctx, label: &str) -> bool {
         let mut accept = false;
         let dirty = self.is_dirty();
+        let may_change_code = ctx.link.may_change_code;
         let name = ui
             .horizontal(|ui| {
                 let name = ui.label(if dirty { format!("{label} (edited)") } else { label.to_string() });
-                if ui.add_enabled(dirty, egui::Button::new("Accept (Ctrl+S)")).clicked() {
+                if ui.add_enabled(dirty && may_change_code, egui::Button::new("Accept (Ctrl+S)")).clicked() {
                     accept = true;
                 }
                 if ui.add_enabled(dirty, egui::Button::new("Discard")).clicked() {
                     self.text = self.original.clone();
                     self.error = None;
                     self.asked_to_leave = false;
+                }
+                if !may_change_code {
+                    ui.label("(read only: this user may not change code)");
                 }
                 name
             })
@@ -233,7 +237,7 @@ impl CodeEditor {
             state.store(ui.ctx(), id);
             response.request_focus();
         }
-        accept && self.is_dirty()
+        accept && self.is_dirty() && may_change_code
     }
 }
 

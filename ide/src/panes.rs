@@ -114,6 +114,14 @@ impl Pane {
         }
     }
 
+    /// A pane that what came back asks to open.
+    pub fn opens(&mut self) -> Option<Pane> {
+        match self {
+            Pane::Workspace(w) => w.take_inspector().map(|i| Pane::Inspector(Box::new(i))),
+            _ => None,
+        }
+    }
+
     pub fn receive(&mut self, reply: Reply) {
         match self {
             Pane::Browser(b) => b.receive(reply),

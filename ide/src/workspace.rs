@@ -10,7 +10,7 @@ use crate::app::Ctx;
 use crate::editor::code_edit;
 use crate::inspector::Inspector;
 use crate::link::{Reply, Ticket};
-use crate::panes::{Pane, first};
+use crate::panes::first;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Action {
@@ -62,6 +62,11 @@ impl Workspace {
     /// A workspace holding `code`, which it evaluates whole (`action`) when first drawn.
     pub fn running(code: String, action: Action) -> Workspace {
         Workspace { text: code, at_start: Some(action), ..Workspace::default() }
+    }
+
+    /// The inspector an Inspect it made, to open (drawn or not, the workspace is done with it).
+    pub fn take_inspector(&mut self) -> Option<Inspector> {
+        self.inspect.take()
     }
 
     pub fn forget_pending(&mut self) {
@@ -139,9 +144,6 @@ impl Workspace {
         if let Some(action) = self.at_start.take() {
             self.selection = Some((0, self.text.chars().count()));
             self.evaluate(ctx, action);
-        }
-        if let Some(inspector) = self.inspect.take() {
-            ctx.opened.push(Pane::Inspector(Box::new(inspector)));
         }
         let mut action = None;
         let busy = self.pending.is_some();

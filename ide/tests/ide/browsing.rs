@@ -252,3 +252,26 @@ fn the_browsers_gestures_define_add_remove_and_cross_reference_one_round_trip_ea
     assert!(h.query_by_label_contains("Gadget").is_none(), "removed");
     assert_eq!(run(&server.gem, "Smalltalk includesKey: #Gadget"), "false");
 }
+
+#[test]
+fn a_user_who_may_not_change_code_browses_it_read_only() {
+    let (_dir, mut server) = server();
+    let readers_gem = server.add_gem().expect("another gem");
+    let reader = pb::AddUser { user: "reader".into(), password: "secret".into(), may_change_code: false };
+    let added = execute(&mut link(&server.gem), vec![Op::AddUser(reader), Op::CommitTransaction(pb::Empty {})]);
+    assert!(matches!(&added[1], Outcome::Committed(c) if c.committed), "{added:?}");
+    let reader = Link::connect(&readers_gem, "reader", "secret", Arc::new(|| {})).expect("the reader logs in");
+    let mut h = harness_on(reader);
+    gesture(&mut h, "select package", |h| h.get_by_label("Probes").click());
+    gesture(&mut h, "select class", |h| h.get_by_label("Probe").click());
+    gesture(&mut h, "select method", |h| h.get_by_label("answer").click());
+    h.get_by_label("(read only: this user may not change code)");
+    for button in ["New method", "Remove method", "New class", "Remove class"] {
+        assert!(h.get_by_label(button).accesskit_node().is_disabled(), "{button} is disabled");
+    }
+    h.get_by_label("Method").set_text_value_accesskit("answer\n\t^ 0");
+    h.run_steps(2);
+    assert!(h.get_by_label("Accept (Ctrl+S)").accesskit_node().is_disabled());
+    local(&mut h, |h| keys_in(h, "Method (edited)", egui::Key::S));
+    assert_eq!(run(&server.gem, "System abortTransaction. Probe new answer"), "42");
+}

@@ -61,10 +61,15 @@ fn the_workspace_keys_an_error_with_its_stack_and_the_live_transcript() {
     evaluate_with(&mut h, "Transcript show: 'written by a doit'; cr", egui::Key::D);
     h.get_by_label("Transcript").click();
     wait_for_label(&mut h, "written by a doit");
-    // Inspect it opens an inspector.
+    // Inspect it opens an inspector, even when another tab was chosen while it ran.
     h.get_by_label("Workspace").click();
     h.run_steps(2);
-    evaluate_with(&mut h, "3 @ 4", egui::Key::I);
+    h.get_by_label("Code").set_text_value_accesskit("(Delay forMilliseconds: 300) wait. 3 @ 4");
+    h.run_steps(2);
+    h.get_by_label("Inspect it (Ctrl+I)").click();
+    h.run_steps(2);
+    h.get_all_by_label("Transcript").last().expect("the transcript's tab").click();
+    settle(&mut h);
     h.get_by_label("a Point");
 }
 

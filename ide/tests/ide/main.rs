@@ -44,22 +44,22 @@ pub fn link(gem: &str) -> Link {
 /// Evaluates `code` in the gem at `gem`, through a link of its own, and answers the
 /// printString.
 pub fn run(gem: &str, code: &str) -> String {
-    let mut link = link(gem);
-    link.execute(vec![Op::Evaluate(pb::Evaluate {
-        source: code.into(),
-        time_limit_ms: 0,
-        receiver: 0,
-        inspect: false,
-        forget: true,
-    })]);
+    let op =
+        Op::Evaluate(pb::Evaluate { source: code.into(), time_limit_ms: 0, receiver: 0, inspect: false, forget: true });
+    match execute(&mut link(gem), vec![op]).into_iter().next() {
+        Some(Outcome::Evaluated(e)) => e.print_string,
+        other => panic!("{other:?}"),
+    }
+}
+
+/// Sends `ops` as one batch through `link`, and waits for their outcomes.
+pub fn execute(link: &mut Link, ops: Vec<Op>) -> Vec<Outcome> {
+    link.execute(ops);
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         for incoming in link.take() {
             if let onyx_ide::link::Incoming::Reply(reply) = incoming {
-                return match reply.result.expect("answered").into_iter().next() {
-                    Some(Outcome::Evaluated(e)) => e.print_string,
-                    other => panic!("{other:?}"),
-                };
+                return reply.result.expect("answered");
             }
         }
         assert!(Instant::now() < deadline, "no answer");
@@ -68,7 +68,12 @@ pub fn run(gem: &str, code: &str) -> String {
 }
 
 pub fn harness(gem: &str) -> Harness<'static, Ide> {
-    let ide = Ide::new(link(gem));
+    harness_on(link(gem))
+}
+
+/// The IDE on `link`, once the gem has answered its first gestures.
+pub fn harness_on(link: Link) -> Harness<'static, Ide> {
+    let ide = Ide::new(link);
     let mut h = Harness::builder()
         .with_size(egui::vec2(1280.0, 900.0))
         // Frames as a display makes them, so that two clicks a frame apart are a double-click.
