@@ -216,6 +216,7 @@ impl Inspector {
                 receiver: self.handle(),
                 inspect: false,
                 forget: true,
+                tag: 0,
             });
             self.pending.push((ctx.send("print it", vec![op]), Want::Evaluation));
         }

@@ -12,6 +12,9 @@ use crate::inspector::Inspector;
 use crate::link::{Reply, Ticket};
 use crate::panes::first;
 
+/// Tags name evaluations across workspaces (0 is no tag).
+static NEXT_TAG: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Action {
     Do,
@@ -25,6 +28,8 @@ pub struct Workspace {
     /// character index).
     pending: Option<(Ticket, Action, usize)>,
     interrupting: Option<Ticket>,
+    /// The gem's name for the evaluation under way: Interrupt stops it alone.
+    tag: u64,
     /// The text when the evaluation under way was sent: a printed result goes in only if the
     /// text is still the same.
     sent_with: String,
@@ -47,6 +52,7 @@ impl Default for Workspace {
             text: "3 + 4\n(1 to: 10) inject: 0 into: [:a :b | a + b]\nUserGlobals\n".into(),
             pending: None,
             interrupting: None,
+            tag: 0,
             sent_with: String::new(),
             note: String::new(),
             error: None,
@@ -135,8 +141,10 @@ impl Workspace {
         };
         // Only Inspect it keeps the value in the gem (for the inspector).
         let inspect = action == Action::Inspect;
-        let op = Op::Evaluate(pb::Evaluate { source, time_limit_ms: 0, receiver: 0, inspect, forget: !inspect });
+        let tag = NEXT_TAG.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let op = Op::Evaluate(pb::Evaluate { source, inspect, forget: !inspect, tag, ..Default::default() });
         self.pending = Some((ctx.send(name, vec![op]), action, end));
+        self.tag = tag;
         self.sent_with = self.text.clone();
     }
 
@@ -161,7 +169,8 @@ impl Workspace {
                 ui.spinner();
                 ui.label("evaluating...");
                 if ui.button("Interrupt").clicked() {
-                    self.interrupting = Some(ctx.send("interrupt", vec![Op::Interrupt(pb::Empty {})]));
+                    let op = Op::Interrupt(pb::Interrupt { tag: self.tag });
+                    self.interrupting = Some(ctx.send("interrupt", vec![op]));
                 }
             }
         });

@@ -34,7 +34,7 @@ pub enum Request {
 pub fn run(gem: &str, request: Request) -> Result<ExitCode> {
     let op = match request {
         Request::Eval(source) => {
-            Op::Evaluate(pb::Evaluate { source, time_limit_ms: 0, receiver: 0, inspect: false, forget: false })
+            Op::Evaluate(pb::Evaluate { source, time_limit_ms: 0, receiver: 0, inspect: false, forget: false, tag: 0 })
         }
         Request::Commit => Op::CommitTransaction(pb::Empty {}),
         Request::Abort => Op::AbortTransaction(pb::Empty {}),

@@ -44,8 +44,7 @@ pub fn link(gem: &str) -> Link {
 /// Evaluates `code` in the gem at `gem`, through a link of its own, and answers the
 /// printString.
 pub fn run(gem: &str, code: &str) -> String {
-    let op =
-        Op::Evaluate(pb::Evaluate { source: code.into(), time_limit_ms: 0, receiver: 0, inspect: false, forget: true });
+    let op = Op::Evaluate(pb::Evaluate { source: code.into(), forget: true, ..Default::default() });
     match execute(&mut link(gem), vec![op]).into_iter().next() {
         Some(Outcome::Evaluated(e)) => e.print_string,
         other => panic!("{other:?}"),

@@ -68,6 +68,8 @@ struct Evaluation {
     inspect: bool,
     /// No handle is kept on the value.
     forget: bool,
+    /// The client's name for it (0: none), for an interrupt of it alone.
+    tag: u64,
 }
 
 /// The VM thread's loop: until every sender of `work` is gone.
@@ -90,14 +92,14 @@ pub fn run(vm: &mut Vm, work: &Receiver<Work>, events: &broadcast::Sender<pb::Ev
                 Err(TryRecvError::Disconnected) => return,
             }
         }
-        let mut interrupt = false;
+        let mut interrupt = Vec::new();
         for r in &mut running {
             vm.may_change_code = r.may_change_code;
-            interrupt |= r.advance(vm, &mut state);
+            r.advance(vm, &mut state, &mut interrupt);
         }
-        if interrupt {
+        if !interrupt.is_empty() {
             for r in &mut running {
-                r.interrupt(vm, &mut state);
+                r.interrupt(vm, &mut state, &interrupt);
             }
         }
         for r in &mut running {
@@ -158,10 +160,9 @@ impl Running {
     }
 
     /// Runs operations until one waits for an evaluation that is still running (which gets
-    /// one time slice) or none is left. Answers whether an operation asked to interrupt the
-    /// running evaluations.
-    fn advance(&mut self, vm: &mut Vm, state: &mut State) -> bool {
-        let mut interrupt = false;
+    /// one time slice) or none is left. Adds to `interrupt` the tags of the evaluations an
+    /// operation asked to interrupt (0: all).
+    fn advance(&mut self, vm: &mut Vm, state: &mut State, interrupt: &mut Vec<u64>) {
         loop {
             if let Some(e) = &self.evaluation {
                 let (process, started, deadline) = (e.process, e.started, e.deadline);
@@ -170,12 +171,12 @@ impl Running {
                         let report = vm.interrupt_process(process);
                         self.done_evaluating(vm, state, started, Err(EvalError::Interrupted(report)));
                     }
-                    Poll::Running => return interrupt,
+                    Poll::Running => return,
                     Poll::Done(result) => self.done_evaluating(vm, state, started, result),
                 }
                 continue;
             }
-            let Some(operation) = self.ops.next() else { return interrupt };
+            let Some(operation) = self.ops.next() else { return };
             let started = Instant::now();
             self.page = operation.page;
             match operation.op {
@@ -188,14 +189,20 @@ impl Running {
                             vm.retain(process);
                             let limit = Duration::from_millis(e.time_limit_ms);
                             let deadline = (e.time_limit_ms > 0).then(|| started.checked_add(limit)).flatten();
-                            self.evaluation =
-                                Some(Evaluation { process, started, deadline, inspect: e.inspect, forget: e.forget });
+                            self.evaluation = Some(Evaluation {
+                                process,
+                                started,
+                                deadline,
+                                inspect: e.inspect,
+                                forget: e.forget,
+                                tag: e.tag,
+                            });
                         }
                         Err(failure) => self.push(started, Err(failure)),
                     }
                 }
-                Some(Op::Interrupt(_)) => {
-                    interrupt = true;
+                Some(Op::Interrupt(i)) => {
+                    interrupt.push(i.tag);
                     self.push(started, Ok(Outcome::Done(pb::Empty {})));
                 }
                 Some(op) => {
@@ -207,9 +214,12 @@ impl Running {
         }
     }
 
-    /// Stops this batch's running evaluation, if any: it answers an interrupted error.
-    fn interrupt(&mut self, vm: &mut Vm, state: &mut State) {
-        if let Some(e) = &self.evaluation {
+    /// Stops this batch's running evaluation, if `tags` name it (or hold 0): it answers an
+    /// interrupted error.
+    fn interrupt(&mut self, vm: &mut Vm, state: &mut State, tags: &[u64]) {
+        if let Some(e) = &self.evaluation
+            && (tags.contains(&0) || tags.contains(&e.tag))
+        {
             let (process, started) = (e.process, e.started);
             let report = vm.interrupt_process(process);
             self.done_evaluating(vm, state, started, Err(EvalError::Interrupted(report)));

@@ -120,6 +120,7 @@ pub(crate) fn evaluate(source: &str) -> pb::Operation {
         receiver: 0,
         inspect: false,
         forget: false,
+        tag: 0,
     }))
 }
 
@@ -281,9 +282,9 @@ fn an_endless_doit_is_interrupted_while_the_gem_goes_on_answering() {
     runtime().block_on(async {
         let mut events = client(&gem).await.events(pb::EventsRequest {}).await.expect("events").into_inner();
         let mut looping = client(&gem).await;
-        let endless = tokio::spawn(async move {
-            execute(&mut looping, vec![evaluate("Transcript show: 'looping'. [true] whileTrue. 1")]).await
-        });
+        let looping_source = "Transcript show: 'looping'. [true] whileTrue. 1";
+        let tagged = pb::Evaluate { source: looping_source.into(), tag: 1, ..Default::default() };
+        let endless = tokio::spawn(async move { execute(&mut looping, vec![op(Op::Evaluate(tagged))]).await });
         // The transcript output reaches a listener while the loop runs.
         let event = tokio::time::timeout(Duration::from_secs(10), events.message()).await.expect("an event in time");
         match event.expect("the stream is open").and_then(|e| e.event) {
@@ -297,9 +298,20 @@ fn an_endless_doit_is_interrupted_while_the_gem_goes_on_answering() {
                 .await;
         assert_eq!(printed(&out[0]), "7");
         assert!(started.elapsed() < Duration::from_secs(2), "answered while the loop runs");
-        let out = execute(&mut agent, vec![op(Op::Interrupt(pb::Empty {}))]).await;
+        // Another endless doit, tagged 2: interrupting tag 1 leaves it running.
+        let mut other = client(&gem).await;
+        let tagged = pb::Evaluate { source: "[true] whileTrue".into(), tag: 2, ..Default::default() };
+        let mut second = tokio::spawn(async move { execute(&mut other, vec![op(Op::Evaluate(tagged))]).await });
+        let out = execute(&mut agent, vec![op(Op::Interrupt(pb::Interrupt { tag: 1 }))]).await;
         assert!(matches!(out[0], Outcome::Done(_)));
         let stopped = tokio::time::timeout(Duration::from_secs(10), endless).await.expect("stopped in time");
+        assert!(
+            tokio::time::timeout(Duration::from_millis(500), &mut second).await.is_err(),
+            "the doit tagged 2 runs on"
+        );
+        execute(&mut agent, vec![op(Op::Interrupt(pb::Interrupt { tag: 0 }))]).await;
+        let second = tokio::time::timeout(Duration::from_secs(10), second).await.expect("every doit stopped");
+        assert_eq!(error(&second.expect("the task ran")[0]).code, pb::Code::Interrupted as i32);
         let stopped = stopped.expect("the task ran");
         let interrupted = error(&stopped[0]);
         assert_eq!(interrupted.code, pb::Code::Interrupted as i32);
@@ -311,6 +323,7 @@ fn an_endless_doit_is_interrupted_while_the_gem_goes_on_answering() {
             receiver: 0,
             inspect: false,
             forget: false,
+            tag: 0,
         };
         let out = execute(&mut agent, vec![op(Op::Evaluate(limited)), op(Op::Transcript(pb::Empty {}))]).await;
         assert_eq!(error(&out[0]).code, pb::Code::Interrupted as i32);
@@ -350,7 +363,7 @@ fn objects_are_inspected_by_handle_paged_drilled_into_and_evaluated_against() {
         // Drill into the Point at 7, and evaluate with self bound to it.
         let point = first.indexed[6].handle;
         assert_ne!(point, 0);
-        let against = pb::Evaluate { source: "self x + self y".into(), time_limit_ms: 0, receiver: point, inspect: false, forget: false };
+        let against = pb::Evaluate { source: "self x + self y".into(), time_limit_ms: 0, receiver: point, inspect: false, forget: false, tag: 0 };
         let out = execute(
             &mut agent,
             vec![
