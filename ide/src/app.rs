@@ -261,8 +261,11 @@ impl Ide {
         egui::Panel::bottom("status").show(ui, |ui| self.status_bar(ui));
         let mut opened = Vec::new();
         {
-            let mut behavior =
-                Behavior { ctx: Ctx { link: &mut self.link, gestures: &mut self.gestures, opened: &mut opened } };
+            let conflicts = self.transaction.conflicts.iter().map(|f| f.handle).collect();
+            let mut behavior = Behavior {
+                ctx: Ctx { link: &mut self.link, gestures: &mut self.gestures, opened: &mut opened },
+                conflicts,
+            };
             egui::CentralPanel::default().show(ui, |ui| self.tree.ui(&mut behavior, ui));
         }
         for pane in opened {
@@ -329,6 +332,9 @@ impl Ide {
         }
         self.error = reply.result.as_ref().err().cloned();
         self.notice = None;
+        if let Some(commit) = reply.auto_commit.clone() {
+            self.transaction.took(TransactionGesture::Commit, commit);
+        }
         if self.find.pending == Some(reply.ticket) {
             self.find.pending = None;
             if let Ok(Some(Outcome::Classes(c))) = reply.result.map(|o| o.into_iter().next()) {
@@ -336,9 +342,6 @@ impl Ide {
                 self.find.found = c.classes;
             }
             return;
-        }
-        if let Some(commit) = reply.auto_commit.clone() {
-            self.transaction.took(TransactionGesture::Commit, commit);
         }
         if let Some(at) = self.transaction.pending.iter().position(|(t, _)| *t == reply.ticket) {
             let (_, gesture) = self.transaction.pending.remove(at);
@@ -539,6 +542,8 @@ impl Ide {
 /// How the panes are drawn as tabs.
 struct Behavior<'a> {
     ctx: Ctx<'a>,
+    /// The handles of the conflicting objects the transaction bar shows.
+    conflicts: std::collections::HashSet<u64>,
 }
 
 impl egui_tiles::Behavior<Pane> for Behavior<'_> {
@@ -570,6 +575,7 @@ impl egui_tiles::Behavior<Pane> for Behavior<'_> {
             }
             _ => return true,
         };
+        // The gem gives one object one handle: keep those another pane or the bar still shows.
         let held_elsewhere: std::collections::HashSet<u64> = tiles
             .iter()
             .filter(|(id, _)| **id != tile)
@@ -578,6 +584,7 @@ impl egui_tiles::Behavior<Pane> for Behavior<'_> {
                 _ => None,
             })
             .flatten()
+            .chain(self.conflicts.iter().copied())
             .collect();
         let handles: Vec<u64> = closing.into_iter().filter(|h| !held_elsewhere.contains(h)).collect();
         if !handles.is_empty() {

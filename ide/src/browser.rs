@@ -23,11 +23,12 @@ enum Want {
     Browse(pb::ClassRef),
     Methods(pb::ClassRef, Option<String>),
     Source(pb::ClassRef, String),
-    /// The source sent.
-    Compiled(String),
+    /// The source sent, to the class.
+    Compiled(String, pb::ClassRef),
     /// The definition sent.
     Defined(String),
-    Removed,
+    /// A removal, after which this class (if any) and package were chosen.
+    Removed(Option<pb::ClassRef>, Option<String>),
 }
 
 /// Rows of the lists, in points.
@@ -241,11 +242,14 @@ impl Browser {
                     other => self.failed(other),
                 }
             }
-            Want::Class(of) if of == class && !self.definition.is_dirty() => self.class_arrived(reply),
+            Want::Class(of) if of == class => self.class_arrived(reply),
             Want::Browse(of) if of == class => self.browse_arrived(reply),
-            Want::Compiled(sent) => self.compiled(reply, &sent),
+            Want::Compiled(sent, to) if to == class => self.compiled(reply, &sent),
             Want::Defined(sent) => self.defined(reply, &sent),
-            Want::Removed => self.removed(reply),
+            Want::Removed(of, package) => {
+                let (same_class, same_package) = (of == self.class_ref(), package == self.package);
+                self.removed(reply, same_class, same_package);
+            }
             // About a selection since left.
             _ => {}
         }
@@ -283,7 +287,10 @@ impl Browser {
         for (i, outcome) in outcomes.enumerate() {
             match (i, outcome) {
                 (_, Outcome::ClassDefinition(d)) => {
-                    self.definition.load(&d.definition);
+                    // Not over edits made since it was asked for.
+                    if !self.definition.is_dirty() {
+                        self.definition.load(&d.definition);
+                    }
                     self.comment = d.comment;
                     self.package = Some(d.package);
                 }
@@ -354,15 +361,15 @@ impl Browser {
     }
 
     /// After a removal: its answer, then the protocols and methods (of a method's class) or
-    /// the classes (of a class's package).
-    fn removed(&mut self, reply: Reply) {
+    /// the classes (of a class's package), taken if that class or package is still chosen.
+    fn removed(&mut self, reply: Reply, same_class: bool, same_package: bool) {
         let Ok(outcomes) = outcomes(reply) else { return };
         for (i, outcome) in outcomes.into_iter().enumerate() {
             match (i, outcome) {
                 (_, Outcome::Error(e)) => self.message = e.message,
-                (1, Outcome::Names(n)) => self.protocols = n.names,
-                (_, Outcome::Names(n)) => self.methods = n.names,
-                (_, Outcome::Classes(c)) => self.set_classes(c.classes),
+                (1, Outcome::Names(n)) if same_class => self.protocols = n.names,
+                (_, Outcome::Names(n)) if same_class => self.methods = n.names,
+                (_, Outcome::Classes(c)) if same_package && self.hierarchy_of.is_none() => self.set_classes(c.classes),
                 _ => {}
             }
         }
@@ -503,7 +510,8 @@ impl Browser {
             source: sent.clone(),
         });
         let ops = vec![compile, Op::Protocols(self.class_ref().unwrap_or_default()), self.methods_op()];
-        self.pending.push((ctx.send("accept", ops), Want::Compiled(sent)));
+        let want = Want::Compiled(sent, self.class_ref().unwrap_or_default());
+        self.pending.push((ctx.send("accept", ops), want));
     }
 
     /// The buttons under the lists: new and remove, and the cross-references.
@@ -526,10 +534,11 @@ impl Browser {
                     Op::Protocols(self.class_ref().unwrap_or_default()),
                     self.methods_op(),
                 ];
-                self.pending.push((ctx.send("remove method", ops), Want::Removed));
+                let ticket = ctx.send("remove method", ops);
                 self.method = None;
                 self.protocols.clear();
                 self.source.load("");
+                self.pending.push((ticket, Want::Removed(self.class_ref(), self.package.clone())));
             }
             if ui.add_enabled(may && self.package.is_some(), egui::Button::new("New class")).clicked()
                 && self.may_leave(ui)
@@ -549,9 +558,10 @@ impl Browser {
                 if let Some(package) = &self.package {
                     ops.push(Op::Classes(pb::PackageRef { package: package.clone(), ..Default::default() }));
                 }
-                self.pending.push((ctx.send("remove class", ops), Want::Removed));
+                let ticket = ctx.send("remove class", ops);
                 self.class = None;
                 self.clear_class();
+                self.pending.push((ticket, Want::Removed(None, self.package.clone())));
             }
             ui.separator();
             // Taken by the first browser drawn: one key press, one list.
@@ -586,7 +596,8 @@ impl Browser {
 
 /// The name of the class a definition (`Object subclass: #Name ...`) defines, if it says.
 fn defined_name(definition: &str) -> String {
-    let after = definition.split_once('#').map_or("", |(_, rest)| rest);
+    let message = definition.rsplit_once("subclass:").map_or(definition, |(_, rest)| rest);
+    let after = message.split_once('#').map_or("", |(_, rest)| rest);
     after.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect()
 }
 
@@ -668,6 +679,13 @@ mod tests {
     fn a_hierarchy_indents_each_class_under_its_superclass() {
         let classes = [entry("B", "A"), entry("A", "Object"), entry("C", "A"), entry("D", "B"), entry("E", "Object")];
         assert_eq!(hierarchy(&classes), ["A", "    B", "        D", "    C", "E"]);
+    }
+
+    #[test]
+    fn the_class_a_definition_defines_is_named_after_subclass() {
+        assert_eq!(defined_name("Object subclass: #Foo\n\tinstanceVariableNames: ''"), "Foo");
+        assert_eq!(defined_name("(Smalltalk at: #Base) subclass: #Foo_2 instanceVariableNames: ''"), "Foo_2");
+        assert_eq!(defined_name("Object subclass: 'Foo'"), "");
     }
 
     #[test]

@@ -13,9 +13,10 @@ use crate::panes::first;
 const PAGE: u32 = 100;
 
 enum Want {
-    /// An inspection, and where it leads once it has come (from index `from`).
-    Inspection(Move, u64),
-    Evaluation,
+    /// An inspection of `handle`, and where it leads once it has come (from index `from`).
+    Inspection { handle: u64, to: Move, from: u64 },
+    /// An evaluation with `self` bound, and its tag (for Interrupt).
+    Evaluation(u64),
 }
 
 /// Where an inspection leads: the breadcrumb changes only once it has come.
@@ -94,9 +95,16 @@ impl Inspector {
         self.pending.iter().any(|(t, _)| *t == ticket)
     }
 
-    /// The handles of the objects on its breadcrumb (released in the gem when it closes).
+    /// The handles it holds: the objects on its breadcrumb, the fields shown, and a field
+    /// being drilled into (released in the gem when it closes).
     pub fn handles(&self) -> impl Iterator<Item = u64> + '_ {
-        self.trail.iter().map(|(h, _)| *h).filter(|h| *h != 0)
+        let trail = self.trail.iter().map(|(h, _)| *h);
+        let fields = self.inspection.iter().flat_map(|i| i.named.iter().chain(&i.indexed)).map(|f| f.handle);
+        let drilling = self.pending.iter().filter_map(|(_, w)| match w {
+            Want::Inspection { to: Move::Into(h, _), .. } => Some(*h),
+            _ => None,
+        });
+        trail.chain(fields).chain(drilling).filter(|h| *h != 0)
     }
 
     fn handle(&self) -> u64 {
@@ -106,14 +114,16 @@ impl Inspector {
     /// Asks for the object behind `handle` from index `from`, leading to `to` once it comes.
     fn ask(&mut self, ctx: &mut Ctx, gesture: &'static str, handle: u64, from: u64, to: Move) {
         let op = Op::Inspect(pb::Inspect { handle, from, page_size: PAGE });
-        self.pending.push((ctx.send(gesture, vec![op]), Want::Inspection(to, from)));
+        self.pending.push((ctx.send(gesture, vec![op]), Want::Inspection { handle, to, from }));
     }
 
     pub fn receive(&mut self, reply: Reply) {
         let Some(at) = self.pending.iter().position(|(t, _)| *t == reply.ticket) else { return };
         let (_, want) = self.pending.remove(at);
         match (want, first(reply)) {
-            (Want::Inspection(to, from), Ok(Outcome::Inspection(i))) => {
+            // A page of an object no longer shown (drilled out of since) is dropped.
+            (Want::Inspection { handle, to: Move::Stay, .. }, Ok(_)) if handle != self.handle() => {}
+            (Want::Inspection { to, from, .. }, Ok(Outcome::Inspection(i))) => {
                 match to {
                     Move::Stay => {}
                     Move::Into(handle, name) => self.trail.push((handle, name)),
@@ -126,8 +136,8 @@ impl Inspector {
                 self.message.clear();
                 self.inspection = Some(i);
             }
-            (Want::Evaluation, Ok(Outcome::Evaluated(e))) => self.result = e.print_string,
-            (Want::Evaluation, Err(e)) => {
+            (Want::Evaluation(_), Ok(Outcome::Evaluated(e))) => self.result = e.print_string,
+            (Want::Evaluation(_), Err(e)) => {
                 self.result = [e.message].into_iter().chain(e.stack).collect::<Vec<_>>().join("\n")
             }
             (_, Err(e)) => self.message = e.message,
@@ -209,20 +219,29 @@ impl Inspector {
         let label = ui.label("Evaluate with self bound to this object");
         ui.add(egui::TextEdit::multiline(&mut self.code).code_editor().desired_rows(2).desired_width(f32::INFINITY))
             .labelled_by(label.id);
-        if ui.button("Print it").clicked() {
-            let op = Op::Evaluate(pb::Evaluate {
-                source: self.code.clone(),
-                time_limit_ms: 0,
-                receiver: self.handle(),
-                inspect: false,
-                forget: true,
-                tag: 0,
-            });
-            self.pending.push((ctx.send("print it", vec![op]), Want::Evaluation));
-        }
-        if self.pending.iter().any(|(_, w)| matches!(w, Want::Evaluation)) {
-            ui.spinner();
-        }
+        let running = self.pending.iter().find_map(|(_, w)| match w {
+            Want::Evaluation(tag) => Some(*tag),
+            _ => None,
+        });
+        ui.horizontal(|ui| {
+            if ui.add_enabled(running.is_none(), egui::Button::new("Print it")).clicked() {
+                let tag = crate::workspace::next_tag();
+                let op = Op::Evaluate(pb::Evaluate {
+                    source: self.code.clone(),
+                    receiver: self.handle(),
+                    forget: true,
+                    tag,
+                    ..Default::default()
+                });
+                self.pending.push((ctx.send("print it", vec![op]), Want::Evaluation(tag)));
+            }
+            if let Some(tag) = running {
+                ui.spinner();
+                if ui.button("Interrupt").clicked() {
+                    ctx.send("interrupt", vec![Op::Interrupt(pb::Interrupt { tag })]);
+                }
+            }
+        });
         if !self.result.is_empty() {
             ui.label(egui::RichText::new(&self.result).monospace());
         }

@@ -12,8 +12,13 @@ use crate::inspector::Inspector;
 use crate::link::{Reply, Ticket};
 use crate::panes::first;
 
-/// Tags name evaluations across workspaces (0 is no tag).
+/// Tags name evaluations across workspaces and inspectors (0 is no tag).
 static NEXT_TAG: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+/// A new tag for an evaluation, so that Interrupt can stop it alone.
+pub fn next_tag() -> u64 {
+    NEXT_TAG.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Action {
@@ -141,7 +146,7 @@ impl Workspace {
         };
         // Only Inspect it keeps the value in the gem (for the inspector).
         let inspect = action == Action::Inspect;
-        let tag = NEXT_TAG.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tag = next_tag();
         let op = Op::Evaluate(pb::Evaluate { source, inspect, forget: !inspect, tag, ..Default::default() });
         self.pending = Some((ctx.send(name, vec![op]), action, end));
         self.tag = tag;

@@ -95,7 +95,8 @@ pub fn run(vm: &mut Vm, work: &Receiver<Work>, events: &broadcast::Sender<pb::Ev
         let mut interrupt = Vec::new();
         for r in &mut running {
             vm.may_change_code = r.may_change_code;
-            r.advance(vm, &mut state, &mut interrupt);
+            let login = r.login;
+            r.advance(vm, &mut state, &mut |tag| interrupt.push((login, tag)));
         }
         if !interrupt.is_empty() {
             for r in &mut running {
@@ -160,9 +161,9 @@ impl Running {
     }
 
     /// Runs operations until one waits for an evaluation that is still running (which gets
-    /// one time slice) or none is left. Adds to `interrupt` the tags of the evaluations an
+    /// one time slice) or none is left. Tells `interrupt` the tag of the evaluations an
     /// operation asked to interrupt (0: all).
-    fn advance(&mut self, vm: &mut Vm, state: &mut State, interrupt: &mut Vec<u64>) {
+    fn advance(&mut self, vm: &mut Vm, state: &mut State, interrupt: &mut impl FnMut(u64)) {
         loop {
             if let Some(e) = &self.evaluation {
                 let (process, started, deadline) = (e.process, e.started, e.deadline);
@@ -202,7 +203,7 @@ impl Running {
                     }
                 }
                 Some(Op::Interrupt(i)) => {
-                    interrupt.push(i.tag);
+                    interrupt(i.tag);
                     self.push(started, Ok(Outcome::Done(pb::Empty {})));
                 }
                 Some(op) => {
@@ -214,11 +215,13 @@ impl Running {
         }
     }
 
-    /// Stops this batch's running evaluation, if `tags` name it (or hold 0): it answers an
-    /// interrupted error.
-    fn interrupt(&mut self, vm: &mut Vm, state: &mut State, tags: &[u64]) {
+    /// Stops this batch's running evaluation if an interrupt (login, tag) names it: tag 0
+    /// names every evaluation, another tag the evaluation of that login with that tag. It
+    /// answers an interrupted error.
+    fn interrupt(&mut self, vm: &mut Vm, state: &mut State, tags: &[(u64, u64)]) {
+        let named = |e: &Evaluation| tags.iter().any(|&(login, tag)| tag == 0 || (tag == e.tag && login == self.login));
         if let Some(e) = &self.evaluation
-            && (tags.contains(&0) || tags.contains(&e.tag))
+            && named(e)
         {
             let (process, started) = (e.process, e.started);
             let report = vm.interrupt_process(process);

@@ -282,6 +282,8 @@ fn an_endless_doit_is_interrupted_while_the_gem_goes_on_answering() {
     runtime().block_on(async {
         let mut events = client(&gem).await.events(pb::EventsRequest {}).await.expect("events").into_inner();
         let mut looping = client(&gem).await;
+        // The same login, for its interrupt.
+        let mut same_login = looping.clone();
         let looping_source = "Transcript show: 'looping'. [true] whileTrue. 1";
         let tagged = pb::Evaluate { source: looping_source.into(), tag: 1, ..Default::default() };
         let endless = tokio::spawn(async move { execute(&mut looping, vec![op(Op::Evaluate(tagged))]).await });
@@ -298,11 +300,19 @@ fn an_endless_doit_is_interrupted_while_the_gem_goes_on_answering() {
                 .await;
         assert_eq!(printed(&out[0]), "7");
         assert!(started.elapsed() < Duration::from_secs(2), "answered while the loop runs");
-        // Another endless doit, tagged 2: interrupting tag 1 leaves it running.
+        // Another endless doit, tagged 2 in another login. A tag names an evaluation of the
+        // login that interrupts: tag 1 from a third login stops nothing, from the first login
+        // it stops the first doit alone.
         let mut other = client(&gem).await;
         let tagged = pb::Evaluate { source: "[true] whileTrue".into(), tag: 2, ..Default::default() };
         let mut second = tokio::spawn(async move { execute(&mut other, vec![op(Op::Evaluate(tagged))]).await });
-        let out = execute(&mut agent, vec![op(Op::Interrupt(pb::Interrupt { tag: 1 }))]).await;
+        let mut endless = endless;
+        execute(&mut agent, vec![op(Op::Interrupt(pb::Interrupt { tag: 1 }))]).await;
+        assert!(
+            tokio::time::timeout(Duration::from_millis(500), &mut endless).await.is_err(),
+            "another login's tag 1 is not this one"
+        );
+        let out = execute(&mut same_login, vec![op(Op::Interrupt(pb::Interrupt { tag: 1 }))]).await;
         assert!(matches!(out[0], Outcome::Done(_)));
         let stopped = tokio::time::timeout(Duration::from_secs(10), endless).await.expect("stopped in time");
         assert!(
