@@ -43,14 +43,7 @@ impl Client {
 }
 
 fn evaluate(source: &str) -> Op {
-    Op::Evaluate(pb::Evaluate {
-        source: source.into(),
-        time_limit_ms: 0,
-        receiver: 0,
-        inspect: false,
-        forget: false,
-        tag: 0,
-    })
+    Op::Evaluate(pb::Evaluate { source: source.into(), ..Default::default() })
 }
 
 fn class_ref(name: &str) -> Option<pb::ClassRef> {

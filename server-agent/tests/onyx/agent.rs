@@ -114,14 +114,7 @@ pub(crate) fn op(op: Op) -> pb::Operation {
 }
 
 pub(crate) fn evaluate(source: &str) -> pb::Operation {
-    op(Op::Evaluate(pb::Evaluate {
-        source: source.into(),
-        time_limit_ms: 0,
-        receiver: 0,
-        inspect: false,
-        forget: false,
-        tag: 0,
-    }))
+    op(Op::Evaluate(pb::Evaluate { source: source.into(), ..Default::default() }))
 }
 
 pub(crate) fn class(name: &str) -> Option<pb::ClassRef> {
@@ -233,9 +226,12 @@ fn classes_and_methods_are_browsed_compiled_and_committed_through_the_agent() {
                     source: "answer\n\t^ x ifNil: [42]".into(),
                 })),
                 op(Op::MethodSource(pb::MethodRef { class: class("Probe"), selector: "answer".into() })),
+                // The package of a class that does not exist: a clear error.
+                op(Op::Classes(pb::PackageRef { of_class: "NoSuchClass".into(), ..Default::default() })),
             ],
         )
         .await;
+        assert_eq!(error(&out[13]).code, pb::Code::NotFound as i32, "{:?}", out[13]);
         assert!(matches!(&out[12], Outcome::MethodSource(m) if m.protocol == "accessing"), "{:?}", out[12]);
         assert_eq!(printed(&out[0]), "#done");
         assert!(matches!(&out[1], Outcome::Compiled(c) if c.selector == "answer"), "{:?}", out[1]);
