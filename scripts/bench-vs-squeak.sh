@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-3}
-cargo build --release -q -p onyx-server-agent
+cargo build --release -q -p onyx-cli
 onyx_out=$(./target/release/onyx bench --runs "$runs")
 echo "== Onyx"; echo "$onyx_out"
 interp_out=$(./target/release/onyx --no-jit bench --runs "$runs")

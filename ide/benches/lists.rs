@@ -10,11 +10,13 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context as _, Result, bail};
 use eframe::egui;
 use onyx_ide::{Ide, Link, Show};
-use onyx_server_agent::cli::Setup;
+use onyx_server_agent::Setup;
 use onyx_server_agent::embedded::Embedded;
+
+/// What went wrong, as the terminal shows it.
+type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
 const FRAMES: usize = 300;
 const SCREEN: egui::Vec2 = egui::vec2(1280.0, 800.0);
@@ -46,7 +48,7 @@ fn main() -> Result<()> {
         for (i, (name, show, last)) in lists.iter().enumerate() {
             let (times, reached) = scroll(&server.gem, show, last)?;
             if !reached {
-                bail!("{name}: {last} never came into view: the list did not scroll");
+                return Err(format!("{name}: {last} never came into view: the list did not scroll").into());
             }
             println!("round {}: {name}: median {:.2} ms", round + 1, ms(median(&times)));
             frames[i].extend(times);
@@ -70,7 +72,7 @@ fn main() -> Result<()> {
     for ((name, ..), times) in lists.iter().zip(&frames).skip(1) {
         println!("{name}: {:.2}x the peer's median frame", median(times).as_secs_f64() / peer.as_secs_f64());
     }
-    server.stop()
+    Ok(server.stop()?)
 }
 
 /// Opens `show` in a new IDE, waits for it, then scrolls its class list for `FRAMES` frames;
@@ -99,7 +101,7 @@ fn scroll(gem: &str, show: &Show, last: &str) -> Result<(Vec<Duration>, bool)> {
     while ide.is_waiting() {
         frame(&mut ide, Vec::new());
         if Instant::now() > deadline {
-            bail!("the gem did not answer");
+            return Err("the gem did not answer".into());
         }
         std::thread::sleep(Duration::from_millis(2));
     }
@@ -138,7 +140,7 @@ fn scroll(gem: &str, show: &Show, last: &str) -> Result<(Vec<Duration>, bool)> {
 }
 
 fn link(gem: &str) -> Result<Link> {
-    Link::connect(gem, "DataCurator", "swordfish", Arc::new(|| {}))
+    Ok(Link::connect(gem, "DataCurator", "swordfish", Arc::new(|| {}))?)
 }
 
 /// Evaluates `code` in the gem through an IDE's workspace, and waits for it.
@@ -154,7 +156,7 @@ fn evaluate(gem: &str, code: &str) -> Result<()> {
             return Ok(());
         }
         if Instant::now() > deadline {
-            return Err(anyhow::anyhow!("no answer")).context(code.to_string());
+            return Err(format!("{code}: no answer").into());
         }
         std::thread::sleep(Duration::from_millis(10));
     }

@@ -9,13 +9,18 @@ use std::time::Duration;
 use eframe::egui;
 use onyx_protocol::agent::{self as pb, event::Event, operation::Op, result::Outcome};
 
-use crate::link::{Incoming, Link, Reply, Ticket};
-use crate::panes::{Pane, Transcript};
+use crate::browser::Browser;
+use crate::inspector::Inspector;
+use crate::link::{ConnectError, Incoming, Link, Reply, Ticket};
+use crate::panes::{MethodList, Pane, Sessions, Transcript};
+use crate::workspace::{Action, Workspace};
 
 /// What a pane may do while it draws: send batches (one per gesture) and open other panes.
 pub struct Ctx<'a> {
+    /// The connection to the gem.
     pub link: &'a mut Link,
     gestures: &'a mut HashMap<Ticket, &'static str>,
+    /// Panes to open once the frame is drawn.
     pub opened: &'a mut Vec<Pane>,
 }
 
@@ -40,11 +45,22 @@ impl Ctx<'_> {
 /// transcript shown) or `sessions`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Show {
-    Browser { class: String, selector: Option<String> },
+    /// A browser on a class, and a method of it.
+    Browser {
+        /// The class.
+        class: String,
+        /// The method's selector.
+        selector: Option<String>,
+    },
+    /// A hierarchy browser on a class.
     Hierarchy(String),
+    /// A workspace that prints the value of this code.
     Print(String),
+    /// A workspace that inspects the value of this code.
     Inspect(String),
+    /// A workspace that does this code, then the transcript.
     Transcript(String),
+    /// The stone's sessions.
     Sessions,
 }
 
@@ -144,7 +160,7 @@ pub struct Ide {
     transaction: Transaction,
     events_ended: Option<String>,
     /// A new link being made after the gem could not be reached.
-    reconnecting: Option<std::sync::mpsc::Receiver<anyhow::Result<Link>>>,
+    reconnecting: Option<std::sync::mpsc::Receiver<Result<Link, ConnectError>>>,
     find: Find,
 }
 
@@ -165,7 +181,12 @@ impl Ide {
         let mut opened = Vec::new();
         let panes = {
             let mut ctx = Ctx { link: &mut link, gestures: &mut gestures, opened: &mut opened };
-            vec![Pane::browser(&mut ctx), Pane::workspace(), Pane::Transcript(Transcript::new(&mut ctx))]
+            let panes: Vec<Pane> = vec![
+                Box::new(Browser::new(&mut ctx)),
+                Box::new(Workspace::default()),
+                Box::new(Transcript::new(&mut ctx)),
+            ];
+            panes
         };
         let tree = egui_tiles::Tree::new_tabs(egui::Id::unique("onyx-panes"), panes);
         let mut ide = Ide {
@@ -187,35 +208,32 @@ impl Ide {
     /// Opens the pane a start-up option asks for (`onyx-ide --show`, used to make the README's
     /// screenshots).
     pub fn show(&mut self, what: &Show) {
-        use crate::workspace::Action;
         let mut opened = Vec::new();
         let mut ctx = Ctx { link: &mut self.link, gestures: &mut self.gestures, opened: &mut opened };
-        let pane = match what {
+        let pane: Pane = match what {
             Show::Browser { class, selector } => {
-                let mut browser = crate::browser::Browser::on_class(&mut ctx, class.clone());
+                let mut browser = Browser::on_class(&mut ctx, class.clone());
                 if let Some(selector) = selector {
                     browser.then_select(selector.clone());
                 }
-                Pane::Browser(Box::new(browser))
+                Box::new(browser)
             }
-            Show::Hierarchy(class) => {
-                Pane::Browser(Box::new(crate::browser::Browser::hierarchy_of(&mut ctx, class.clone())))
-            }
-            Show::Print(code) => Pane::workspace_running(code.clone(), Action::Print),
-            Show::Inspect(code) => Pane::workspace_running(code.clone(), Action::Inspect),
-            Show::Transcript(code) => Pane::workspace_running(code.clone(), Action::Do),
-            Show::Sessions => Pane::sessions(&mut ctx),
+            Show::Hierarchy(class) => Box::new(Browser::hierarchy_of(&mut ctx, class.clone())),
+            Show::Print(code) => Box::new(Workspace::running(code.clone(), Action::Print)),
+            Show::Inspect(code) => Box::new(Workspace::running(code.clone(), Action::Inspect)),
+            Show::Transcript(code) => Box::new(Workspace::running(code.clone(), Action::Do)),
+            Show::Sessions => Box::new(Sessions::new(&mut ctx)),
         };
         self.open(pane);
         if matches!(what, Show::Transcript(_)) {
-            self.activate(|p| matches!(p, Pane::Transcript(_)));
+            self.activate("Transcript");
         }
     }
 
-    /// Shows the first pane `which` picks.
-    fn activate(&mut self, which: impl Fn(&Pane) -> bool) {
+    /// Shows the first pane of kind `name`.
+    fn activate(&mut self, name: &str) {
         let found = self.tree.tiles.iter().find_map(|(id, t)| match t {
-            egui_tiles::Tile::Pane(p) if which(p) => Some(*id),
+            egui_tiles::Tile::Pane(p) if p.name() == name => Some(*id),
             _ => None,
         });
         if let Some(id) = found {
@@ -297,10 +315,10 @@ impl Ide {
                 self.gestures.clear();
                 self.error = None;
                 self.events_ended = None;
-                self.each_pane(Pane::forget_pending);
+                self.each_pane(|p| p.forget_pending());
                 self.refresh_transaction();
             }
-            Err(e) => self.error = Some(format!("{e:#}")),
+            Err(e) => self.error = Some(e.to_string()),
         }
     }
 
@@ -309,17 +327,13 @@ impl Ide {
         for incoming in self.link.take() {
             match incoming {
                 Incoming::Reply(reply) => self.deliver(reply),
-                Incoming::Event(Event::Transcript(text)) => self.each_pane(|p| {
-                    if let Pane::Transcript(t) = p {
-                        t.text.push_str(&text);
+                Incoming::Event(event) => {
+                    match &event {
+                        Event::Stale(_) => self.transaction.stale = true,
+                        Event::Transcript(_) | Event::Sessions(_) => {}
                     }
-                }),
-                Incoming::Event(Event::Stale(_)) => self.transaction.stale = true,
-                Incoming::Event(_) => self.each_pane(|p| {
-                    if let Pane::Sessions(s) = p {
-                        s.stale = true;
-                    }
-                }),
+                    self.each_pane(|p| p.hear(&event));
+                }
                 Incoming::EventsEnded(why) => self.events_ended = Some(why),
             }
         }
@@ -392,18 +406,18 @@ impl Ide {
         let mut ctx = Ctx { link: &mut self.link, gestures: &mut self.gestures, opened: &mut opened };
         ui.horizontal(|ui| {
             if ui.button("New browser").clicked() {
-                let browser = Pane::browser(&mut ctx);
+                let browser = Box::new(Browser::new(&mut ctx));
                 ctx.opened.push(browser);
             }
             if ui.button("New workspace").clicked() {
-                ctx.opened.push(Pane::workspace());
+                ctx.opened.push(Box::new(Workspace::default()));
             }
             if ui.button("New transcript").clicked() {
-                let transcript = Pane::Transcript(Transcript::new(&mut ctx));
+                let transcript = Box::new(Transcript::new(&mut ctx));
                 ctx.opened.push(transcript);
             }
             if ui.button("Sessions").clicked() {
-                let sessions = Pane::sessions(&mut ctx);
+                let sessions = Box::new(Sessions::new(&mut ctx));
                 ctx.opened.push(sessions);
             }
             ui.separator();
@@ -420,7 +434,7 @@ impl Ide {
                 self.find.none = false;
                 if fragment.starts_with(|c: char| c.is_lowercase()) {
                     let op = Op::Implementors(pb::SelectorRef { selector: fragment.clone() });
-                    let pane = Pane::methods(&mut ctx, format!("Implementors of #{fragment}"), op);
+                    let pane = Box::new(MethodList::open(&mut ctx, format!("Implementors of #{fragment}"), op));
                     ctx.opened.push(pane);
                 } else {
                     let op = Op::FindClass(pb::Fragment { fragment });
@@ -445,7 +459,7 @@ impl Ide {
             });
             if let Some(class) = chosen {
                 self.find.found.clear();
-                let pane = Pane::browser_on(&mut ctx, class.name);
+                let pane = Box::new(Browser::on_class(&mut ctx, class.name));
                 ctx.opened.push(pane);
             }
         }
@@ -500,7 +514,7 @@ impl Ide {
         if let Some(handle) = inspect {
             let mut opened = Vec::new();
             let mut ctx = Ctx { link: &mut self.link, gestures: &mut self.gestures, opened: &mut opened };
-            let pane = Pane::inspector(&mut ctx, handle);
+            let pane = Box::new(Inspector::new(&mut ctx, handle, String::new()));
             self.open(pane);
         }
     }
@@ -568,10 +582,7 @@ impl egui_tiles::Behavior<Pane> for Behavior<'_> {
                 if pane.holds_unaccepted_edits() {
                     return false;
                 }
-                match pane {
-                    Pane::Inspector(i) => i.handles().collect(),
-                    _ => return true,
-                }
+                pane.handles()
             }
             _ => return true,
         };
@@ -580,8 +591,8 @@ impl egui_tiles::Behavior<Pane> for Behavior<'_> {
             .iter()
             .filter(|(id, _)| **id != tile)
             .filter_map(|(_, t)| match t {
-                egui_tiles::Tile::Pane(Pane::Inspector(i)) => Some(i.handles()),
-                _ => None,
+                egui_tiles::Tile::Pane(pane) => Some(pane.handles()),
+                egui_tiles::Tile::Container(_) => None,
             })
             .flatten()
             .chain(self.conflicts.iter().copied())

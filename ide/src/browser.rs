@@ -10,7 +10,7 @@ use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
 use crate::app::Ctx;
 use crate::editor::CodeEditor;
 use crate::link::{Reply, Ticket};
-use crate::panes::{MethodList, Pane, first, outcomes};
+use crate::panes::{MethodList, View, first, outcomes};
 
 /// What a batch the browser sent was for, and what it was about: a reply about a selection
 /// the user has since left is dropped.
@@ -127,37 +127,12 @@ impl Browser {
         }
     }
 
-    pub fn title(&self) -> String {
-        let title = match (&self.class, &self.method) {
-            (Some(c), Some(m)) => format!("{c}>>{m}"),
-            (Some(c), None) => c.clone(),
-            _ => "System Browser".into(),
-        };
-        match &self.hierarchy_of {
-            Some(root) if *root == title => format!("Hierarchy of {root}"),
-            Some(root) => format!("Hierarchy of {root}: {title}"),
-            None => title,
-        }
-    }
-
-    pub fn forget_pending(&mut self) {
-        self.pending.clear();
-    }
-
-    pub fn waits_for(&self, ticket: Ticket) -> bool {
-        self.pending.iter().any(|(t, _)| *t == ticket)
-    }
-
     fn class_ref(&self) -> Option<pb::ClassRef> {
         self.class.as_ref().map(|c| pb::ClassRef { class_name: c.clone(), meta: self.meta })
     }
 
     fn methods_op(&self) -> Op {
         Op::Methods(pb::ProtocolRef { class: self.class_ref(), protocol: self.protocol.clone().unwrap_or_default() })
-    }
-
-    pub fn holds_unaccepted_edits(&mut self) -> bool {
-        self.source.holds_unaccepted_edits() | self.definition.holds_unaccepted_edits()
     }
 
     /// Whether the code being edited may be left (it asks when it has edits not accepted).
@@ -211,48 +186,6 @@ impl Browser {
         self.pending.push((ctx.send("select method", vec![op]), want));
         self.method = Some(selector);
         self.new_method = false;
-    }
-
-    pub fn receive(&mut self, reply: Reply) {
-        let Some(at) = self.pending.iter().position(|(t, _)| *t == reply.ticket) else { return };
-        let (_, want) = self.pending.remove(at);
-        self.message.clear();
-        let class = self.class_ref().unwrap_or_default();
-        match want {
-            Want::Packages => match first(reply) {
-                Ok(Outcome::Names(n)) => self.packages = n.names,
-                other => self.failed(other),
-            },
-            Want::Classes(package) if self.package.as_ref() == Some(&package) && self.hierarchy_of.is_none() => {
-                match first(reply) {
-                    Ok(Outcome::Classes(c)) => self.set_classes(c.classes),
-                    other => self.failed(other),
-                }
-            }
-            Want::Methods(of, protocol) if of == class && protocol == self.protocol => match first(reply) {
-                Ok(Outcome::Names(n)) => self.methods = n.names,
-                other => self.failed(other),
-            },
-            // Not over edits made since it was asked for.
-            Want::Source(of, selector)
-                if of == class && self.method.as_ref() == Some(&selector) && !self.source.is_dirty() =>
-            {
-                match first(reply) {
-                    Ok(Outcome::MethodSource(s)) => self.source.load(&s.source),
-                    other => self.failed(other),
-                }
-            }
-            Want::Class(of) if of == class => self.class_arrived(reply),
-            Want::Browse(of) if of == class => self.browse_arrived(reply),
-            Want::Compiled(sent, to) if to == class => self.compiled(reply, &sent),
-            Want::Defined(sent) => self.defined(reply, &sent),
-            Want::Removed(of, package) => {
-                let (same_class, same_package) = (of == self.class_ref(), package == self.package);
-                self.removed(reply, same_class, same_package);
-            }
-            // About a selection since left.
-            _ => {}
-        }
     }
 
     fn failed(&mut self, outcome: Result<Outcome, pb::Error>) {
@@ -386,7 +319,260 @@ impl Browser {
         self.then_select = Some(selector);
     }
 
-    pub fn ui(&mut self, ui: &mut egui::Ui, ctx: &mut Ctx) {
+    fn choose(&mut self, ctx: &mut Ctx, choice: Choice) {
+        match choice {
+            Choice::Package(p) => self.select_package(ctx, p),
+            Choice::Class(c) => self.select_class(ctx, c),
+            Choice::Side(meta) => {
+                self.meta = meta;
+                if let Some(class) = self.class.clone() {
+                    self.select_class(ctx, class);
+                }
+            }
+            Choice::Protocol(p) => self.select_protocol(ctx, p),
+            Choice::Method(m) => self.select_method(ctx, m),
+        }
+    }
+
+    fn accept_method(&mut self, ctx: &mut Ctx) {
+        let sent = self.source.text.clone();
+        // Under "-- all --" no protocol: a method keeps its own, a new one is unclassified.
+        let compile = Op::CompileMethod(pb::CompileMethod {
+            class: self.class_ref(),
+            protocol: self.protocol.clone().unwrap_or_default(),
+            source: sent.clone(),
+        });
+        let ops = vec![compile, Op::Protocols(self.class_ref().unwrap_or_default()), self.methods_op()];
+        let want = Want::Compiled(sent, self.class_ref().unwrap_or_default());
+        self.pending.push((ctx.send("accept", ops), want));
+    }
+
+    /// The buttons under the lists: new and remove, and the cross-references.
+    fn tools(&mut self, ui: &mut egui::Ui, ctx: &mut Ctx) {
+        ui.horizontal(|ui| {
+            let class = self.class.clone();
+            let may = ctx.link.may_change_code;
+            if ui.add_enabled(may && class.is_some(), egui::Button::new("New method")).clicked() && self.may_leave(ui) {
+                self.method = None;
+                self.new_method = true;
+                self.source.load(NEW_METHOD);
+            }
+            let method = self.method.clone();
+            if ui.add_enabled(may && method.is_some(), egui::Button::new("Remove method")).clicked()
+                && self.may_leave(ui)
+                && let Some(selector) = method.clone()
+            {
+                let ops = vec![
+                    Op::RemoveMethod(pb::MethodRef { class: self.class_ref(), selector }),
+                    Op::Protocols(self.class_ref().unwrap_or_default()),
+                    self.methods_op(),
+                ];
+                let ticket = ctx.send("remove method", ops);
+                self.method = None;
+                self.protocols.clear();
+                self.source.load("");
+                self.pending.push((ticket, Want::Removed(self.class_ref(), self.package.clone())));
+            }
+            if ui.add_enabled(may && self.package.is_some(), egui::Button::new("New class")).clicked()
+                && self.may_leave(ui)
+            {
+                let package = self.package.clone().unwrap_or_default();
+                self.class = None;
+                self.clear_class();
+                self.definition.load(&format!(
+                    "Object subclass: #NameOfSubclass\n\tinstanceVariableNames: ''\n\tclassVariableNames: ''\n\tpackage: '{package}'"
+                ));
+            }
+            if ui.add_enabled(may && class.is_some(), egui::Button::new("Remove class")).clicked()
+                && self.may_leave(ui)
+                && let Some(class_name) = class.clone()
+            {
+                let mut ops = vec![Op::RemoveClass(pb::ClassRef { class_name, meta: false })];
+                if let Some(package) = &self.package {
+                    ops.push(Op::Classes(pb::PackageRef { package: package.clone(), ..Default::default() }));
+                }
+                let ticket = ctx.send("remove class", ops);
+                self.class = None;
+                self.clear_class();
+                self.pending.push((ticket, Want::Removed(None, self.package.clone())));
+            }
+            ui.separator();
+            // Taken by the first browser drawn: one key press, one list.
+            let key = |ui: &mut egui::Ui, key| ui.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, key));
+            if let Some(selector) = method.clone() {
+                if ui.button("Senders (Ctrl+N)").clicked() || key(ui, egui::Key::N) {
+                    let op = Op::Senders(pb::SelectorRef { selector: selector.clone() });
+                    let list = MethodList::open(ctx, format!("Senders of #{selector}"), op);
+                    ctx.opened.push(Box::new(list));
+                }
+                if ui.button("Implementors (Ctrl+M)").clicked() || key(ui, egui::Key::M) {
+                    let op = Op::Implementors(pb::SelectorRef { selector: selector.clone() });
+                    let title = format!("Implementors of #{selector}");
+                    let list = MethodList::open(ctx, title, op);
+                    ctx.opened.push(Box::new(list));
+                }
+            }
+            if let Some(class_name) = class {
+                if ui.button("References").clicked() {
+                    let op = Op::References(pb::Global { name: class_name.clone() });
+                    let list = MethodList::open(ctx, format!("References to {class_name}"), op);
+                    ctx.opened.push(Box::new(list));
+                }
+                if ui.button("Hierarchy").clicked() {
+                    let browser = Browser::hierarchy_of(ctx, class_name);
+                    ctx.opened.push(Box::new(browser));
+                }
+            }
+        });
+    }
+}
+
+/// The name of the class a definition (`Object subclass: #Name ...`) defines, if it says.
+fn defined_name(definition: &str) -> String {
+    let message = definition.rsplit_once("subclass:").map_or(definition, |(_, rest)| rest);
+    let after = message.split_once('#').map_or("", |(_, rest)| rest);
+    after.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect()
+}
+
+enum Choice {
+    Package(String),
+    Class(String),
+    Side(bool),
+    Protocol(Option<String>),
+    Method(String),
+}
+
+/// A scrolling list of `rows` that draws only the rows in view; `clicked` gets the row chosen.
+fn list(
+    ui: &mut egui::Ui,
+    id: &str,
+    height: f32,
+    rows: &[String],
+    selected: Option<&str>,
+    mut clicked: impl FnMut(&str),
+) {
+    egui::ScrollArea::vertical()
+        .id_salt(id)
+        .max_height(height)
+        .min_scrolled_height(height)
+        .auto_shrink([false, false])
+        .show_rows(ui, ROW, rows.len(), |ui, range| {
+            for row in &rows[range] {
+                let is_selected = selected.is_some_and(|s| s == row.trim());
+                if ui.selectable_label(is_selected, row).clicked() {
+                    clicked(row);
+                }
+            }
+        });
+}
+
+fn flat(classes: &[pb::ClassEntry]) -> Vec<String> {
+    classes.iter().map(|c| c.name.clone()).collect()
+}
+
+/// The classes indented under their superclasses (those whose superclass is not listed at the
+/// left), each after its superclass; siblings keep the order they came in.
+fn hierarchy(classes: &[pb::ClassEntry]) -> Vec<String> {
+    use std::collections::HashMap;
+    let listed: HashMap<&str, usize> = classes.iter().enumerate().map(|(i, c)| (c.name.as_str(), i)).collect();
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); classes.len()];
+    let mut roots = Vec::new();
+    for (i, c) in classes.iter().enumerate() {
+        match listed.get(c.superclass.as_str()) {
+            Some(&parent) if parent != i => children[parent].push(i),
+            _ => roots.push(i),
+        }
+    }
+    // Depth first, without recursion: a deep hierarchy cannot exhaust the stack. Classes in a
+    // cycle of superclasses (no root above them) come last, each still once.
+    let mut rows = Vec::with_capacity(classes.len());
+    let mut seen = vec![false; classes.len()];
+    for start in roots.into_iter().chain(0..classes.len()) {
+        let mut stack = vec![(start, 0)];
+        while let Some((i, depth)) = stack.pop() {
+            if std::mem::replace(&mut seen[i], true) {
+                continue;
+            }
+            rows.push(format!("{}{}", "    ".repeat(depth), classes[i].name));
+            stack.extend(children[i].iter().rev().map(|&k| (k, depth + 1)));
+        }
+    }
+    rows
+}
+
+impl View for Browser {
+    fn name(&self) -> &'static str {
+        "Browser"
+    }
+
+    fn title(&self) -> String {
+        let title = match (&self.class, &self.method) {
+            (Some(c), Some(m)) => format!("{c}>>{m}"),
+            (Some(c), None) => c.clone(),
+            _ => "System Browser".into(),
+        };
+        match &self.hierarchy_of {
+            Some(root) if *root == title => format!("Hierarchy of {root}"),
+            Some(root) => format!("Hierarchy of {root}: {title}"),
+            None => title,
+        }
+    }
+
+    fn forget_pending(&mut self) {
+        self.pending.clear();
+    }
+
+    fn waits_for(&self, ticket: Ticket) -> bool {
+        self.pending.iter().any(|(t, _)| *t == ticket)
+    }
+
+    fn holds_unaccepted_edits(&mut self) -> bool {
+        self.source.holds_unaccepted_edits() | self.definition.holds_unaccepted_edits()
+    }
+
+    fn receive(&mut self, reply: Reply) {
+        let Some(at) = self.pending.iter().position(|(t, _)| *t == reply.ticket) else { return };
+        let (_, want) = self.pending.remove(at);
+        self.message.clear();
+        let class = self.class_ref().unwrap_or_default();
+        match want {
+            Want::Packages => match first(reply) {
+                Ok(Outcome::Names(n)) => self.packages = n.names,
+                other => self.failed(other),
+            },
+            Want::Classes(package) if self.package.as_ref() == Some(&package) && self.hierarchy_of.is_none() => {
+                match first(reply) {
+                    Ok(Outcome::Classes(c)) => self.set_classes(c.classes),
+                    other => self.failed(other),
+                }
+            }
+            Want::Methods(of, protocol) if of == class && protocol == self.protocol => match first(reply) {
+                Ok(Outcome::Names(n)) => self.methods = n.names,
+                other => self.failed(other),
+            },
+            // Not over edits made since it was asked for.
+            Want::Source(of, selector)
+                if of == class && self.method.as_ref() == Some(&selector) && !self.source.is_dirty() =>
+            {
+                match first(reply) {
+                    Ok(Outcome::MethodSource(s)) => self.source.load(&s.source),
+                    other => self.failed(other),
+                }
+            }
+            Want::Class(of) if of == class => self.class_arrived(reply),
+            Want::Browse(of) if of == class => self.browse_arrived(reply),
+            Want::Compiled(sent, to) if to == class => self.compiled(reply, &sent),
+            Want::Defined(sent) => self.defined(reply, &sent),
+            Want::Removed(of, package) => {
+                let (same_class, same_package) = (of == self.class_ref(), package == self.package);
+                self.removed(reply, same_class, same_package);
+            }
+            // About a selection since left.
+            _ => {}
+        }
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, ctx: &mut Ctx) {
         if self.pending.is_empty()
             && let Some(selector) = self.then_select.take()
         {
@@ -485,186 +671,6 @@ impl Browser {
             }
         }
     }
-
-    fn choose(&mut self, ctx: &mut Ctx, choice: Choice) {
-        match choice {
-            Choice::Package(p) => self.select_package(ctx, p),
-            Choice::Class(c) => self.select_class(ctx, c),
-            Choice::Side(meta) => {
-                self.meta = meta;
-                if let Some(class) = self.class.clone() {
-                    self.select_class(ctx, class);
-                }
-            }
-            Choice::Protocol(p) => self.select_protocol(ctx, p),
-            Choice::Method(m) => self.select_method(ctx, m),
-        }
-    }
-
-    fn accept_method(&mut self, ctx: &mut Ctx) {
-        let sent = self.source.text.clone();
-        // Under "-- all --" no protocol: a method keeps its own, a new one is unclassified.
-        let compile = Op::CompileMethod(pb::CompileMethod {
-            class: self.class_ref(),
-            protocol: self.protocol.clone().unwrap_or_default(),
-            source: sent.clone(),
-        });
-        let ops = vec![compile, Op::Protocols(self.class_ref().unwrap_or_default()), self.methods_op()];
-        let want = Want::Compiled(sent, self.class_ref().unwrap_or_default());
-        self.pending.push((ctx.send("accept", ops), want));
-    }
-
-    /// The buttons under the lists: new and remove, and the cross-references.
-    fn tools(&mut self, ui: &mut egui::Ui, ctx: &mut Ctx) {
-        ui.horizontal(|ui| {
-            let class = self.class.clone();
-            let may = ctx.link.may_change_code;
-            if ui.add_enabled(may && class.is_some(), egui::Button::new("New method")).clicked() && self.may_leave(ui) {
-                self.method = None;
-                self.new_method = true;
-                self.source.load(NEW_METHOD);
-            }
-            let method = self.method.clone();
-            if ui.add_enabled(may && method.is_some(), egui::Button::new("Remove method")).clicked()
-                && self.may_leave(ui)
-                && let Some(selector) = method.clone()
-            {
-                let ops = vec![
-                    Op::RemoveMethod(pb::MethodRef { class: self.class_ref(), selector }),
-                    Op::Protocols(self.class_ref().unwrap_or_default()),
-                    self.methods_op(),
-                ];
-                let ticket = ctx.send("remove method", ops);
-                self.method = None;
-                self.protocols.clear();
-                self.source.load("");
-                self.pending.push((ticket, Want::Removed(self.class_ref(), self.package.clone())));
-            }
-            if ui.add_enabled(may && self.package.is_some(), egui::Button::new("New class")).clicked()
-                && self.may_leave(ui)
-            {
-                let package = self.package.clone().unwrap_or_default();
-                self.class = None;
-                self.clear_class();
-                self.definition.load(&format!(
-                    "Object subclass: #NameOfSubclass\n\tinstanceVariableNames: ''\n\tclassVariableNames: ''\n\tpackage: '{package}'"
-                ));
-            }
-            if ui.add_enabled(may && class.is_some(), egui::Button::new("Remove class")).clicked()
-                && self.may_leave(ui)
-                && let Some(class_name) = class.clone()
-            {
-                let mut ops = vec![Op::RemoveClass(pb::ClassRef { class_name, meta: false })];
-                if let Some(package) = &self.package {
-                    ops.push(Op::Classes(pb::PackageRef { package: package.clone(), ..Default::default() }));
-                }
-                let ticket = ctx.send("remove class", ops);
-                self.class = None;
-                self.clear_class();
-                self.pending.push((ticket, Want::Removed(None, self.package.clone())));
-            }
-            ui.separator();
-            // Taken by the first browser drawn: one key press, one list.
-            let key = |ui: &mut egui::Ui, key| ui.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, key));
-            if let Some(selector) = method.clone() {
-                if ui.button("Senders (Ctrl+N)").clicked() || key(ui, egui::Key::N) {
-                    let op = Op::Senders(pb::SelectorRef { selector: selector.clone() });
-                    let list = MethodList::open(ctx, format!("Senders of #{selector}"), op);
-                    ctx.opened.push(Pane::Methods(Box::new(list)));
-                }
-                if ui.button("Implementors (Ctrl+M)").clicked() || key(ui, egui::Key::M) {
-                    let op = Op::Implementors(pb::SelectorRef { selector: selector.clone() });
-                    let title = format!("Implementors of #{selector}");
-                    let list = MethodList::open(ctx, title, op);
-                    ctx.opened.push(Pane::Methods(Box::new(list)));
-                }
-            }
-            if let Some(class_name) = class {
-                if ui.button("References").clicked() {
-                    let op = Op::References(pb::Global { name: class_name.clone() });
-                    let list = MethodList::open(ctx, format!("References to {class_name}"), op);
-                    ctx.opened.push(Pane::Methods(Box::new(list)));
-                }
-                if ui.button("Hierarchy").clicked() {
-                    let browser = Browser::hierarchy_of(ctx, class_name);
-                    ctx.opened.push(Pane::Browser(Box::new(browser)));
-                }
-            }
-        });
-    }
-}
-
-/// The name of the class a definition (`Object subclass: #Name ...`) defines, if it says.
-fn defined_name(definition: &str) -> String {
-    let message = definition.rsplit_once("subclass:").map_or(definition, |(_, rest)| rest);
-    let after = message.split_once('#').map_or("", |(_, rest)| rest);
-    after.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect()
-}
-
-enum Choice {
-    Package(String),
-    Class(String),
-    Side(bool),
-    Protocol(Option<String>),
-    Method(String),
-}
-
-/// A scrolling list of `rows` that draws only the rows in view; `clicked` gets the row chosen.
-fn list(
-    ui: &mut egui::Ui,
-    id: &str,
-    height: f32,
-    rows: &[String],
-    selected: Option<&str>,
-    mut clicked: impl FnMut(&str),
-) {
-    egui::ScrollArea::vertical()
-        .id_salt(id)
-        .max_height(height)
-        .min_scrolled_height(height)
-        .auto_shrink([false, false])
-        .show_rows(ui, ROW, rows.len(), |ui, range| {
-            for row in &rows[range] {
-                let is_selected = selected.is_some_and(|s| s == row.trim());
-                if ui.selectable_label(is_selected, row).clicked() {
-                    clicked(row);
-                }
-            }
-        });
-}
-
-fn flat(classes: &[pb::ClassEntry]) -> Vec<String> {
-    classes.iter().map(|c| c.name.clone()).collect()
-}
-
-/// The classes indented under their superclasses (those whose superclass is not listed at the
-/// left), each after its superclass; siblings keep the order they came in.
-fn hierarchy(classes: &[pb::ClassEntry]) -> Vec<String> {
-    use std::collections::HashMap;
-    let listed: HashMap<&str, usize> = classes.iter().enumerate().map(|(i, c)| (c.name.as_str(), i)).collect();
-    let mut children: Vec<Vec<usize>> = vec![Vec::new(); classes.len()];
-    let mut roots = Vec::new();
-    for (i, c) in classes.iter().enumerate() {
-        match listed.get(c.superclass.as_str()) {
-            Some(&parent) if parent != i => children[parent].push(i),
-            _ => roots.push(i),
-        }
-    }
-    // Depth first, without recursion: a deep hierarchy cannot exhaust the stack. Classes in a
-    // cycle of superclasses (no root above them) come last, each still once.
-    let mut rows = Vec::with_capacity(classes.len());
-    let mut seen = vec![false; classes.len()];
-    for start in roots.into_iter().chain(0..classes.len()) {
-        let mut stack = vec![(start, 0)];
-        while let Some((i, depth)) = stack.pop() {
-            if std::mem::replace(&mut seen[i], true) {
-                continue;
-            }
-            rows.push(format!("{}{}", "    ".repeat(depth), classes[i].name));
-            stack.extend(children[i].iter().rev().map(|&k| (k, depth + 1)));
-        }
-    }
-    rows
 }
 
 #[cfg(test)]

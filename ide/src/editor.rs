@@ -10,7 +10,8 @@ use egui_extras::syntax_highlighting::{self, CodeTheme, SyntectSettings};
 use onyx_protocol::agent::{self as pb, operation::Op};
 
 use crate::app::Ctx;
-use crate::panes::Pane;
+use crate::browser::Browser;
+use crate::panes::{MethodList, Pane};
 
 /// The Smalltalk grammar, built into the binary.
 const GRAMMAR: &str = include_str!("../../assets/syntaxes/Smalltalk.sublime-syntax");
@@ -88,11 +89,11 @@ pub fn code_edit(
 
 /// Browses `name`: a class (capitalized) in a new browser, else the implementors of a selector.
 fn browse(ctx: &mut Ctx, name: String) {
-    let pane = if name.starts_with(|c: char| c.is_uppercase()) {
-        Pane::browser_on(ctx, name)
+    let pane: Pane = if name.starts_with(|c: char| c.is_uppercase()) {
+        Box::new(Browser::on_class(ctx, name))
     } else {
         let op = Op::Implementors(pb::SelectorRef { selector: name.clone() });
-        Pane::methods(ctx, format!("Implementors of #{name}"), op)
+        Box::new(MethodList::open(ctx, format!("Implementors of #{name}"), op))
     };
     ctx.opened.push(pane);
 }

@@ -7,7 +7,7 @@ use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
 
 use crate::app::Ctx;
 use crate::link::{Reply, Ticket};
-use crate::panes::first;
+use crate::panes::{View, first};
 
 /// Indexed fields per page.
 const PAGE: u32 = 100;
@@ -80,33 +80,6 @@ impl Inspector {
         }
     }
 
-    pub fn title(&self) -> String {
-        match &self.inspection {
-            Some(i) => format!("Inspector: {}", short(&i.print_string)),
-            None => "Inspector".into(),
-        }
-    }
-
-    pub fn forget_pending(&mut self) {
-        self.pending.clear();
-    }
-
-    pub fn waits_for(&self, ticket: Ticket) -> bool {
-        self.pending.iter().any(|(t, _)| *t == ticket)
-    }
-
-    /// The handles it holds: the objects on its breadcrumb, the fields shown, and a field
-    /// being drilled into (released in the gem when it closes).
-    pub fn handles(&self) -> impl Iterator<Item = u64> + '_ {
-        let trail = self.trail.iter().map(|(h, _)| *h);
-        let fields = self.inspection.iter().flat_map(|i| i.named.iter().chain(&i.indexed)).map(|f| f.handle);
-        let drilling = self.pending.iter().filter_map(|(_, w)| match w {
-            Want::Inspection { to: Move::Into(h, _), .. } => Some(*h),
-            _ => None,
-        });
-        trail.chain(fields).chain(drilling).filter(|h| *h != 0)
-    }
-
     fn handle(&self) -> u64 {
         self.trail.last().map_or(0, |(h, _)| *h)
     }
@@ -116,8 +89,57 @@ impl Inspector {
         let op = Op::Inspect(pb::Inspect { handle, from, page_size: PAGE });
         self.pending.push((ctx.send(gesture, vec![op]), Want::Inspection { handle, to, from }));
     }
+}
 
-    pub fn receive(&mut self, reply: Reply) {
+/// "a Point", "an Array".
+fn with_article(class_name: &str) -> String {
+    let vowel = class_name.starts_with(['A', 'E', 'I', 'O', 'U']);
+    format!("{} {class_name}", if vowel { "an" } else { "a" })
+}
+
+/// A printString cut to one short line.
+fn short(printed: &str) -> String {
+    let line = printed.lines().next().unwrap_or_default();
+    if line.chars().count() > 60 || printed.contains('\n') {
+        line.chars().take(60).chain("...".chars()).collect()
+    } else {
+        line.to_string()
+    }
+}
+
+impl View for Inspector {
+    fn name(&self) -> &'static str {
+        "Inspector"
+    }
+
+    /// The handles it holds: the objects on its breadcrumb, the fields shown, and a field
+    /// being drilled into (released in the gem when it closes).
+    fn handles(&self) -> Vec<u64> {
+        let trail = self.trail.iter().map(|(h, _)| *h);
+        let fields = self.inspection.iter().flat_map(|i| i.named.iter().chain(&i.indexed)).map(|f| f.handle);
+        let drilling = self.pending.iter().filter_map(|(_, w)| match w {
+            Want::Inspection { to: Move::Into(h, _), .. } => Some(*h),
+            _ => None,
+        });
+        trail.chain(fields).chain(drilling).filter(|h| *h != 0).collect()
+    }
+
+    fn title(&self) -> String {
+        match &self.inspection {
+            Some(i) => format!("Inspector: {}", short(&i.print_string)),
+            None => "Inspector".into(),
+        }
+    }
+
+    fn forget_pending(&mut self) {
+        self.pending.clear();
+    }
+
+    fn waits_for(&self, ticket: Ticket) -> bool {
+        self.pending.iter().any(|(t, _)| *t == ticket)
+    }
+
+    fn receive(&mut self, reply: Reply) {
         let Some(at) = self.pending.iter().position(|(t, _)| *t == reply.ticket) else { return };
         let (_, want) = self.pending.remove(at);
         match (want, first(reply)) {
@@ -145,7 +167,7 @@ impl Inspector {
         }
     }
 
-    pub fn ui(&mut self, ui: &mut egui::Ui, ctx: &mut Ctx) {
+    fn ui(&mut self, ui: &mut egui::Ui, ctx: &mut Ctx) {
         let mut back_to = None;
         ui.horizontal_wrapped(|ui| {
             for (i, (_, name)) in self.trail.iter().enumerate() {
@@ -245,21 +267,5 @@ impl Inspector {
         if !self.result.is_empty() {
             ui.label(egui::RichText::new(&self.result).monospace());
         }
-    }
-}
-
-/// "a Point", "an Array".
-fn with_article(class_name: &str) -> String {
-    let vowel = class_name.starts_with(['A', 'E', 'I', 'O', 'U']);
-    format!("{} {class_name}", if vowel { "an" } else { "a" })
-}
-
-/// A printString cut to one short line.
-fn short(printed: &str) -> String {
-    let line = printed.lines().next().unwrap_or_default();
-    if line.chars().count() > 60 || printed.contains('\n') {
-        line.chars().take(60).chain("...".chars()).collect()
-    } else {
-        line.to_string()
     }
 }

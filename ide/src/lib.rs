@@ -1,15 +1,21 @@
-//! The Onyx IDE: an egui desktop client of a gem's server agent. `link` is the connection
-//! (batches off the UI thread, the event stream); `app` the window (transaction and status
-//! bars, panes as dockable tabs); `panes` the kinds of pane and the small ones (transcript,
-//! sessions, method lists); `browser`, `workspace` and `inspector` the large ones; `editor`
-//! the Smalltalk code editor they share.
+//! The Onyx IDE: an egui desktop client of a gem's server agent, speaking only the agent's
+//! protocol (`onyx-protocol`). `link` is the connection (batches off the UI thread, the event
+//! stream); `app` the window (transaction and status bars, panes as dockable tabs); `panes`
+//! the [`panes::View`] every pane implements, and the small panes (transcript, sessions,
+//! method lists); `browser`, `workspace` and `inspector` the large ones; `editor` the
+//! Smalltalk code editor they share.
+//!
+//! **Architecture Invariant:** this library uses no other crate of the workspace than the
+//! protocol: it reaches a gem as any remote client does (the binary alone embeds a server).
+
+#![deny(missing_docs)]
 
 pub mod app;
 mod browser;
 mod editor;
 mod inspector;
 pub mod link;
-mod panes;
+pub mod panes;
 mod workspace;
 
 pub use app::{Ide, Show};

@@ -1,17 +1,29 @@
 //! The IDE's connection to a gem's agent: a login, batches sent off the UI thread (each
 //! gesture sends one, and its reply comes back through a channel the UI reads every frame),
 //! and the agent's event stream. The UI never waits on the network: it asks, and draws what
-//! has come back.
+//! has come back. The login is the protocol's one agent client ([`AgentSession`]), so the IDE
+//! reaches a gem as the command line does, over TLS too (`https://`, trusting the authority
+//! `ONYX_TLS_CA` names).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context as _, Result, anyhow};
-use onyx_protocol::agent::{self as pb, agent_client::AgentClient, operation::Op, result::Outcome};
-use tonic::metadata::{Ascii, MetadataValue};
-use tonic::transport::{Channel, Endpoint};
+use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
+use onyx_protocol::client::{AgentSession, LoginError};
+
+/// Why a link could not be made.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConnectError {
+    /// The link's own runtime could not start.
+    #[error("cannot start the connection's runtime: {0}")]
+    Runtime(#[from] std::io::Error),
+    /// The gem could not be reached, or refused the login.
+    #[error(transparent)]
+    Login(#[from] LoginError),
+}
 
 /// What the UI is handed back.
 pub enum Incoming {
@@ -25,7 +37,9 @@ pub enum Incoming {
 
 /// The reply to one batch: its outcomes (or why there are none), and its timing.
 pub struct Reply {
+    /// The batch's ticket.
     pub ticket: Ticket,
+    /// Its operations' outcomes, or why the call failed.
     pub result: Result<Vec<Outcome>, String>,
     /// Time from sending to the reply.
     pub wall: Duration,
@@ -48,40 +62,32 @@ static NEXT_TICKET: AtomicU64 = AtomicU64::new(1);
 /// A logged-in connection to a gem's agent.
 pub struct Link {
     runtime: tokio::runtime::Runtime,
-    agent: AgentClient<Channel>,
-    bearer: MetadataValue<Ascii>,
+    session: AgentSession,
     incoming: mpsc::Receiver<Incoming>,
     outgoing: mpsc::Sender<Incoming>,
     wake: Wake,
     password: String,
     /// Batches sent since the link was made: one per gesture that needs the server.
     sent: Arc<AtomicU64>,
+    /// The gem's address.
     pub address: String,
+    /// The user logged in.
     pub user: String,
+    /// Whether the user may change code.
     pub may_change_code: bool,
 }
 
 impl Link {
     /// Logs in as `user` to the agent at `address` (`host:port`, or `https://host:port`),
     /// and listens to its events.
-    pub fn connect(address: &str, user: &str, password: &str, wake: Wake) -> Result<Link> {
+    pub fn connect(address: &str, user: &str, password: &str, wake: Wake) -> Result<Link, ConnectError> {
         let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build()?;
-        let uri = if address.contains("://") { address.to_string() } else { format!("http://{address}") };
-        let endpoint = Endpoint::from_shared(uri).map_err(|e| anyhow!("{address} is not an address: {e}"))?;
-        let endpoint = endpoint.connect_timeout(Duration::from_secs(5)).tcp_nodelay(true);
-        let (agent, reply) = runtime.block_on(async {
-            let channel = endpoint.connect().await.with_context(|| format!("cannot reach the gem at {address}"))?;
-            let mut agent = AgentClient::new(channel);
-            let request = pb::LoginRequest { user: user.into(), password: password.into() };
-            let reply = agent.login(request).await.map_err(|s| anyhow!("{}", s.message()))?.into_inner();
-            anyhow::Ok((agent, reply))
-        })?;
-        let bearer = format!("Bearer {}", reply.token).parse().map_err(|_| anyhow!("a malformed token"))?;
+        let session = runtime.block_on(AgentSession::login(address, user, password))?;
+        let may_change_code = session.may_change_code();
         let (outgoing, incoming) = mpsc::channel();
         let link = Link {
             runtime,
-            agent,
-            bearer,
+            session,
             incoming,
             outgoing,
             wake,
@@ -89,40 +95,30 @@ impl Link {
             sent: Arc::default(),
             address: address.to_string(),
             user: user.to_string(),
-            may_change_code: reply.may_change_code,
+            may_change_code,
         };
         link.listen();
         Ok(link)
     }
 
-    fn request<T>(&self, message: T) -> tonic::Request<T> {
-        let mut request = tonic::Request::new(message);
-        request.metadata_mut().insert("authorization", self.bearer.clone());
-        request
-    }
-
     /// Streams the agent's events into the incoming channel.
     fn listen(&self) {
-        let (mut agent, request, out, wake) =
-            (self.agent.clone(), self.request(pb::EventsRequest {}), self.outgoing.clone(), Arc::clone(&self.wake));
+        let (mut session, out, wake) = (self.session.clone(), self.outgoing.clone(), Arc::clone(&self.wake));
         self.runtime.spawn(async move {
-            let ended = match agent.events(request).await {
-                Ok(stream) => {
-                    let mut stream = stream.into_inner();
-                    loop {
-                        match stream.message().await {
-                            Ok(Some(pb::Event { event: Some(event) })) => {
-                                if out.send(Incoming::Event(event)).is_err() {
-                                    return;
-                                }
-                                wake();
+            let ended = match session.events().await {
+                Ok(mut stream) => loop {
+                    match stream.message().await {
+                        Ok(Some(pb::Event { event: Some(event) })) => {
+                            if out.send(Incoming::Event(event)).is_err() {
+                                return;
                             }
-                            Ok(Some(_)) => {}
-                            Ok(None) => break "the gem ended its events".to_string(),
-                            Err(status) => break status.message().to_string(),
+                            wake();
                         }
+                        Ok(Some(_)) => {}
+                        Ok(None) => break "the gem ended its events".to_string(),
+                        Err(status) => break status.message().to_string(),
                     }
-                }
+                },
                 Err(status) => status.message().to_string(),
             };
             let _ = out.send(Incoming::EventsEnded(ended));
@@ -135,8 +131,7 @@ impl Link {
     pub fn execute(&mut self, ops: Vec<Op>) -> Ticket {
         let ticket = Ticket(NEXT_TICKET.fetch_add(1, Ordering::Relaxed));
         self.sent.fetch_add(1, Ordering::Relaxed);
-        let operations = ops.into_iter().map(|op| pb::Operation { op: Some(op), page: None }).collect();
-        self.send(ticket, pb::Batch { operations });
+        self.send(ticket, onyx_protocol::client::batch(ops));
         ticket
     }
 
@@ -149,15 +144,13 @@ impl Link {
     }
 
     fn send(&self, ticket: Ticket, batch: pb::Batch) {
-        let (mut agent, request, out, wake) =
-            (self.agent.clone(), self.request(batch), self.outgoing.clone(), Arc::clone(&self.wake));
+        let (mut session, out, wake) = (self.session.clone(), self.outgoing.clone(), Arc::clone(&self.wake));
         self.runtime.spawn(async move {
             let started = Instant::now();
-            let answer = agent.execute(request).await;
+            let answer = session.execute(batch).await;
             let wall = started.elapsed();
             let (result, server, auto_commit) = match answer {
                 Ok(reply) => {
-                    let reply = reply.into_inner();
                     let server = Duration::from_micros(reply.server_micros);
                     let outcomes = reply.results.into_iter().map(|r| r.outcome.unwrap_or_else(no_outcome)).collect();
                     (Ok(outcomes), server, reply.auto_commit.and_then(|r| r.outcome))
@@ -171,7 +164,7 @@ impl Link {
 
     /// Logs in again, as the same user at the same address, on a thread of its own: the
     /// answer comes through the receiver (the window goes on meanwhile).
-    pub fn reconnect(&self) -> mpsc::Receiver<Result<Link>> {
+    pub fn reconnect(&self) -> mpsc::Receiver<Result<Link, ConnectError>> {
         let (tx, rx) = mpsc::channel();
         let (address, user, password, wake) =
             (self.address.clone(), self.user.clone(), self.password.clone(), Arc::clone(&self.wake));

@@ -1,17 +1,21 @@
 //! `onyx-ide`: the IDE on a repository of its own (made with the kernel on first start),
-//! served by a stone and a gem inside this process, or with `--connect` on a remote gem.
+//! served by a stone and a gem inside this process, or with `--connect` on a remote gem. The
+//! binary is the one part of the IDE that uses the server (`onyx-server-agent`, for the
+//! embedded stone and gem); the library speaks only the protocol.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use anyhow::{Result, anyhow};
 use clap::Parser;
 use eframe::egui;
 use onyx_ide::{Ide, Link, Show};
-use onyx_server_agent::cli::Setup;
+use onyx_server_agent::Setup;
 use onyx_server_agent::embedded::Embedded;
+
+/// What went wrong, as the terminal shows it.
+type Result<T> = std::result::Result<T, String>;
 
 /// The Onyx IDE.
 #[derive(Parser)]
@@ -44,7 +48,7 @@ fn main() -> ExitCode {
     match run(Args::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("onyx-ide: {e:#}");
+            eprintln!("onyx-ide: {e}");
             ExitCode::FAILURE
         }
     }
@@ -63,8 +67,8 @@ fn run(args: Args) -> Result<()> {
         }
         None => {
             let dir = args.repository.clone().map_or_else(default_repository, Ok)?;
-            std::fs::create_dir_all(&dir).map_err(|e| anyhow!("cannot make {}: {e}", dir.display()))?;
-            let embedded = Embedded::start(&dir, Setup::default())?;
+            std::fs::create_dir_all(&dir).map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
+            let embedded = Embedded::start(&dir, Setup::default()).map_err(|e| e.to_string())?;
             let address = embedded.gem.clone();
             (Some(embedded), address, password.unwrap_or_else(|| "swordfish".into()))
         }
@@ -78,7 +82,7 @@ fn run(args: Args) -> Result<()> {
             ctx.request_repaint();
         }
     });
-    let opened = Link::connect(&address, &args.user, &password, wake).map(Ide::new);
+    let opened = Link::connect(&address, &args.user, &password, wake).map(Ide::new).map_err(|e| e.to_string());
     let mut ide = match opened {
         Ok(ide) => ide,
         Err(e) => {
@@ -104,14 +108,14 @@ fn run(args: Args) -> Result<()> {
             Ok(Box::new(Window { ide, close_at, report_start }))
         }),
     )
-    .map_err(|e| anyhow!("the window failed: {e}"));
+    .map_err(|e| format!("the window failed: {e}"));
     stop(embedded)?;
     shown
 }
 
 /// Stops the embedded stone and gem, if any.
 fn stop(embedded: Option<Embedded>) -> Result<()> {
-    embedded.map_or(Ok(()), Embedded::stop)
+    embedded.map_or(Ok(()), |e| e.stop().map_err(|e| e.to_string()))
 }
 
 /// `onyx/repository` in the user's data folder.
@@ -119,14 +123,14 @@ fn default_repository() -> Result<PathBuf> {
     let data = std::env::var_os("XDG_DATA_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".local/share")))
-        .ok_or_else(|| anyhow!("no data folder (set HOME, or give --repository)"))?;
+        .ok_or("no data folder (set HOME, or give --repository)")?;
     Ok(data.join("onyx").join("repository"))
 }
 
 fn ask_password(user: &str, address: &str) -> Result<String> {
     eprint!("password of {user} at {address}: ");
     let mut line = String::new();
-    std::io::stdin().read_line(&mut line)?;
+    std::io::stdin().read_line(&mut line).map_err(|e| format!("cannot read the password: {e}"))?;
     Ok(line.trim_end_matches(['\n', '\r']).to_string())
 }
 

@@ -1,138 +1,62 @@
-//! The kinds of pane the IDE shows as tabs, and the small ones: the transcript, the sessions
-//! of the stone, and a list of methods (senders, implementors) to browse and edit. The
-//! system browser, the workspace and the inspector have modules of their own.
+//! The panes the IDE shows as tabs, behind one trait ([`View`], in the manner of egui's demo
+//! views): each kind of pane is one struct that draws itself, says which replies are its own
+//! and takes them. This file has the trait and the small panes: the transcript, the sessions
+//! of the stone, and a list of methods (senders, implementors) to browse and edit. The system
+//! browser, the workspace and the inspector have modules of their own.
 
 use eframe::egui;
-use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
+use onyx_protocol::agent::{self as pb, event::Event, operation::Op, result::Outcome};
 
 use crate::app::Ctx;
-use crate::browser::Browser;
 use crate::editor::CodeEditor;
-use crate::inspector::Inspector;
 use crate::link::{Reply, Ticket};
-use crate::workspace::Workspace;
 
-pub enum Pane {
-    Browser(Box<Browser>),
-    Workspace(Box<Workspace>),
-    Transcript(Transcript),
-    Inspector(Box<Inspector>),
-    Methods(Box<MethodList>),
-    Sessions(Sessions),
-}
+/// A pane: what it shows, what it asked the gem for, and what it hears.
+pub trait View {
+    /// Names the kind of pane (the same for every pane of the kind).
+    fn name(&self) -> &'static str;
 
-impl Pane {
-    pub fn browser(ctx: &mut Ctx) -> Pane {
-        Pane::Browser(Box::new(Browser::new(ctx)))
-    }
+    /// The tab's title.
+    fn title(&self) -> String;
 
-    /// A browser on a class reached by name.
-    pub fn browser_on(ctx: &mut Ctx, class: String) -> Pane {
-        Pane::Browser(Box::new(Browser::on_class(ctx, class)))
-    }
+    /// Draws the pane's contents. A gesture sends at most one batch (through `ctx`), and
+    /// nothing here waits on the network.
+    fn ui(&mut self, ui: &mut egui::Ui, ctx: &mut Ctx);
 
-    /// A workspace that evaluates `code` whole when first drawn.
-    pub fn workspace_running(code: String, action: crate::workspace::Action) -> Pane {
-        Pane::Workspace(Box::new(Workspace::running(code, action)))
-    }
+    /// Whether the reply to `ticket` is this pane's.
+    fn waits_for(&self, ticket: Ticket) -> bool;
 
-    pub fn sessions(ctx: &mut Ctx) -> Pane {
-        Pane::Sessions(Sessions::new(ctx))
-    }
+    /// Takes a reply it waits for.
+    fn receive(&mut self, reply: Reply);
 
-    /// A list of the methods `op` finds, titled `title`.
-    pub fn methods(ctx: &mut Ctx, title: String, op: Op) -> Pane {
-        Pane::Methods(Box::new(MethodList::open(ctx, title, op)))
-    }
+    /// Forgets the replies it waits for (they went by a link that is gone).
+    fn forget_pending(&mut self);
 
-    pub fn workspace() -> Pane {
-        Pane::Workspace(Box::default())
-    }
-
-    pub fn inspector(ctx: &mut Ctx, handle: u64) -> Pane {
-        Pane::inspector_of(ctx, handle, String::new())
-    }
-
-    /// An inspector on the object behind `handle`, known so far by its printString.
-    pub fn inspector_of(ctx: &mut Ctx, handle: u64, printed: String) -> Pane {
-        Pane::Inspector(Box::new(Inspector::new(ctx, handle, printed)))
-    }
-
-    pub fn title(&self) -> String {
-        match self {
-            Pane::Browser(b) => b.title(),
-            Pane::Workspace(_) => "Workspace".into(),
-            Pane::Transcript(_) => "Transcript".into(),
-            Pane::Inspector(i) => i.title(),
-            Pane::Methods(m) => m.title.clone(),
-            Pane::Sessions(_) => "Sessions".into(),
-        }
-    }
-
-    pub fn ui(&mut self, ui: &mut egui::Ui, ctx: &mut Ctx) {
-        match self {
-            Pane::Browser(b) => b.ui(ui, ctx),
-            Pane::Workspace(w) => w.ui(ui, ctx),
-            Pane::Transcript(t) => t.ui(ui),
-            Pane::Inspector(i) => i.ui(ui, ctx),
-            Pane::Methods(m) => m.ui(ui, ctx),
-            Pane::Sessions(s) => s.ui(ui, ctx),
-        }
+    /// Takes an event of the gem (every pane hears every event).
+    fn hear(&mut self, event: &Event) {
+        let _ = event;
     }
 
     /// Whether the pane has code with edits not accepted (it then asks to accept or discard
     /// them).
-    pub fn holds_unaccepted_edits(&mut self) -> bool {
-        match self {
-            Pane::Browser(b) => b.holds_unaccepted_edits(),
-            Pane::Methods(m) => m.editor.holds_unaccepted_edits(),
-            _ => false,
-        }
-    }
-
-    /// Forgets the replies it waits for (they went by a link that is gone).
-    pub fn forget_pending(&mut self) {
-        match self {
-            Pane::Browser(b) => b.forget_pending(),
-            Pane::Workspace(w) => w.forget_pending(),
-            Pane::Transcript(t) => t.pending = None,
-            Pane::Inspector(i) => i.forget_pending(),
-            Pane::Methods(m) => m.pending.clear(),
-            Pane::Sessions(s) => s.pending = None,
-        }
-    }
-
-    /// Whether the reply to `ticket` is this pane's.
-    pub fn waits_for(&self, ticket: Ticket) -> bool {
-        match self {
-            Pane::Browser(b) => b.waits_for(ticket),
-            Pane::Workspace(w) => w.waits_for(ticket),
-            Pane::Transcript(t) => t.pending == Some(ticket),
-            Pane::Inspector(i) => i.waits_for(ticket),
-            Pane::Methods(m) => m.pending.iter().any(|(t, _)| *t == ticket),
-            Pane::Sessions(s) => s.pending == Some(ticket),
-        }
+    fn holds_unaccepted_edits(&mut self) -> bool {
+        false
     }
 
     /// A pane that what came back asks to open.
-    pub fn opens(&mut self) -> Option<Pane> {
-        match self {
-            Pane::Workspace(w) => w.take_inspector().map(|i| Pane::Inspector(Box::new(i))),
-            _ => None,
-        }
+    fn opens(&mut self) -> Option<Pane> {
+        None
     }
 
-    pub fn receive(&mut self, reply: Reply) {
-        match self {
-            Pane::Browser(b) => b.receive(reply),
-            Pane::Workspace(w) => w.receive(reply),
-            Pane::Transcript(t) => t.receive(reply),
-            Pane::Inspector(i) => i.receive(reply),
-            Pane::Methods(m) => m.receive(reply),
-            Pane::Sessions(s) => s.receive(reply),
-        }
+    /// The handles of the gem's objects it shows (released when it closes, unless another
+    /// pane shows them too).
+    fn handles(&self) -> Vec<u64> {
+        Vec::new()
     }
 }
+
+/// A pane, whatever its kind.
+pub type Pane = Box<dyn View>;
 
 /// The outcomes of a reply, or the error that took their place (a call that failed).
 pub fn outcomes(reply: Reply) -> Result<Vec<Outcome>, pb::Error> {
@@ -150,7 +74,7 @@ pub fn first(reply: Reply) -> Result<Outcome, pb::Error> {
 
 /// What Smalltalk code writes to the Transcript, live from the gem's events.
 pub struct Transcript {
-    pub text: String,
+    text: String,
     pending: Option<Ticket>,
 }
 
@@ -160,6 +84,31 @@ impl Transcript {
         let pending = Some(ctx.send("read the transcript", vec![Op::Transcript(pb::Empty {})]));
         Transcript { text: String::new(), pending }
     }
+}
+
+impl View for Transcript {
+    fn name(&self) -> &'static str {
+        "Transcript"
+    }
+
+    fn title(&self) -> String {
+        "Transcript".into()
+    }
+
+    fn waits_for(&self, ticket: Ticket) -> bool {
+        self.pending == Some(ticket)
+    }
+
+    fn forget_pending(&mut self) {
+        self.pending = None;
+    }
+
+    fn hear(&mut self, event: &Event) {
+        match event {
+            Event::Transcript(text) => self.text.push_str(text),
+            Event::Stale(_) | Event::Sessions(_) => {}
+        }
+    }
 
     fn receive(&mut self, reply: Reply) {
         self.pending = None;
@@ -168,7 +117,7 @@ impl Transcript {
         }
     }
 
-    fn ui(&mut self, ui: &mut egui::Ui) {
+    fn ui(&mut self, ui: &mut egui::Ui, _ctx: &mut Ctx) {
         if ui.button("Clear").clicked() {
             self.text.clear();
         }
@@ -183,13 +132,39 @@ impl Transcript {
 pub struct Sessions {
     list: Vec<pb::GemSession>,
     pending: Option<Ticket>,
-    /// A gem logged in or out, or committed, since the list was read.
-    pub stale: bool,
+    /// A gem logged in or out since the list was read.
+    stale: bool,
 }
 
 impl Sessions {
+    /// The list, as the gem answers it.
     pub fn new(ctx: &mut Ctx) -> Sessions {
         Sessions { pending: Some(ctx.send("list sessions", vec![Op::Sessions(pb::Empty {})])), ..Sessions::default() }
+    }
+}
+
+impl View for Sessions {
+    fn name(&self) -> &'static str {
+        "Sessions"
+    }
+
+    fn title(&self) -> String {
+        "Sessions".into()
+    }
+
+    fn waits_for(&self, ticket: Ticket) -> bool {
+        self.pending == Some(ticket)
+    }
+
+    fn forget_pending(&mut self) {
+        self.pending = None;
+    }
+
+    fn hear(&mut self, event: &Event) {
+        match event {
+            Event::Sessions(_) => self.stale = true,
+            Event::Transcript(_) | Event::Stale(_) => {}
+        }
     }
 
     fn receive(&mut self, reply: Reply) {
@@ -246,7 +221,7 @@ pub struct MethodList {
     title: String,
     methods: Vec<pb::MethodEntry>,
     selected: Option<pb::MethodEntry>,
-    pub editor: CodeEditor,
+    editor: CodeEditor,
     protocol: String,
     pending: Vec<(Ticket, Want)>,
     message: String,
@@ -265,6 +240,28 @@ impl MethodList {
             pending: vec![(ticket, Want::List)],
             message: String::new(),
         }
+    }
+}
+
+impl View for MethodList {
+    fn name(&self) -> &'static str {
+        "Methods"
+    }
+
+    fn title(&self) -> String {
+        self.title.clone()
+    }
+
+    fn waits_for(&self, ticket: Ticket) -> bool {
+        self.pending.iter().any(|(t, _)| *t == ticket)
+    }
+
+    fn forget_pending(&mut self) {
+        self.pending.clear();
+    }
+
+    fn holds_unaccepted_edits(&mut self) -> bool {
+        self.editor.holds_unaccepted_edits()
     }
 
     fn receive(&mut self, reply: Reply) {

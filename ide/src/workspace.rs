@@ -10,7 +10,7 @@ use crate::app::Ctx;
 use crate::editor::code_edit;
 use crate::inspector::Inspector;
 use crate::link::{Reply, Ticket};
-use crate::panes::first;
+use crate::panes::{Pane, View, first};
 
 /// Tags name evaluations across workspaces and inspectors (0 is no tag).
 static NEXT_TAG: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
@@ -75,50 +75,6 @@ impl Workspace {
         Workspace { text: code, at_start: Some(action), ..Workspace::default() }
     }
 
-    /// The inspector an Inspect it made, to open (drawn or not, the workspace is done with it).
-    pub fn take_inspector(&mut self) -> Option<Inspector> {
-        self.inspect.take()
-    }
-
-    pub fn forget_pending(&mut self) {
-        self.pending = None;
-        self.interrupting = None;
-    }
-
-    pub fn waits_for(&self, ticket: Ticket) -> bool {
-        self.pending.is_some_and(|(t, ..)| t == ticket) || self.interrupting == Some(ticket)
-    }
-
-    pub fn receive(&mut self, reply: Reply) {
-        if self.interrupting == Some(reply.ticket) {
-            self.interrupting = None;
-            return;
-        }
-        let Some((_, action, at)) = self.pending.take() else { return };
-        self.error = None;
-        self.note.clear();
-        match first(reply) {
-            Ok(Outcome::Evaluated(e)) => match action {
-                Action::Do => {}
-                Action::Print if self.text != self.sent_with => {
-                    self.note = format!("printed (not inserted: the text changed meanwhile): {}", e.print_string);
-                }
-                Action::Print => {
-                    let at = at.min(self.text.chars().count());
-                    let byte = self.text.char_indices().nth(at).map_or(self.text.len(), |(i, _)| i);
-                    let inserted = format!(" {}", e.print_string);
-                    self.text.insert_str(byte, &inserted);
-                    self.select = Some((at, at + inserted.chars().count()));
-                }
-                // A value that is no object (nil, a SmallInteger, ...) is its printString.
-                Action::Inspect => self.inspect = Some(Inspector::printed(e.print_string)),
-            },
-            Ok(Outcome::Inspection(i)) => self.inspect = Some(Inspector::of(i)),
-            Ok(other) => self.error = Some(pb::Error { message: format!("{other:?}"), ..Default::default() }),
-            Err(e) => self.error = Some(e),
-        }
-    }
-
     /// The code to evaluate: the selection, or else the line the cursor is on; and the
     /// character index it ends at.
     fn code(&self) -> (String, usize) {
@@ -152,8 +108,61 @@ impl Workspace {
         self.tag = tag;
         self.sent_with = self.text.clone();
     }
+}
 
-    pub fn ui(&mut self, ui: &mut egui::Ui, ctx: &mut Ctx) {
+impl View for Workspace {
+    fn name(&self) -> &'static str {
+        "Workspace"
+    }
+
+    fn title(&self) -> String {
+        "Workspace".into()
+    }
+
+    fn opens(&mut self) -> Option<Pane> {
+        self.inspect.take().map(|i| Box::new(i) as Pane)
+    }
+
+    fn forget_pending(&mut self) {
+        self.pending = None;
+        self.interrupting = None;
+    }
+
+    fn waits_for(&self, ticket: Ticket) -> bool {
+        self.pending.is_some_and(|(t, ..)| t == ticket) || self.interrupting == Some(ticket)
+    }
+
+    fn receive(&mut self, reply: Reply) {
+        if self.interrupting == Some(reply.ticket) {
+            self.interrupting = None;
+            return;
+        }
+        let Some((_, action, at)) = self.pending.take() else { return };
+        self.error = None;
+        self.note.clear();
+        match first(reply) {
+            Ok(Outcome::Evaluated(e)) => match action {
+                Action::Do => {}
+                Action::Print if self.text != self.sent_with => {
+                    self.note = format!("printed (not inserted: the text changed meanwhile): {}", e.print_string);
+                }
+                Action::Print => {
+                    let at = at.min(self.text.chars().count());
+                    let byte = self.text.char_indices().nth(at).map_or(self.text.len(), |(i, _)| i);
+                    let inserted = format!(" {}", e.print_string);
+                    self.text.insert_str(byte, &inserted);
+                    self.select = Some((at, at + inserted.chars().count()));
+                }
+                // A value that is no object (nil, a SmallInteger, ...) is its printString.
+                Action::Inspect => self.inspect = Some(Inspector::printed(e.print_string)),
+            },
+            Ok(Outcome::Inspection(i)) => self.inspect = Some(Inspector::of(i)),
+            Ok(other) => self.error = Some(pb::Error { message: format!("{other:?}"), ..Default::default() }),
+            Err(e) => self.error = Some(e),
+        }
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, ctx: &mut Ctx) {
         if let Some(action) = self.at_start.take() {
             self.selection = Some((0, self.text.chars().count()));
             self.evaluate(ctx, action);

@@ -1,4 +1,4 @@
-//! A stone and a gem inside the calling process, the IDE's default: the same servers as
+//! A stone and gems inside the calling process, the IDE's default: the same servers as
 //! `onyx stone` and `onyx gem`, on 127.0.0.1 with ports the system picks, reached through the
 //! same gRPC as remote ones, and stopped when the [`Embedded`] is.
 
@@ -8,31 +8,44 @@ use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use anyhow::{Result, anyhow};
+use onyx_protocol::serving::Until;
+use onyx_protocol::tls::ServerFiles;
+use onyx_stone::StoneOptions;
 use tokio::sync::oneshot;
 
-use crate::agent::GemOptions;
-use crate::cli::Setup;
-use crate::gem::Passwords;
-use crate::shutdown::Until;
-use crate::tls::ServerFiles;
+use crate::gem::GemOptions;
+use crate::repository::{self, Passwords};
+use crate::{GemError, Setup};
 
-/// A running stone and gem; [`Embedded::gem`] is the agent's address.
+/// A server thread, and the word that stops it.
+type Server = (oneshot::Sender<()>, JoinHandle<Result<(), GemError>>);
+
+/// A running stone and its gems; [`Embedded::gem`] is the first gem's agent's address.
 pub struct Embedded {
+    /// The first gem's agent (`https://` when its agents serve TLS).
     pub gem: String,
     /// The stone's address.
     pub stone: String,
     setup: Setup,
-    /// The gem first, then the stone: the order they stop in.
-    servers: Vec<(oneshot::Sender<()>, JoinHandle<Result<()>>)>,
+    /// What the gems' agents serve TLS with (none: plain TCP).
+    tls: ServerFiles,
+    /// The gems first, then the stone: the order they stop in.
+    servers: Vec<Server>,
 }
 
 impl Embedded {
     /// Serves the repository in `dir`, created with the kernel (and the users SystemUser and
     /// DataCurator, password `swordfish`) if `dir` holds none yet.
-    pub fn start(dir: &Path, setup: Setup) -> Result<Embedded> {
+    pub fn start(dir: &Path, setup: Setup) -> Result<Embedded, GemError> {
+        Embedded::start_with(dir, setup, ServerFiles::default())
+    }
+
+    /// As [`Embedded::start`], with the gems' agents serving TLS with the certificate and
+    /// key `tls` names (their clients trust the authority `ONYX_TLS_CA` names).
+    pub fn start_with(dir: &Path, setup: Setup, tls: ServerFiles) -> Result<Embedded, GemError> {
+        tls.config()?;
         if !dir.join(onyx_store::repo::FILE).exists() {
-            crate::gem::create(&setup, dir, &Passwords { system_user: None, data_curator: None })?;
+            repository::create(&setup, dir, &Passwords::default())?;
         }
         let loopback = SocketAddr::from(([127, 0, 0, 1], 0));
         let (stop_stone, until) = oneshot::channel();
@@ -40,10 +53,16 @@ impl Embedded {
         let stone_dir = dir.to_path_buf();
         let stone = std::thread::Builder::new().name("stone".into()).spawn(move || {
             let ready = |addr: SocketAddr| told.send(addr).map_err(|_| std::io::ErrorKind::BrokenPipe.into());
-            crate::stone::serve_until(&stone_dir, loopback, 60, &ServerFiles::default(), ready, Until::Told(until))
+            let options = StoneOptions {
+                dir: &stone_dir,
+                listen: loopback,
+                gc_interval: Some(Duration::from_secs(60)),
+                tls: &ServerFiles::default(),
+            };
+            Ok(onyx_stone::serve_until(options, ready, Until::Told(until))?)
         })?;
         let mut embedded =
-            Embedded { gem: String::new(), stone: String::new(), setup, servers: vec![(stop_stone, stone)] };
+            Embedded { gem: String::new(), stone: String::new(), setup, tls, servers: vec![(stop_stone, stone)] };
         embedded.stone = embedded.wait(&listening)?.to_string();
         embedded.gem = embedded.add_gem()?;
         Ok(embedded)
@@ -51,9 +70,9 @@ impl Embedded {
 
     /// Starts another gem on the stone (another session, for another user or another
     /// transaction); answers its agent's address. It stops with the others.
-    pub fn add_gem(&mut self) -> Result<String> {
+    pub fn add_gem(&mut self) -> Result<String, GemError> {
         let loopback = SocketAddr::from(([127, 0, 0, 1], 0));
-        let (stone_addr, config) = (self.stone.clone(), self.setup.config);
+        let (stone_addr, config, tls) = (self.stone.clone(), self.setup.config, self.tls.clone());
         let (stop_gem, until) = oneshot::channel();
         let (told, listening) = mpsc::channel();
         let gem = std::thread::Builder::new().name("gem".into()).spawn(move || {
@@ -62,40 +81,38 @@ impl Embedded {
                 config,
                 stone: &stone_addr,
                 listen: loopback,
-                tls: &ServerFiles::default(),
+                tls: &tls,
                 idle_logout: Duration::from_secs(8 * 3600),
             };
-            crate::agent::serve_until(options, ready, Until::Told(until))
+            crate::gem::serve_until(options, ready, Until::Told(until))
         })?;
         self.servers.insert(0, (stop_gem, gem));
-        Ok(self.wait(&listening)?.to_string())
+        let addr = self.wait(&listening)?;
+        let scheme = if self.tls.cert.is_some() { "https://" } else { "" };
+        Ok(format!("{scheme}{addr}"))
     }
 
     /// The address a server said it listens on; its error if it stopped first.
-    fn wait(&mut self, listening: &mpsc::Receiver<SocketAddr>) -> Result<SocketAddr> {
+    fn wait(&mut self, listening: &mpsc::Receiver<SocketAddr>) -> Result<SocketAddr, GemError> {
         match listening.recv() {
             Ok(addr) => Ok(addr),
             Err(_) => {
                 let (_, thread) = self.servers.remove(0);
-                Err(thread
-                    .join()
-                    .map_err(|_| anyhow!("a server failed"))?
-                    .err()
-                    .unwrap_or_else(|| anyhow!("a server stopped")))
+                Err(thread.join().map_err(|_| GemError::VmThread)?.err().unwrap_or(GemError::VmThread))
             }
         }
     }
 
-    /// Stops the gem, then the stone (which makes what it holds durable).
-    pub fn stop(mut self) -> Result<()> {
+    /// Stops the gems, then the stone (which makes what it holds durable).
+    pub fn stop(mut self) -> Result<(), GemError> {
         self.stop_all()
     }
 
-    fn stop_all(&mut self) -> Result<()> {
+    fn stop_all(&mut self) -> Result<(), GemError> {
         let mut first_error = None;
         for (stop, thread) in self.servers.drain(..) {
             let _ = stop.send(());
-            let outcome = thread.join().map_err(|_| anyhow!("a server failed")).and_then(|r| r);
+            let outcome = thread.join().map_err(|_| GemError::VmThread).and_then(|r| r);
             if let Err(e) = outcome {
                 first_error.get_or_insert(e);
             }

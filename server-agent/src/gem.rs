@@ -1,66 +1,109 @@
-//! The gem commands: `onyx init` (a repository holding the kernel) and `onyx eval --stone` (a
-//! doit in a new session, like `topaz -l`). `onyx gem` is the agent's (`agent/`).
+//! A gem: a VM logged in to a stone on its own thread (`vm_thread`), and the server agent's
+//! gRPC service (`agent`) on the listen address, until SIGTERM or SIGINT (or its owner's
+//! word, embedded). The service hands each batch to the VM thread and answers when the VM
+//! thread has run it. `onyx gem` is a call of [`serve_until`].
 
-use std::path::Path;
-use std::process::ExitCode;
-use std::sync::Arc;
+use std::net::SocketAddr;
+use std::time::Duration;
 
-use anyhow::{Result, anyhow};
-use onyx_store::Stone;
-use onyx_vm::Vm;
-use onyx_vm::persist::LocalLink;
+use onyx_protocol::agent::agent_server::AgentServer;
+use onyx_protocol::serving::{self, Until};
+use onyx_protocol::tls::ServerFiles;
+use onyx_record::About;
+use onyx_vm::{Vm, VmConfig};
+use tokio::sync::broadcast;
+use tonic::transport::Server;
+use tonic::transport::server::TcpIncoming;
 
-use crate::cli::{Setup, boot, print_evaluation};
+use crate::GemError;
+use crate::agent::AgentService;
 use crate::stone_client::StoneSession;
-use crate::users;
+use crate::vm_thread::{self, Watch};
 
-/// The initial passwords of a new repository's users.
-pub struct Passwords {
-    pub system_user: Option<String>,
-    pub data_curator: Option<String>,
+/// How a gem serves its agent.
+pub struct GemOptions<'a> {
+    /// The VM's settings.
+    pub config: VmConfig,
+    /// The stone's address.
+    pub stone: &'a str,
+    /// Where the agent listens (port 0 picks one).
+    pub listen: SocketAddr,
+    /// The certificate and key to serve TLS with (none: plain TCP).
+    pub tls: &'a ServerFiles,
+    /// How long a login's token may go unused.
+    pub idle_logout: Duration,
 }
 
-/// Creates a repository in `dir` and commits the kernel into it, with the users
-/// `SystemUser` and `DataCurator` (both may change code); says so.
-pub fn init(setup: &Setup, dir: &Path, passwords: &Passwords) -> Result<ExitCode> {
-    let defaulted = create(setup, dir, passwords)?;
-    println!("created a repository in {}", dir.display());
-    if !defaulted.is_empty() {
-        println!(
-            "{} has the password '{}': set another with onyx init's password options",
-            defaulted.join(" and "),
-            users::DEFAULT_PASSWORD
-        );
-    }
-    Ok(ExitCode::SUCCESS)
+/// Runs a gem until `until`; `listening` is told its session and the agent's address once
+/// the agent takes connections.
+pub fn serve_until(
+    options: GemOptions,
+    listening: impl FnOnce(u64, SocketAddr) -> std::io::Result<()>,
+    until: Until,
+) -> Result<(), GemError> {
+    let GemOptions { config, stone, listen, tls, idle_logout } = options;
+    let tls = tls.config()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind(listen))
+        .map_err(|source| GemError::Listen { address: listen, source })?;
+    let addr = listener.local_addr()?;
+    let (work, work_queue) = std::sync::mpsc::channel();
+    let (events, _) = broadcast::channel(256);
+    let (ready, logged_in) = std::sync::mpsc::channel();
+    let stone_addr = stone.to_string();
+    let advertised = advertised(addr, tls.is_some());
+    let vm_events = events.clone();
+    let vm_thread = std::thread::Builder::new().name("vm".into()).spawn(move || {
+        let vm = StoneSession::connect(&stone_addr).and_then(|session| Vm::login(Box::new(session), config));
+        match vm {
+            Ok(mut vm) => {
+                let _ = ready.send(Ok(vm.session_id().unwrap_or_default()));
+                let about = About {
+                    user: String::new(),
+                    host: vm_thread::host_name(),
+                    pid: std::process::id(),
+                    agent: advertised,
+                };
+                let watch = Watch::new(&mut vm, about);
+                vm_thread::run(&mut vm, &work_queue, &vm_events, watch);
+            }
+            Err(e) => {
+                let _ = ready.send(Err(e));
+            }
+        }
+    })?;
+    let session = logged_in
+        .recv()
+        .map_err(|_| GemError::VmThread)?
+        .map_err(|source| GemError::Login { stone: stone.to_string(), source })?;
+    runtime.block_on(async {
+        let until = until.arm()?;
+        listening(session, addr)?;
+        let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
+        let (closing, closed) = tokio::sync::watch::channel(false);
+        let service = AgentServer::new(AgentService::new(work, events, closed.clone(), idle_logout));
+        let mut builder = Server::builder();
+        if let Some(tls) = tls {
+            builder = builder.tls_config(tls)?;
+        }
+        // On a signal, event streams end and the agent stops taking requests; batches under
+        // way get a short grace (an endless evaluation does not hold the gem up).
+        let server = builder.add_service(service).serve_with_incoming_shutdown(incoming, serving::closed(closed));
+        serving::serve_until(server, until, &closing).await?;
+        Ok::<(), GemError>(())
+    })?;
+    // The service (and with it the VM thread's queue) is gone: the VM thread ends its session.
+    drop(runtime);
+    vm_thread.join().map_err(|_| GemError::VmThread)?;
+    Ok(())
 }
 
-/// Creates the repository of [`init`] quietly; answers the users given the default password.
-pub fn create(setup: &Setup, dir: &Path, passwords: &Passwords) -> Result<Vec<&'static str>> {
-    let mut vm = boot(setup)?;
-    let mut defaulted = Vec::new();
-    for (user, password) in [("SystemUser", &passwords.system_user), ("DataCurator", &passwords.data_curator)] {
-        let password = password.clone().unwrap_or_else(|| {
-            defaulted.push(user);
-            users::DEFAULT_PASSWORD.to_string()
-        });
-        let hashed = users::hash(&password).map_err(|e| anyhow!(e))?;
-        users::add(&mut vm, user, &hashed, true).map_err(|e| anyhow!("cannot add user {user}: {e}"))?;
-    }
-    let stone = Arc::new(Stone::create(dir)?);
-    let link = LocalLink::login(Arc::clone(&stone)).map_err(|e| anyhow!(e))?;
-    vm.create_repository(Box::new(link)).map_err(|e| anyhow!("the kernel could not be committed: {e}"))?;
-    Ok(defaulted)
-}
-
-/// Logs in to the stone at `addr`: a VM on the repository's committed state.
-fn login(setup: &Setup, addr: &str) -> Result<Vm> {
-    let session = StoneSession::connect(addr)?;
-    Vm::login(Box::new(session), setup.config).map_err(|e| anyhow!("cannot log in to the stone at {addr}: {e}"))
-}
-
-/// Runs `code` in a new session of the stone at `addr` and prints its value.
-pub fn eval(setup: &Setup, addr: &str, code: &str) -> Result<ExitCode> {
-    let mut vm = login(setup, addr)?;
-    print_evaluation(&mut vm, code)
+/// The agent's address as other tools should use it: with `https://` under TLS, and this
+/// host's name in place of an unspecified address (listening on every interface).
+fn advertised(addr: SocketAddr, tls: bool) -> String {
+    let host = if addr.ip().is_unspecified() { vm_thread::host_name() } else { addr.ip().to_string() };
+    let host = if host.contains(':') { format!("[{host}]") } else { host };
+    let scheme = if tls { "https://" } else { "" };
+    format!("{scheme}{host}:{}", addr.port())
 }

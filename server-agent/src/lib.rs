@@ -1,22 +1,107 @@
-//! The gem runtime and the `onyx` command line: the subcommands ([`cli`]), the stone server
-//! ([`stone`]), a gem's connection to it ([`stone_client`]), the gem commands (`gem`:
-//! `onyx init`, `onyx eval --stone`), the server agent a gem serves (`agent`: `onyx gem`)
-//! and the command line as the agent's client (`client`: `onyx eval --gem`, `onyx source`, ...);
-//! `users` keeps the repository's users and their passwords; [`tls`] the services' TLS;
-//! [`embedded`] runs a stone and a gem inside another program (the IDE).
+//! The gem: a Smalltalk VM logged in to a stone, serving the tools through its server agent.
+//!
+//! - [`gem`]: a gem process's life (`onyx gem`): the stone session, the VM thread, the agent
+//!   served until a signal or its owner's word.
+//! - `vm_thread`: the thread that owns the VM and runs the work the front ends queue, in the
+//!   gem's own terms (evaluations in time slices, everything else between them).
+//! - `ops`: the agent's operations against the VM (browse, search, inspect, transactions),
+//!   taking and answering the gem's own types.
+//! - `agent`: the gRPC service, a thin layer that validates messages into those types and
+//!   answers theirs.
+//! - [`stone_client`]: the gem's session with its stone over gRPC, as the VM's `StoneLink`.
+//! - [`users`]: users and their passwords in the repository.
+//! - [`repository`]: a new repository holding the kernel (`onyx init`).
+//! - [`embedded`]: a stone and gems inside another program (the IDE's default).
+//!
+//! **Architecture Invariant:** nothing below `agent` knows protobuf: the VM thread's queue and
+//! the operations speak `ops::request`'s types, so a debugger service, a debug adapter or
+//! HTTP can hand the VM thread the same work.
+
+#![deny(missing_docs)]
 
 mod agent;
-mod agent_bench;
-mod bench;
-pub mod cli;
-mod client;
-mod commit_bench;
 pub mod embedded;
-mod fault_bench;
-mod gem;
-mod shutdown;
-pub mod stone;
+pub mod gem;
+mod ops;
+pub mod repository;
 pub mod stone_client;
-pub mod tls;
-mod users;
-mod wire;
+pub mod users;
+mod vm_thread;
+
+use std::net::SocketAddr;
+
+use onyx_protocol::tls::TlsError;
+use onyx_record::StoneError;
+use onyx_vm::{BootError, KernelSource, Vm, VmConfig};
+
+/// What a gem (or any VM of the command line) boots: the kernel's source and the VM's
+/// settings.
+pub struct Setup {
+    /// The kernel's Tonel packages.
+    pub kernel: KernelSource,
+    /// The VM's settings.
+    pub config: VmConfig,
+}
+
+impl Default for Setup {
+    /// The kernel built into the binary, and the VM's default settings.
+    fn default() -> Setup {
+        Setup { kernel: KernelSource::embedded(), config: VmConfig::default() }
+    }
+}
+
+impl Setup {
+    /// A VM on the kernel without its test packages.
+    pub fn boot(&self) -> Result<Vm, BootError> {
+        Vm::boot_with(&self.kernel.without_tests(), self.config)
+    }
+}
+
+/// Why a gem could not start or serve, or a repository could not be made.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum GemError {
+    /// The kernel did not load.
+    #[error("the kernel did not load: {0}")]
+    Boot(#[from] BootError),
+    /// The stone (or the store, in process) refused or failed.
+    #[error(transparent)]
+    Stone(#[from] StoneError),
+    /// The repository could not be made or opened.
+    #[error(transparent)]
+    Store(#[from] onyx_store::StoreError),
+    /// The gem could not log in to its stone.
+    #[error("cannot log in to the stone at {stone}: {source}")]
+    Login {
+        /// The stone's address.
+        stone: String,
+        /// Why.
+        source: StoneError,
+    },
+    /// A user could not be added.
+    #[error("{0}")]
+    Users(String),
+    /// The TLS files cannot be used.
+    #[error(transparent)]
+    Tls(#[from] TlsError),
+    /// The address cannot be listened on.
+    #[error("cannot listen on {address}: {source}")]
+    Listen {
+        /// The address.
+        address: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The VM thread stopped before it could say so.
+    #[error("the gem's VM thread stopped")]
+    VmThread,
+    /// A server failed.
+    #[error("the server failed: {0}")]
+    Transport(#[from] tonic::transport::Error),
+    /// The runtime, the signal handlers, or telling the owner failed.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    /// The embedded stone failed.
+    #[error(transparent)]
+    Serve(#[from] onyx_stone::ServeError),
+}

@@ -13,7 +13,9 @@ pub const DEFAULT_PASSWORD: &str = "swordfish";
 
 /// A user's profile as the repository holds it.
 pub struct Profile {
+    /// The argon2 hash of their password, in PHC string form.
     pub password_hash: String,
+    /// Whether they may change code.
     pub may_change_code: bool,
 }
 

@@ -16,10 +16,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::error::StoreError;
-use crate::record::{ObjectRecord, Oop, ROOT};
 use crate::repo::{Durability, Meta, Snapshot, WriteError};
-use crate::stone::{CommitOutcome, Shared, State, ViewChange, changed_between, prune_log};
+use crate::stone::{Shared, State, changed_between, prune_log};
 use crate::tranlog::TranLog;
+use onyx_record::{CommitOutcome, ObjectRecord, Oop, ROOT, ViewChange};
 
 /// How long commits stay in the transaction log alone at most (bounding recovery time and
 /// the space the object table holds for undurable versions).

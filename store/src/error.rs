@@ -1,7 +1,7 @@
 //! What can go wrong in the stone, as one error type that says what happened in words a
 //! user can act on.
 
-use crate::record::Oop;
+use onyx_record::{DecodeError, LockKind, Oop, StoneError};
 
 /// A stone operation that failed. None of them leaves the repository half-changed.
 #[derive(Debug, thiserror::Error)]
@@ -31,12 +31,32 @@ pub enum StoreError {
         oop: Oop,
         /// A session holding a conflicting lock.
         holder: u64,
-        /// "read" or "write".
-        kind: &'static str,
+        /// The lock it holds.
+        kind: LockKind,
     },
     /// The stone is shutting down.
     #[error("the stone is shutting down")]
     ShuttingDown,
+}
+
+impl From<DecodeError> for StoreError {
+    fn from(e: DecodeError) -> StoreError {
+        StoreError::Corrupt(e.to_string())
+    }
+}
+
+/// What a gem's session hears of a store error: its kind, and the same sentence.
+impl From<StoreError> for StoneError {
+    fn from(e: StoreError) -> StoneError {
+        let message = e.to_string();
+        match e {
+            StoreError::LockDenied { oop, holder, kind } => StoneError::LockDenied { oop, holder, kind },
+            StoreError::Invalid(_) => StoneError::Invalid(message),
+            StoreError::NoSession(_) | StoreError::ShuttingDown => StoneError::Unavailable(message),
+            StoreError::Corrupt(_) | StoreError::NotARepository(_) => StoneError::Damaged(message),
+            StoreError::NotFound(_) | StoreError::Storage(_) => StoneError::Storage(message),
+        }
+    }
 }
 
 macro_rules! from_redb {
@@ -57,3 +77,37 @@ from_redb!(
     redb::StorageError,
     redb::CommitError
 );
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_gem_hears_each_store_error_as_the_stone_error_of_its_kind_with_the_same_words() {
+        let denied = StoreError::LockDenied { oop: 40, holder: 2, kind: LockKind::Write };
+        let said = denied.to_string();
+        assert_eq!(StoneError::from(denied), StoneError::LockDenied { oop: 40, holder: 2, kind: LockKind::Write });
+        assert_eq!(said, StoneError::LockDenied { oop: 40, holder: 2, kind: LockKind::Write }.to_string());
+        let cases = [
+            (StoreError::Invalid("no object 7".into()), "invalid"),
+            (StoreError::NoSession(3), "unavailable"),
+            (StoreError::ShuttingDown, "unavailable"),
+            (StoreError::Corrupt("object 9: truncated header".into()), "damaged"),
+            (StoreError::NotARepository("not one".into()), "damaged"),
+            (StoreError::Storage("disk full".into()), "storage"),
+            (StoreError::NotFound("no folder".into()), "storage"),
+        ];
+        for (store, kind) in cases {
+            let words = store.to_string();
+            let stone = StoneError::from(store);
+            let heard = match &stone {
+                StoneError::Invalid(_) => "invalid",
+                StoneError::Unavailable(_) => "unavailable",
+                StoneError::Damaged(_) => "damaged",
+                StoneError::Storage(_) => "storage",
+                other => panic!("{other:?}"),
+            };
+            assert_eq!((heard, stone.to_string()), (kind, words));
+        }
+    }
+}

@@ -12,9 +12,9 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use crate::error::StoreError;
-use crate::record::{Oop, ROOT};
 use crate::repo::Snapshot;
 use crate::stone::Shared;
+use onyx_record::{Oop, ROOT};
 
 /// What a collection found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -9,16 +9,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::error::StoreError;
-use crate::record::Oop;
-
-/// Which lock.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LockKind {
-    /// Shared.
-    Read,
-    /// Exclusive.
-    Write,
-}
+use onyx_record::{LockKind, Oop};
 
 #[derive(Default)]
 struct Held {
@@ -40,11 +31,11 @@ impl LockTable {
     pub fn lock(&mut self, session: u64, oop: Oop, kind: LockKind) -> Result<(), StoreError> {
         let held = self.by_object.entry(oop).or_default();
         if let Some(w) = held.writer.filter(|&w| w != session) {
-            return Err(StoreError::LockDenied { oop, holder: w, kind: "write" });
+            return Err(StoreError::LockDenied { oop, holder: w, kind: LockKind::Write });
         }
         if kind == LockKind::Write {
             if let Some(&r) = held.readers.iter().find(|&&r| r != session) {
-                return Err(StoreError::LockDenied { oop, holder: r, kind: "read" });
+                return Err(StoreError::LockDenied { oop, holder: r, kind: LockKind::Read });
             }
             held.readers.remove(&session);
             held.writer = Some(session);

@@ -2,7 +2,7 @@
 //! durable batches to write.
 //!
 //! Tables: `objects` maps an OOP to its encoded [`ObjectRecord`]; an object whose contents
-//! exceed [`CHUNK`] bytes keeps only its header there and its contents in `chunks`, keyed by
+//! exceed [`CHUNK`](onyx_record::CHUNK) bytes keeps only its header there and its contents in `chunks`, keyed by
 //! OOP and chunk number, so one element of a large Array is read without the rest; `meta`
 //! holds the format version, the OOP high-water mark and the last commit's number;
 //! `symbol_names` and `symbol_ids` are the symbol table (see `record.rs`). Every
@@ -15,7 +15,8 @@ use std::path::{Path, PathBuf};
 use redb::{Database, ReadTransaction, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
 
 use crate::error::StoreError;
-use crate::record::{FIRST_OOP, HEADER, ObjectRecord, Oop, VERSION};
+use onyx_record::record::{HEADER, VERSION};
+use onyx_record::{CHUNK, CHUNKED_HEADER, FIRST_OOP, ObjectRecord, Oop};
 
 const OBJECTS: TableDefinition<u64, &[u8]> = TableDefinition::new("objects");
 const CHUNKS: TableDefinition<(u64, u32), &[u8]> = TableDefinition::new("chunks");
@@ -27,8 +28,6 @@ const SYMBOL_IDS: TableDefinition<&[u8], u64> = TableDefinition::new("symbol_ids
 const FORMAT: u64 = 1;
 /// The repository file inside a repository folder.
 pub const FILE: &str = "repository.onyx";
-/// Contents larger than this are stored in chunks of this size.
-pub const CHUNK: usize = 64 * 1024;
 /// The first byte of a chunked object's header record.
 const CHUNKED: u8 = 0x80;
 
@@ -334,7 +333,7 @@ impl Snapshot {
     pub fn get(&self, oop: Oop) -> Result<Option<ObjectRecord>, StoreError> {
         let Some(mut whole) = self.stored(oop)? else { return Ok(None) };
         if whole.first() != Some(&CHUNKED) {
-            return ObjectRecord::decode(oop, &whole).map(Some);
+            return Ok(Some(ObjectRecord::decode(oop, &whole)?));
         }
         whole[0] = VERSION;
         let chunks = self.txn.open_table(CHUNKS)?;
@@ -342,7 +341,7 @@ impl Snapshot {
             let (_, v) = piece?;
             whole.extend_from_slice(v.value());
         }
-        ObjectRecord::decode(oop, &whole).map(Some)
+        Ok(Some(ObjectRecord::decode(oop, &whole)?))
     }
 
     /// What the object table holds for `oop`: an encoded record, or the header of one
@@ -362,11 +361,11 @@ impl Snapshot {
     }
 
     /// Object `oop` as a fetch sends it: whole, or, when it is stored in chunks, only its
-    /// header (see [`crate::record::CHUNKED_HEADER`]).
+    /// header (see [`onyx_record::CHUNKED_HEADER`]).
     pub fn get_for_fetch(&self, oop: Oop) -> Result<Option<ObjectRecord>, StoreError> {
         let Some(mut header) = self.stored(oop)? else { return Ok(None) };
         if header.first() != Some(&CHUNKED) {
-            return ObjectRecord::decode(oop, &header).map(Some);
+            return Ok(Some(ObjectRecord::decode(oop, &header)?));
         }
         header[0] = VERSION;
         // The header says how much the chunks hold; decode it as an empty record of that shape.
@@ -385,7 +384,7 @@ impl Snapshot {
             [a, b, c, d] => u32::from_le_bytes([*a, *b, *c, *d]),
             _ => 0,
         };
-        record.kind |= crate::record::CHUNKED_HEADER;
+        record.kind |= CHUNKED_HEADER;
         record.bytes = [u64::from(nwords).to_le_bytes(), u64::from(nbytes).to_le_bytes()].concat();
         Ok(Some(record))
     }

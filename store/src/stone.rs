@@ -15,8 +15,10 @@ use std::thread::JoinHandle;
 
 use crate::commit::{self, Committer, Pending, Queue, Reply};
 use crate::error::StoreError;
-use crate::locks::{LockKind, LockTable};
-use crate::record::{MAX_OOP, ObjectRecord, Oop};
+use onyx_record::word::MAX_OOP;
+use onyx_record::{About, CommitOutcome, LockKind, ObjectRecord, Oop, SessionInfo, ViewChange};
+
+use crate::locks::LockTable;
 use crate::repo::{Durability, Repository, Snapshot};
 use crate::tranlog::TranLog;
 
@@ -32,30 +34,6 @@ pub(crate) struct Session {
     pub allocated: Vec<Range<Oop>>,
     /// What its gem said of itself.
     pub about: About,
-}
-
-/// What a gem says of its session, for lists of the stone's sessions.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct About {
-    /// Who uses it (the users logged in to the gem's agent).
-    pub user: String,
-    pub host: String,
-    pub pid: u32,
-    /// Where the gem's agent listens (empty for a gem without one).
-    pub agent: String,
-}
-
-/// One session of the stone, as listed.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SessionInfo {
-    pub session: u64,
-    pub about: About,
-    /// The commit its view shows.
-    pub view: u64,
-    /// Commits since its view (the session does not see them until it commits or aborts).
-    pub behind: u64,
-    /// Objects it holds locks on.
-    pub locks: u64,
 }
 
 /// The stone's bookkeeping, behind one lock.
@@ -87,26 +65,6 @@ impl Shared {
         // A panic elsewhere while holding the lock leaves plain data behind; go on with it.
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
-}
-
-/// A new view for a session: the snapshot and the commit it shows.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ViewChange {
-    /// The commit the new view shows.
-    pub seq: u64,
-    /// Objects other sessions changed between the old view and the new one: the gem
-    /// invalidates its copies.
-    pub changed: Vec<Oop>,
-}
-
-/// What a commit came to.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum CommitOutcome {
-    /// Durable; the session now has a view of the repository after it.
-    Committed(ViewChange),
-    /// Objects in the write set that other sessions committed since the session's view: the
-    /// commit was not applied and the session keeps its view (it must abort).
-    Conflict(Vec<Oop>),
 }
 
 /// A running stone over an open repository.
@@ -285,7 +243,7 @@ impl Stone {
     }
 
     /// Chunk `index` of a large object's contents (its slot words, 8 bytes each, then its
-    /// bytes, in pieces of [`crate::repo::CHUNK`] bytes) as the session's view shows it.
+    /// bytes, in pieces of [`onyx_record::CHUNK`] bytes) as the session's view shows it.
     pub fn fetch_chunk(&self, session: u64, oop: Oop, index: u32) -> Result<Vec<u8>, StoreError> {
         let view = self.view_of(session)?;
         view.chunk(oop, index)?.ok_or_else(|| StoreError::Invalid(format!("object {oop} has no chunk {index}")))

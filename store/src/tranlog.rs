@@ -23,8 +23,8 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use crate::error::StoreError;
-use crate::record::{ObjectRecord, Oop};
 use crate::repo::Meta;
+use onyx_record::{ObjectRecord, Oop};
 
 /// The log file inside a repository folder.
 pub const LOG_FILE: &str = "tranlog.onyx";

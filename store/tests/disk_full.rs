@@ -5,9 +5,10 @@ use std::fs::OpenOptions;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use onyx_store::record::ref_word;
+use onyx_record::word::ref_word;
+use onyx_record::{CommitOutcome, ObjectRecord, ROOT};
 use onyx_store::repo::{FILE, Repository};
-use onyx_store::{CommitOutcome, ObjectRecord, ROOT, Stone, StoreError};
+use onyx_store::{Stone, StoreError};
 use redb::StorageBackend;
 use redb::backends::FileBackend;
 

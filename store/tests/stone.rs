@@ -4,10 +4,11 @@
 
 use std::sync::Arc;
 
-use onyx_store::record::ref_word;
-use onyx_store::repo::{CHUNK, Meta, Repository};
+use onyx_record::word::{ref_word, symbol_word};
+use onyx_record::{CHUNK, CommitOutcome, LockKind, ObjectRecord, Oop, ROOT};
+use onyx_store::repo::{Meta, Repository};
 use onyx_store::tranlog::TranLog;
-use onyx_store::{CommitOutcome, LockKind, ObjectRecord, Oop, ROOT, Stone, StoreError};
+use onyx_store::{Stone, StoreError};
 
 const SMALL_INT: u64 = 0b001;
 
@@ -322,9 +323,9 @@ fn symbols_are_interned_once_by_name_and_commits_may_only_name_known_ones() {
     let shared: Vec<u64> = threads.into_iter().map(|t| t.join().unwrap_or_default()).collect();
     assert!(shared.iter().all(|&id| id == shared[0] && id != 0), "{shared:?}");
     let (s, _) = ok(stone.login());
-    let named = record(counter, class, vec![onyx_store::record::symbol_word(ids[0])]);
+    let named = record(counter, class, vec![symbol_word(ids[0])]);
     assert!(matches!(ok(stone.commit(s, vec![named])), CommitOutcome::Committed(_)));
-    let bogus = record(counter, class, vec![onyx_store::record::symbol_word(9999)]);
+    let bogus = record(counter, class, vec![symbol_word(9999)]);
     assert!(matches!(stone.commit(s, vec![bogus]), Err(StoreError::Invalid(_))));
     drop(stone);
     let stone = ok(Stone::open(dir.path()));

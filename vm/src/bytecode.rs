@@ -197,6 +197,26 @@ pub enum Instr {
     NonLocalReturn { r: Reg },
 }
 
+impl Instr {
+    /// The message this instruction sends when its fast path does not apply (the messages
+    /// the compiler compiles to instructions of their own: arithmetic and comparisons,
+    /// `at:put:`, `==`, `~~`, `isNil`, `notNil`, `class`); `None` for the others.
+    pub fn sent_selector(&self) -> Option<&'static str> {
+        match *self {
+            Instr::Bin { op, .. }
+            | Instr::BinImm { op, .. }
+            | Instr::CmpJump { op, .. }
+            | Instr::CmpImmJump { op, .. } => Some(op.selector()),
+            Instr::AtPut { .. } | Instr::AtPutLit { .. } => Some("at:put:"),
+            Instr::IdEq { .. } => Some("=="),
+            Instr::IdNe { .. } => Some("~~"),
+            Instr::IsNil { negate, .. } => Some(if negate { "notNil" } else { "isNil" }),
+            Instr::Class { .. } => Some("class"),
+            _ => None,
+        }
+    }
+}
+
 /// A place where the debugger can stop: the instruction at `pc` and the source it runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StepPoint {
@@ -282,10 +302,13 @@ pub struct CompiledCode {
     pub span: Span,
     /// Native code, once the code is hot.
     pub native: crate::jit::NativeSlot,
-    /// The selectors of the control structures the compiler inlined in this method and its
-    /// blocks (`ifTrue:`, `whileTrue:`, `to:do:`, ...): sent by no instruction, but messages
-    /// of the method all the same, as its senders are found by them (empty for blocks).
-    pub inlined: Box<[Value]>,
+    /// The selectors this method and its blocks send that no send instruction names among
+    /// the literals: the control structures the compiler inlined (`ifTrue:`, `whileTrue:`,
+    /// `to:do:`, ...) and the messages it compiled to instructions of their own
+    /// ([`Instr::sent_selector`]). With the literals' symbols they are every message the
+    /// method sends, as its senders are found by them (empty for blocks). The compiler is
+    /// the one source of this list.
+    pub special_selectors: Box<[Value]>,
 }
 
 impl CompiledCode {

@@ -68,7 +68,7 @@ impl Vm {
             instrs: Box::new([Instr::Send { a: 0, nargs, lit: 0, cache: 0 }, Instr::Return { r: 0 }]),
             literals: Box::new([sel]),
             blocks: Box::new([]),
-            inlined: Box::new([]),
+            special_selectors: Box::new([]),
             num_args: 0,
             num_copied: 0,
             num_temps: 0,

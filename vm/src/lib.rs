@@ -18,7 +18,8 @@
 //! ```
 //!
 //! **Architecture invariant:** this crate knows nothing about RPC or UI; a repository attaches
-//! through [`persist::StoneLink`] (see [`persist`]: stubs, faulting, commit and abort).
+//! through `onyx_record::StoneLink` (see [`persist`]: stubs, faulting, commit and abort), and
+//! knows no database: the store is another crate, behind that trait.
 
 #![deny(missing_docs)]
 
@@ -43,6 +44,7 @@ pub use error::{BootError, CompileError, ErrorReport, EvalError, FrameInfo};
 pub use host::{FrameView, Poll};
 pub use interpreter::Stop;
 pub use jit::JitConfig;
+pub use primitives::table::{Primitive, TABLE as PRIMITIVES};
 pub use source::{KernelSource, LoadReport};
 pub use value::Value;
 pub use vm::{Known, Vm, VmConfig, class_slots, latin1};

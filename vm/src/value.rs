@@ -11,16 +11,13 @@
 //! ```
 //!
 //! An object reference is an index into the local object table ([`crate::heap::Heap`]);
-//! the table entry says whether the object is loaded, persistent or dirty.
+//! the table entry says whether the object is loaded, persistent or dirty. The tags are
+//! `onyx_record::word`'s, which the stone's records share (an immediate means the same in a
+//! record as here).
 
 use std::fmt;
 
-const TAG_BITS: u32 = 3;
-const TAG_MASK: u64 = 0b111;
-const TAG_OBJECT: u64 = 0b000;
-const TAG_INT: u64 = 0b001;
-const TAG_CHAR: u64 = 0b010;
-const TAG_SPECIAL: u64 = 0b011;
+use onyx_record::word::{TAG_BITS, TAG_CHAR, TAG_INT, TAG_MASK, TAG_OBJECT, TAG_SPECIAL};
 
 /// A Smalltalk value: an immediate or a reference through the object table.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

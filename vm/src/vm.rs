@@ -221,10 +221,11 @@ pub struct Vm {
     pub(crate) native_compiled: usize,
     /// Set from any thread to make the running evaluation stop at its next interrupt check.
     pub interrupt: Arc<AtomicBool>,
-    /// Whether code may be changed now (methods compiled or removed, classes defined): the
-    /// host clears it for a user without that privilege. A process takes it from its creator
-    /// and puts it back in force whenever it runs.
-    pub may_change_code: bool,
+    /// Whether code may be changed now (methods compiled or removed, classes defined, code
+    /// committed): the host clears it for a user without that privilege
+    /// ([`Vm::set_may_change_code`]). A process takes it from its creator and puts it back in
+    /// force whenever it runs, so no Smalltalk code can raise it.
+    pub(crate) may_change_code: bool,
     /// Counts changes to code: methods compiled or removed, classes defined or removed, and
     /// code objects reloaded after others changed them (see [`Vm::code_epoch`]).
     pub(crate) code_epoch: u64,
@@ -247,8 +248,8 @@ pub struct Vm {
     pub(crate) last_compile_error: Option<crate::error::CompileError>,
     /// The repository this VM is a gem of, if any.
     pub(crate) persist: Option<Box<crate::persist::Persistence>>,
-    /// Why the last transaction or lock primitive failed.
-    pub(crate) last_store_error: Option<String>,
+    /// Why the last transaction or lock primitive (or fault) failed.
+    pub(crate) last_store_error: Option<onyx_record::StoneError>,
     /// `System sessionTemps`: what the session keeps and never commits (nil until made).
     pub(crate) session_temps: Value,
     /// Why the last fault failed, until a failed send reports it (a lookup through an object
@@ -286,6 +287,20 @@ impl Vm {
             session_temps: Value::NIL,
             fault_error: None,
         }
+    }
+
+    /// Whether the code running now may change code (compile or remove methods, define or
+    /// remove classes, commit code or the users' directory).
+    pub fn may_change_code(&self) -> bool {
+        self.may_change_code
+    }
+
+    /// The host's word on whether the code it runs next may change code: a server sets it
+    /// for each user's work. It is in force from now on, and processes made from now on
+    /// take it; processes made before keep their own (a process puts its own back in force
+    /// whenever it runs).
+    pub fn set_may_change_code(&mut self, allowed: bool) {
+        self.may_change_code = allowed;
     }
 
     /// How many methods and blocks have been compiled to native code so far.

@@ -2,7 +2,7 @@
 //! the test. Each gesture that needs the server sends exactly one batch, and the tests count
 //! them. `browsing`: the system browser, its lists and its editing gestures; `evaluating`:
 //! workspaces, the transcript and inspectors; `transactions`: commits, conflicts and
-//! auto-commit; `network`: a slow gem and a gone one.
+//! auto-commit; `network`: a slow gem and a gone one; `tls`: a gem serving TLS.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // tests fail loudly
 
@@ -14,12 +14,13 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT as _, Queryable as _};
 use onyx_ide::{Ide, Link};
 use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
-use onyx_server_agent::cli::Setup;
+use onyx_server_agent::Setup;
 use onyx_server_agent::embedded::Embedded;
 
 mod browsing;
 mod evaluating;
 mod network;
+mod tls;
 mod transactions;
 
 /// A repository with a class `Probe` (package `Probes`, method `answer ^ 42` in `accessing`)

@@ -1,124 +1,220 @@
-//! The server agent: the service a gem offers the IDE and the command line. `onyx gem` logs a
-//! VM in to the stone on its own thread (`worker.rs`) and serves the agent's gRPC service
-//! (`service.rs`) on the listen address; the service hands each batch to the VM thread and
-//! answers when the VM thread has run it (`ops.rs` holds the operations, `inspect.rs`
-//! handles and the inspector).
+//! The agent's gRPC service, a thin layer over the VM thread: a login checks the password
+//! against the user's profile (read by the VM thread, checked here) and answers a token; each
+//! batch of a token's user is validated into the gem's own terms (`convert.rs`) and goes to
+//! the VM thread, and its answer comes back through a channel; events come from a broadcast
+//! the VM thread feeds.
 
-mod inspect;
-mod ops;
-mod search;
-mod service;
-mod watch;
-mod worker;
+mod convert;
 
-use std::io::Write as _;
-use std::net::SocketAddr;
-use std::process::ExitCode;
+use std::collections::HashMap;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::Sender;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
-use anyhow::{Context as _, Result, anyhow};
-use onyx_protocol::agent::agent_server::AgentServer;
-use onyx_vm::persist::About;
-use onyx_vm::{Vm, VmConfig};
-use tokio::sync::broadcast;
-use tonic::transport::Server;
-use tonic::transport::server::TcpIncoming;
+use onyx_protocol::agent::{self as pb, agent_server};
+use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::{broadcast, mpsc, oneshot, watch};
+use tokio_stream::{Stream, wrappers::ReceiverStream};
+use tonic::{Request, Response, Status};
 
-use crate::shutdown::Until;
-use crate::stone_client::StoneSession;
+use crate::ops::request::{Event, Failure, Operation, Request as OpRequest, Secret};
+use crate::users;
+use crate::vm_thread::{Job, Work};
 
-/// How a gem serves its agent.
-pub struct GemOptions<'a> {
-    pub config: VmConfig,
-    /// The stone's address.
-    pub stone: &'a str,
-    /// Where the agent listens (port 0 picks one).
-    pub listen: SocketAddr,
-    pub tls: &'a crate::tls::ServerFiles,
-    /// How long a login's token may go unused.
-    pub idle_logout: std::time::Duration,
+/// A login: the user's right to change code, the handles it holds (by its id, on the VM
+/// thread) and when its token was last used.
+#[derive(Clone, Copy)]
+struct Login {
+    id: u64,
+    may_change_code: bool,
+    used: Instant,
 }
 
-/// Runs a gem: a session with the stone, and the agent served until SIGTERM or SIGINT. The
-/// first line of standard output names both.
-pub fn serve(options: GemOptions) -> Result<ExitCode> {
-    let stone = options.stone.to_string();
-    let listening = |session, addr| {
-        println!("gem session {session} on {stone}, agent listening on {addr}");
-        std::io::stdout().flush()
-    };
-    serve_until(options, listening, Until::Signalled)?;
-    Ok(ExitCode::SUCCESS)
+/// The agent's service over one VM thread.
+pub struct AgentService {
+    work: Sender<Work>,
+    events: broadcast::Sender<Event>,
+    tokens: Arc<Mutex<HashMap<String, Login>>>,
+    /// The user whose session the gem is (the first to log in), and their right to change code.
+    owner: Mutex<Option<(String, bool)>>,
+    logins: AtomicU64,
+    /// How long a token may go unused.
+    idle_logout: Duration,
+    /// Turns true when the gem stops: event streams end.
+    closing: watch::Receiver<bool>,
 }
 
-/// Runs a gem until `until`; `listening` is told its session and the agent's address once
-/// the agent takes connections.
-pub fn serve_until(
-    options: GemOptions,
-    listening: impl FnOnce(u64, SocketAddr) -> std::io::Result<()>,
-    until: Until,
-) -> Result<()> {
-    let GemOptions { config, stone, listen, tls, idle_logout } = options;
-    let tls = tls.config()?;
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
-    let listener = runtime
-        .block_on(tokio::net::TcpListener::bind(listen))
-        .with_context(|| format!("cannot listen on {listen}"))?;
-    let addr = listener.local_addr()?;
-    let (work, work_queue) = std::sync::mpsc::channel();
-    let (events, _) = broadcast::channel(256);
-    let (ready, logged_in) = std::sync::mpsc::channel();
-    let stone_addr = stone.to_string();
-    let advertised = advertised(addr, tls.is_some());
-    let vm_events = events.clone();
-    let vm_thread = std::thread::Builder::new().name("vm".into()).spawn(move || {
-        let vm = StoneSession::connect(&stone_addr)
-            .map_err(|e| e.to_string())
-            .and_then(|session| Vm::login(Box::new(session), config));
-        match vm {
-            Ok(mut vm) => {
-                let _ = ready.send(Ok(vm.session_id().unwrap_or_default()));
-                let about =
-                    About { user: String::new(), host: watch::host_name(), pid: std::process::id(), agent: advertised };
-                let watch = watch::Watch::new(&mut vm, about);
-                worker::run(&mut vm, &work_queue, &vm_events, watch);
+impl AgentService {
+    /// The service handing its work to `work`, its events from `events`; its event streams
+    /// end when `closing` turns true, and tokens unused for `idle_logout` end.
+    pub fn new(
+        work: Sender<Work>,
+        events: broadcast::Sender<Event>,
+        closing: watch::Receiver<bool>,
+        idle_logout: Duration,
+    ) -> AgentService {
+        AgentService {
+            work,
+            events,
+            tokens: Arc::default(),
+            owner: Mutex::new(None),
+            logins: AtomicU64::new(1),
+            idle_logout,
+            closing,
+        }
+    }
+
+    /// The login whose token the request carries (its token counts as used); tokens unused
+    /// for longer than the idle limit end here.
+    fn login_of<T>(&self, request: &Request<T>) -> Result<(String, Login), Status> {
+        let token = request
+            .metadata()
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .ok_or_else(|| Status::unauthenticated("log in first: no token"))?;
+        let now = Instant::now();
+        let mut tokens = self.tokens.lock().unwrap_or_else(|e| e.into_inner());
+        let idle = self.idle_logout;
+        tokens.retain(|_, login| {
+            let live = now.duration_since(login.used) <= idle;
+            if !live {
+                // The VM thread releases what the login held; a stopped one holds nothing.
+                let _ = self.work.send(Work::LoggedOut(login.id));
             }
-            Err(e) => {
-                let _ = ready.send(Err(e));
+            live
+        });
+        let login = tokens.get_mut(token).ok_or_else(|| Status::unauthenticated("an unknown token: log in again"))?;
+        login.used = now;
+        Ok((token.to_string(), *login))
+    }
+}
+
+fn stopped() -> Status {
+    Status::unavailable("the gem's VM has stopped")
+}
+
+#[tonic::async_trait]
+impl agent_server::Agent for AgentService {
+    async fn login(&self, request: Request<pb::LoginRequest>) -> Result<Response<pb::LoginReply>, Status> {
+        let r = request.into_inner();
+        let (reply, answer) = oneshot::channel();
+        self.work.send(Work::Profile { user: r.user.clone(), reply }).map_err(|_| stopped())?;
+        let profile = answer.await.map_err(|_| stopped())?.map_err(Status::internal)?;
+        let refused = || Status::unauthenticated(format!("user {} or its password is not known", r.user));
+        let profile = profile.ok_or_else(refused)?;
+        // Checking a password takes tens of milliseconds on purpose: off the async threads.
+        let matches = tokio::task::spawn_blocking(move || users::verify(&r.password, &profile.password_hash))
+            .await
+            .map_err(|_| Status::internal("the password check failed"))?;
+        if !matches {
+            return Err(refused());
+        }
+        // A gem is one session of the stone, and a session is one user's, as in GemStone: the
+        // first user to log in has it, with the rights their committed profile gave them then.
+        let may_change_code = {
+            let mut owner = self.owner.lock().unwrap_or_else(|e| e.into_inner());
+            match &*owner {
+                None => {
+                    *owner = Some((r.user.clone(), profile.may_change_code));
+                    profile.may_change_code
+                }
+                Some((user, may_change_code)) if *user == r.user => *may_change_code,
+                Some((user, _)) => {
+                    return Err(Status::permission_denied(format!(
+                        "this gem's session is {user}'s: start a gem of your own to work as {}",
+                        r.user
+                    )));
+                }
+            }
+        };
+        // The stone's list of sessions names the gem's users by the time the login is answered
+        // (so a tool that lists sessions next sees this one); a gem going away is no matter.
+        let (done, described) = oneshot::channel();
+        if self.work.send(Work::LoggedIn { user: r.user.clone(), done }).is_ok() {
+            let _ = described.await;
+        }
+        let token = users::new_token();
+        let id = self.logins.fetch_add(1, Ordering::Relaxed);
+        let login = Login { id, may_change_code, used: Instant::now() };
+        self.tokens.lock().unwrap_or_else(|e| e.into_inner()).insert(token.clone(), login);
+        Ok(Response::new(pb::LoginReply { token, may_change_code }))
+    }
+
+    async fn logout(&self, request: Request<pb::Empty>) -> Result<Response<pb::Empty>, Status> {
+        let (token, login) = self.login_of(&request)?;
+        self.tokens.lock().unwrap_or_else(|e| e.into_inner()).remove(&token);
+        let _ = self.work.send(Work::LoggedOut(login.id));
+        Ok(Response::new(pb::Empty {}))
+    }
+
+    async fn execute(&self, request: Request<pb::Batch>) -> Result<Response<pb::BatchResult>, Status> {
+        let (_, login) = self.login_of(&request)?;
+        let arrived = Instant::now();
+        let mut operations: Vec<_> = request.into_inner().operations.into_iter().map(convert::operation).collect();
+        // A user who may not change code adds no users: the VM thread refuses, unhashed.
+        if login.may_change_code {
+            operations = hash_passwords(operations).await?;
+        }
+        let (reply, answer) = oneshot::channel();
+        let job = Job { operations, reply, arrived, login: login.id, may_change_code: login.may_change_code };
+        self.work.send(Work::Batch(job)).map_err(|_| stopped())?;
+        Ok(Response::new(convert::batch_result(answer.await.map_err(|_| stopped())?)))
+    }
+
+    type EventsStream = Pin<Box<dyn Stream<Item = Result<pb::Event, Status>> + Send>>;
+
+    async fn events(&self, request: Request<pb::EventsRequest>) -> Result<Response<Self::EventsStream>, Status> {
+        self.login_of(&request)?;
+        let mut events = self.events.subscribe();
+        let mut closing = self.closing.clone();
+        let (listener, stream) = mpsc::channel(64);
+        tokio::spawn(async move {
+            loop {
+                let event = tokio::select! {
+                    e = events.recv() => e,
+                    _ = closing.wait_for(|&c| c) => break,
+                    () = listener.closed() => break,
+                };
+                match event {
+                    Ok(event) => {
+                        if listener.send(Ok(convert::event(event))).await.is_err() {
+                            break;
+                        }
+                    }
+                    // A listener too slow to keep up misses events rather than holding the gem up.
+                    Err(RecvError::Lagged(_)) => {}
+                    Err(RecvError::Closed) => break,
+                }
+            }
+        });
+        Ok(Response::new(Box::pin(ReceiverStream::new(stream))))
+    }
+}
+
+type Operations = Vec<Result<Operation, Failure>>;
+
+/// The operations with the password of each user they add replaced by the password's hash,
+/// made here (off the async threads) rather than on the VM thread: hashing takes tens of
+/// milliseconds on purpose.
+async fn hash_passwords(mut operations: Operations) -> Result<Operations, Status> {
+    let adds_users = operations.iter().any(|o| matches!(o, Ok(Operation { request: OpRequest::AddUser { .. }, .. })));
+    if !adds_users {
+        return Ok(operations);
+    }
+    tokio::task::spawn_blocking(move || {
+        for operation in &mut operations {
+            if let Ok(Operation { request: OpRequest::AddUser { secret, .. }, .. }) = operation
+                && let Secret::Password(password) = secret
+            {
+                // A failed hash leaves nothing a password would match.
+                *secret = Secret::Hash(users::hash(password).unwrap_or_default());
             }
         }
-    })?;
-    let session = logged_in
-        .recv()
-        .map_err(|_| anyhow!("the gem's VM thread stopped"))?
-        .map_err(|e| anyhow!("cannot log in to the stone at {stone}: {e}"))?;
-    runtime.block_on(async {
-        let until = until.arm()?;
-        listening(session, addr)?;
-        let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
-        let (closing, closed) = tokio::sync::watch::channel(false);
-        let service = AgentServer::new(service::AgentService::new(work, events, closed.clone(), idle_logout));
-        let mut builder = Server::builder();
-        if let Some(tls) = tls {
-            builder = builder.tls_config(tls)?;
-        }
-        // On a signal, event streams end and the agent stops taking requests; batches under
-        // way get a short grace (an endless evaluation does not hold the gem up).
-        let server =
-            builder.add_service(service).serve_with_incoming_shutdown(incoming, crate::shutdown::closed(closed));
-        crate::shutdown::serve_until(server, until, &closing).await?;
-        anyhow::Ok(())
-    })?;
-    // The service (and with it the VM thread's queue) is gone: the VM thread ends its session.
-    drop(runtime);
-    vm_thread.join().map_err(|_| anyhow!("the gem's VM thread failed"))?;
-    Ok(())
-}
-
-/// The agent's address as other tools should use it: with `https://` under TLS, and this
-/// host's name in place of an unspecified address (listening on every interface).
-fn advertised(addr: SocketAddr, tls: bool) -> String {
-    let host = if addr.ip().is_unspecified() { watch::host_name() } else { addr.ip().to_string() };
-    let host = if host.contains(':') { format!("[{host}]") } else { host };
-    let scheme = if tls { "https://" } else { "" };
-    format!("{scheme}{host}:{}", addr.port())
+        operations
+    })
+    .await
+    .map_err(|_| Status::internal("hashing a password failed"))
 }

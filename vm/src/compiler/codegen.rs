@@ -67,8 +67,9 @@ pub(super) struct Gen<'a> {
     pub fun: Fun,
     /// Every block of the method, nested ones included; closures refer to them by index.
     pub blocks: Vec<Rc<CompiledCode>>,
-    /// The selectors of the sends inlined so far (see [`CompiledCode::inlined`]).
-    pub inlined: Vec<Value>,
+    /// The selectors of the sends compiled without a send of their own so far (see
+    /// [`CompiledCode::special_selectors`]).
+    pub special: Vec<Value>,
 }
 
 /// Generates the code of a parsed method or doit.
@@ -109,7 +110,7 @@ pub(super) fn generate(
         vector_size,
         fun: new_fun(0, whole),
         blocks: Vec::new(),
-        inlined: Vec::new(),
+        special: Vec::new(),
     };
     let mut primitive = 0u16;
     let mut pragma_values = Vec::new();
@@ -137,7 +138,16 @@ pub(super) fn generate(
     let fun = std::mem::replace(&mut g.fun, new_fun(0, whole));
     let mut code = g.finish(fun, node.params.len(), primitive, pragmas, false);
     code.blocks = std::mem::take(&mut g.blocks).into_boxed_slice();
-    code.inlined = std::mem::take(&mut g.inlined).into_boxed_slice();
+    let mut special = std::mem::take(&mut g.special);
+    for c in std::iter::once(&code).chain(code.blocks.iter().map(|b| &**b)) {
+        for selector in c.instrs.iter().filter_map(Instr::sent_selector) {
+            let selector = g.vm.intern(selector);
+            if !special.contains(&selector) {
+                special.push(selector);
+            }
+        }
+    }
+    code.special_selectors = special.into_boxed_slice();
     crate::verify::verify(&code).map_err(|e| error_at(source, 0, format!("internal compiler error: {e}")))?;
     Ok(Rc::new(code))
 }
@@ -280,7 +290,7 @@ impl Gen<'_> {
             is_block,
             span: fun.span,
             native: Default::default(),
-            inlined: Box::new([]),
+            special_selectors: Box::new([]),
         }
     }
 
@@ -581,6 +591,8 @@ impl Gen<'_> {
     }
 
     fn binop_to(&mut self, op: BinOp, receiver: &Expr, arg: &Expr, t: Reg, span: Span) -> CResult<()> {
+        // `x - 3` becomes an addition of -3: it is a send of `-` all the same.
+        self.sends_specially(op.selector());
         let mark = self.fun.next;
         if op != BinOp::At
             && let Expr::Literal(Literal::Integer(super::ast::IntLit::Small(n)), _) = arg
@@ -599,6 +611,15 @@ impl Gen<'_> {
         self.emit(Instr::Bin { op, dst: t, x, y });
         self.release_to(mark);
         Ok(())
+    }
+
+    /// Notes that the method sends `selector` without a send instruction naming it (see
+    /// [`CompiledCode::special_selectors`]).
+    pub fn sends_specially(&mut self, selector: &str) {
+        let selector = self.vm.intern(selector);
+        if !self.special.contains(&selector) {
+            self.special.push(selector);
+        }
     }
 
     /// The register holding the receiver of a one-instruction operation targeting `t`. A

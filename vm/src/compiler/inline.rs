@@ -274,10 +274,7 @@ pub(super) fn inline_send(g: &mut Gen<'_>, receiver: &Expr, msg: &Message, t: Op
     };
     g.release_to(mark);
     if result.is_ok() {
-        let selector = g.vm.intern(&msg.selector);
-        if !g.inlined.contains(&selector) {
-            g.inlined.push(selector);
-        }
+        g.sends_specially(&msg.selector);
     }
     result
 }

@@ -25,7 +25,7 @@ pub struct GcStats {
 }
 
 fn trace_code(code: &CompiledCode, push: &mut impl FnMut(Value)) {
-    code.literals.iter().chain(code.inlined.iter()).for_each(|&v| push(v));
+    code.literals.iter().chain(code.special_selectors.iter()).for_each(|&v| push(v));
     push(code.selector);
     push(code.method_class.get());
     push(code.protocol.get());

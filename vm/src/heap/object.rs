@@ -162,7 +162,7 @@ pub enum Body {
 }
 
 /// Slots per chunk of a large persistent object (the stone's chunk size in words).
-pub const CHUNK_SLOTS: usize = onyx_store::repo::CHUNK / 8;
+pub const CHUNK_SLOTS: usize = onyx_record::CHUNK / 8;
 
 /// The slots of a large persistent object: all of them counted, the chunks in memory loaded.
 #[derive(Debug)]

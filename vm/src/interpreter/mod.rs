@@ -319,7 +319,7 @@ impl Vm {
                         let assoc = lit!(lit as usize);
                         if self.heap.is_stub(assoc) && !self.fault_in(assoc) {
                             save_pc!();
-                            let why = self.last_store_error.clone();
+                            let why = self.last_store_error.as_ref().map(ToString::to_string);
                             self.fatal_error(why.as_deref().unwrap_or("a global could not be faulted in"));
                             continue 'outer;
                         }
@@ -329,7 +329,7 @@ impl Vm {
                         let assoc = lit!(lit as usize);
                         if self.heap.is_stub(assoc) && !self.fault_in(assoc) {
                             save_pc!();
-                            let why = self.last_store_error.clone();
+                            let why = self.last_store_error.as_ref().map(ToString::to_string);
                             self.fatal_error(why.as_deref().unwrap_or("a global could not be faulted in"));
                             continue 'outer;
                         }
@@ -357,7 +357,7 @@ impl Vm {
                             let class = if self.heap.is_stub(recv) {
                                 save_pc!();
                                 if !self.fault_in(recv) {
-                                    let why = self.last_store_error.clone();
+                                    let why = self.last_store_error.as_ref().map(ToString::to_string);
                                     self.fatal_error(why.as_deref().unwrap_or("an object could not be faulted in"));
                                     continue 'outer;
                                 }

@@ -1,13 +1,14 @@
 //! Large persistent objects, brought in chunk by chunk: a fetch sends such an object as its
-//! header (see `onyx_store::record::CHUNKED_HEADER`), the VM holds it as a
+//! header (see `onyx_record::CHUNKED_HEADER`), the VM holds it as a
 //! [`Body::Chunked`] body, and each chunk of slots comes from the stone when a slot in it is
 //! first read or written. So touching one element of a million-element Array brings in
 //! 8,192 slots, not a million. A commit of such an object (changed, or reached by a change)
 //! brings in the rest first and writes it whole.
 
-use onyx_store::record::word_symbol;
+use onyx_record::StoneError;
+use onyx_record::word::word_symbol;
 
-use super::{Persistence, codec};
+use super::{Persistence, codec, lost};
 use crate::heap::Body;
 use crate::heap::object::CHUNK_SLOTS;
 use crate::value::Value;
@@ -15,13 +16,13 @@ use crate::vm::Vm;
 
 impl Persistence {
     /// Brings chunk `index` of large object `v` into memory (if it is not there yet).
-    pub(super) fn load_chunk(&mut self, vm: &mut Vm, v: Value, index: usize) -> Result<(), String> {
+    pub(super) fn load_chunk(&mut self, vm: &mut Vm, v: Value, index: usize) -> Result<(), StoneError> {
         let missing = matches!(vm.heap.get(v).map(|o| &o.body), Some(Body::Chunked(c)) if c.chunks.get(index).is_some_and(Option::is_none));
         if !missing {
             return Ok(());
         }
-        let oop = self.oop_of.get(&v).copied().ok_or("a large object without an OOP")?;
-        let chunk = u32::try_from(index).map_err(|_| "a chunk number out of range")?;
+        let oop = self.oop_of.get(&v).copied().ok_or_else(|| lost("a large object without an OOP"))?;
+        let chunk = u32::try_from(index).map_err(|_| StoneError::Invalid("a chunk number out of range".into()))?;
         let data = self.link.fetch_chunk(oop, chunk)?;
         self.stats.fetches += 1;
         let len = match vm.heap.get(v).map(|o| &o.body) {
@@ -30,13 +31,16 @@ impl Persistence {
         };
         let expected = CHUNK_SLOTS.min(len.saturating_sub(index * CHUNK_SLOTS)) * 8;
         if data.len() != expected {
-            return Err(format!("object {oop}: chunk {index} holds {} bytes, not {expected}", data.len()));
+            return Err(StoneError::Damaged(format!(
+                "object {oop}: chunk {index} holds {} bytes, not {expected}",
+                data.len()
+            )));
         }
         let words: Vec<u64> =
             data.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().unwrap_or_default())).collect();
         vm.heap.note_allocation(data.len());
         self.learn_symbols(vm, words.iter().filter_map(|&w| word_symbol(w)).collect())?;
-        let values = words.iter().map(|&w| codec::value_of(vm, w, self)).collect::<Result<Vec<Value>, String>>()?;
+        let values = words.iter().map(|&w| codec::value_of(vm, w, self)).collect::<Result<Vec<Value>, StoneError>>()?;
         if let Some(Body::Chunked(c)) = vm.heap.get_mut(v).map(|o| &mut o.body)
             && let Some(slot) = c.chunks.get_mut(index)
         {
@@ -46,7 +50,7 @@ impl Persistence {
     }
 
     /// Brings every chunk of large object `v` into memory.
-    pub(super) fn load_all_chunks(&mut self, vm: &mut Vm, v: Value) -> Result<(), String> {
+    pub(super) fn load_all_chunks(&mut self, vm: &mut Vm, v: Value) -> Result<(), StoneError> {
         let count = match vm.heap.get(v).map(|o| &o.body) {
             Some(Body::Chunked(c)) => c.chunks.len(),
             _ => return Ok(()),
@@ -94,7 +98,7 @@ impl Vm {
         let result = p.load_chunk(self, v, i / CHUNK_SLOTS);
         self.persist = Some(p);
         if let Err(e) = result {
-            self.last_store_error = Some(format!("a chunk could not be faulted in: {e}"));
+            self.last_store_error = Some(e.context("a chunk could not be faulted in"));
             return None;
         }
         Some(())
@@ -106,7 +110,7 @@ impl Vm {
         let result = p.load_all_chunks(self, v);
         self.persist = Some(p);
         if let Err(e) = result {
-            self.last_store_error = Some(format!("a large object could not be faulted in: {e}"));
+            self.last_store_error = Some(e.context("a large object could not be faulted in"));
             return None;
         }
         match &self.heap.get(v)?.body {

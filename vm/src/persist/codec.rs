@@ -11,11 +11,14 @@
 //! | Semaphore | 6 | | excess signals (waiting processes are not kept) |
 //!
 //! Symbols are never records: a slot that holds one holds its id in the stone's symbol table
-//! (see `onyx_store::record`). Processes are transient; committing one is an error.
+//! (see `onyx_record::word`). Processes are transient; committing one is an error.
+//!
+//! An object that cannot be written is the caller's mistake ([`StoneError::Invalid`]); a
+//! record that cannot be read is damage ([`StoneError::Damaged`]).
 
 use num_bigint::{BigInt, Sign};
-use onyx_store::record::{word_ref, word_symbol};
-use onyx_store::{ObjectRecord, Oop};
+use onyx_record::word::{word_ref, word_symbol};
+use onyx_record::{CHUNKED_HEADER, ObjectRecord, Oop, StoneError};
 
 use crate::heap::{Body, Dict, SemaphoreBody};
 use crate::value::Value;
@@ -49,15 +52,16 @@ pub(super) fn references(vm: &Vm, v: Value) -> Vec<Value> {
 }
 
 /// Object `v` as the record of persistent object `oop`.
-pub(super) fn encode(vm: &Vm, v: Value, oop: Oop, naming: &impl Naming) -> Result<ObjectRecord, String> {
-    let obj = vm.heap.get(v).ok_or_else(|| format!("object {} does not exist", v.index()))?;
-    let word = |x: Value| -> Result<u64, String> {
+pub(super) fn encode(vm: &Vm, v: Value, oop: Oop, naming: &impl Naming) -> Result<ObjectRecord, StoneError> {
+    let invalid = |what: String| StoneError::Invalid(what);
+    let obj = vm.heap.get(v).ok_or_else(|| invalid(format!("object {} does not exist", v.index())))?;
+    let word = |x: Value| -> Result<u64, StoneError> {
         if !x.is_object() {
             return Ok(x.bits());
         }
-        naming.word_for(vm, x).ok_or_else(|| format!("object {} has no OOP", x.index()))
+        naming.word_for(vm, x).ok_or_else(|| invalid(format!("object {} has no OOP", x.index())))
     };
-    let words_of = |values: &[Value]| values.iter().map(|&x| word(x)).collect::<Result<Vec<u64>, String>>();
+    let words_of = |values: &[Value]| values.iter().map(|&x| word(x)).collect::<Result<Vec<u64>, StoneError>>();
     let (kind, words, bytes) = match &obj.body {
         Body::Slots(s) => (SLOTS, words_of(s)?, Vec::new()),
         Body::Bytes(b) => (BYTES, Vec::new(), b.clone()),
@@ -74,11 +78,11 @@ pub(super) fn encode(vm: &Vm, v: Value, oop: Oop, naming: &impl Naming) -> Resul
         Body::Semaphore(s) => (SEMAPHORE, Vec::new(), s.excess_signals.to_le_bytes().to_vec()),
         Body::Chunked(c) => {
             let all: Option<Vec<Value>> = (0..c.len).map(|i| c.get(i)).collect();
-            let all = all.ok_or_else(|| format!("object {} is not all in memory", v.index()))?;
+            let all = all.ok_or_else(|| invalid(format!("object {} is not all in memory", v.index())))?;
             (SLOTS, words_of(&all)?, Vec::new())
         }
-        Body::Process(_) => return Err(format!("a Process cannot be committed (object {})", v.index())),
-        Body::Free | Body::NotLoaded => return Err(format!("object {} is not in memory", v.index())),
+        Body::Process(_) => return Err(invalid(format!("a Process cannot be committed (object {})", v.index()))),
+        Body::Free | Body::NotLoaded => return Err(invalid(format!("object {} is not in memory", v.index()))),
     };
     let class = word(obj.class).map(|w| w >> 3)?;
     Ok(ObjectRecord { oop, class, kind, hash: obj.hash, named: u32::from(obj.named), words, bytes })
@@ -89,33 +93,38 @@ pub(super) trait Resolving {
     fn local_for(&mut self, vm: &mut Vm, oop: Oop) -> Value;
     fn symbol_for(&self, id: u64) -> Option<Value>;
     /// The whole contents (slot words, then bytes) of an object sent chunk by chunk.
-    fn contents(&mut self, oop: Oop, len: usize) -> Result<Vec<u8>, String>;
+    fn contents(&mut self, oop: Oop, len: usize) -> Result<Vec<u8>, StoneError>;
+}
+
+/// What a record says that no object can be: damage.
+fn damaged(what: String) -> StoneError {
+    StoneError::Damaged(what)
 }
 
 /// The local value a record word stands for.
-pub(super) fn value_of(vm: &mut Vm, word: u64, resolve: &mut impl Resolving) -> Result<Value, String> {
+pub(super) fn value_of(vm: &mut Vm, word: u64, resolve: &mut impl Resolving) -> Result<Value, StoneError> {
     if let Some(oop) = word_ref(word) {
         return Ok(resolve.local_for(vm, oop));
     }
     if let Some(id) = word_symbol(word) {
-        return resolve.symbol_for(id).ok_or_else(|| format!("unknown symbol {id}"));
+        return resolve.symbol_for(id).ok_or_else(|| damaged(format!("unknown symbol {id}")));
     }
-    Value::immediate_from_bits(word).ok_or_else(|| format!("{word:#x} is not a value"))
+    Value::immediate_from_bits(word).ok_or_else(|| damaged(format!("{word:#x} is not a value")))
 }
 
-fn values_of(vm: &mut Vm, words: &[u64], resolve: &mut impl Resolving) -> Result<Vec<Value>, String> {
+fn values_of(vm: &mut Vm, words: &[u64], resolve: &mut impl Resolving) -> Result<Vec<Value>, StoneError> {
     words.iter().map(|&w| value_of(vm, w, resolve)).collect()
 }
 
 /// A record fetched as a chunked header, made whole unless it is a pointer object (which
 /// stays in chunks): a long string or a big method's source comes in at once.
-pub(super) fn whole(r: ObjectRecord, resolve: &mut impl Resolving) -> Result<ObjectRecord, String> {
+pub(super) fn whole(r: ObjectRecord, resolve: &mut impl Resolving) -> Result<ObjectRecord, StoneError> {
     if !comes_in_whole(&r) {
         return Ok(r);
     }
     let Some((words, bytes)) = r.chunked_sizes() else { return Ok(r) };
-    let kind = r.kind & !onyx_store::record::CHUNKED_HEADER;
-    let too_large = || format!("object {}: too large", r.oop);
+    let kind = r.kind & !CHUNKED_HEADER;
+    let too_large = || damaged(format!("object {}: too large", r.oop));
     let nwords = usize::try_from(words).map_err(|_| too_large())?;
     let nbytes = usize::try_from(bytes).map_err(|_| too_large())?;
     let split = nwords.checked_mul(8).ok_or_else(too_large)?;
@@ -129,17 +138,17 @@ pub(super) fn whole(r: ObjectRecord, resolve: &mut impl Resolving) -> Result<Obj
 /// Whether `r` is the header of a large object that [`whole`] brings in chunk by chunk
 /// (any large object but a pointer object, which stays in chunks).
 pub(super) fn comes_in_whole(r: &ObjectRecord) -> bool {
-    r.chunked_sizes().is_some() && r.kind & !onyx_store::record::CHUNKED_HEADER != SLOTS
+    r.chunked_sizes().is_some() && r.kind & !CHUNKED_HEADER != SLOTS
 }
 
 /// The body a record decodes to, or `None` for a method record (whose code is compiled from
 /// its source once its class is in memory: see [`method_parts`]).
-pub(super) fn decode(vm: &mut Vm, r: &ObjectRecord, resolve: &mut impl Resolving) -> Result<Option<Body>, String> {
-    let bad = |what: &str| format!("object {}: {what}", r.oop);
+pub(super) fn decode(vm: &mut Vm, r: &ObjectRecord, resolve: &mut impl Resolving) -> Result<Option<Body>, StoneError> {
+    let bad = |what: &str| damaged(format!("object {}: {what}", r.oop));
     if let Some((words, _)) = r.chunked_sizes() {
         // A large pointer object: its slots come in chunk by chunk (see `chunks.rs`); other
         // large objects were made whole before (see [`whole`]).
-        if r.kind & !onyx_store::record::CHUNKED_HEADER != SLOTS {
+        if r.kind & !CHUNKED_HEADER != SLOTS {
             return Err(bad("only pointer objects stay in chunks"));
         }
         let nwords = usize::try_from(words).map_err(|_| bad("too large"))?;
@@ -182,12 +191,13 @@ pub(super) fn method_parts(
     vm: &mut Vm,
     r: &ObjectRecord,
     resolve: &mut impl Resolving,
-) -> Result<(Value, Value, String), String> {
+) -> Result<(Value, Value, String), StoneError> {
     let [class, _selector, protocol] = r.words.as_slice() else {
-        return Err(format!("object {}: a method record needs three words", r.oop));
+        return Err(damaged(format!("object {}: a method record needs three words", r.oop)));
     };
     let class = value_of(vm, *class, resolve)?;
     let protocol = value_of(vm, *protocol, resolve)?;
-    let source = String::from_utf8(r.bytes.clone()).map_err(|_| format!("object {}: source is not UTF-8", r.oop))?;
+    let source =
+        String::from_utf8(r.bytes.clone()).map_err(|_| damaged(format!("object {}: source is not UTF-8", r.oop)))?;
     Ok((class, protocol, source))
 }

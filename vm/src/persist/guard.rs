@@ -8,6 +8,8 @@
 
 use std::collections::HashSet;
 
+use onyx_record::StoneError;
+
 use crate::value::Value;
 use crate::vm::Vm;
 
@@ -70,12 +72,14 @@ impl Vm {
     }
 
     /// The error of a commit refused by the guard.
-    pub(super) fn guarded_commit_error(&self, v: Value) -> String {
+    pub(super) fn guarded_commit_error(&self, v: Value) -> StoneError {
         let what = if self.is_behavior(v) {
             format!("the class {}", self.class_name(v))
         } else {
             format!("a {}", self.class_name(self.class_of(v)))
         };
-        format!("permission denied: this user may not change code or users, and the transaction changed {what}")
+        StoneError::PermissionDenied(format!(
+            "permission denied: this user may not change code or users, and the transaction changed {what}"
+        ))
     }
 }

@@ -16,20 +16,26 @@
 //! other sessions changed that is in memory here. A loaded or reloaded method is compiled
 //! from its source; frames still running replaced code keep it (see
 //! [`Persistence::retired`]).
+//!
+//! Every failure is a [`StoneError`] of the kind it is (a denied lock, a stone that is gone,
+//! damage in what came in, a mistake of the caller's), kept in `System lastStoreError` when a
+//! primitive fails, so that Smalltalk code signals the matching exception and the tools can
+//! tell one from another.
 
 mod chunks;
 mod codec;
 mod guard;
-mod local;
 
 pub use guard::USERS;
-pub use local::LocalLink;
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::ops::Range;
 use std::rc::Rc;
 
-pub use onyx_store::{About, CommitOutcome, ObjectRecord, Oop, ROOT, SessionInfo, ViewChange};
+use onyx_record::word::{ref_word, symbol_word, word_ref};
+use onyx_record::{
+    About, CHUNK, CommitOutcome, LockKind, ObjectRecord, Oop, ROOT, SessionInfo, StoneError, StoneLink, ViewChange,
+};
 
 use crate::bytecode::CompiledCode;
 use crate::compiler::{self, Mode};
@@ -37,40 +43,15 @@ use crate::heap::Body;
 use crate::value::Value;
 use crate::vm::{Vm, VmConfig};
 
-/// A gem's session with its stone (the server implements it over gRPC). Errors are messages
-/// for the user.
-pub trait StoneLink {
-    /// `oops`, then what they reference and `nearby` (objects the gem expects to touch
-    /// next), up to `budget` bytes of records.
-    fn fetch(&mut self, oops: &[Oop], nearby: &[Oop], budget: u64) -> Result<Vec<ObjectRecord>, String>;
-    /// Fresh OOPs for new objects.
-    fn allocate(&mut self, count: u64) -> Result<Range<Oop>, String>;
-    /// Commits changed and new objects.
-    fn commit(&mut self, records: &[ObjectRecord]) -> Result<CommitOutcome, String>;
-    /// A view of the latest commit (releasing the session's locks).
-    fn abort(&mut self) -> Result<ViewChange, String>;
-    /// A view of the latest commit for a transaction that goes on (keeping its locks).
-    fn continue_transaction(&mut self) -> Result<ViewChange, String>;
-    /// The ids of symbols by name, interning new ones.
-    fn intern(&mut self, names: &[Vec<u8>]) -> Result<Vec<u64>, String>;
-    /// The names of symbols by id.
-    fn symbol_names(&mut self, ids: &[u64]) -> Result<Vec<Vec<u8>>, String>;
-    /// The session's id in the stone.
-    fn session(&self) -> u64;
-    /// A read or (`write`) write lock on `oop`; a denial is an error naming the holder.
-    fn lock(&mut self, oop: Oop, write: bool) -> Result<(), String>;
-    /// Releases the session's lock on `oop`.
-    fn unlock(&mut self, oop: Oop) -> Result<(), String>;
-    /// Releases every lock of the session.
-    fn unlock_all(&mut self) -> Result<(), String>;
-    /// Has the stone delete what no live view reaches; answers how many objects went.
-    fn collect_garbage(&mut self) -> Result<u64, String>;
-    /// Chunk `index` of large object `oop` (its slot words, then its bytes).
-    fn fetch_chunk(&mut self, oop: Oop, index: u32) -> Result<Vec<u8>, String>;
-    /// Says what the gem is, for lists of the stone's sessions.
-    fn describe(&mut self, about: &About) -> Result<(), String>;
-    /// Every session of the stone, and the number of the latest commit.
-    fn sessions(&mut self) -> Result<(Vec<SessionInfo>, u64), String>;
+/// An error of this VM's own bookkeeping with the repository (not the stone's): the local
+/// map lost track of an object.
+pub(super) fn lost(what: &str) -> StoneError {
+    StoneError::Invalid(format!("{what} (the gem's map of the repository lost track of it)"))
+}
+
+/// The error of an operation on a repository when none is attached.
+fn detached() -> StoneError {
+    StoneError::Invalid("no repository is attached".into())
 }
 
 /// OOPs asked of the stone at a time.
@@ -129,7 +110,7 @@ impl Persistence {
         self.local_of.insert(oop, v);
     }
 
-    fn next_oop(&mut self) -> Result<Oop, String> {
+    fn next_oop(&mut self) -> Result<Oop, StoneError> {
         if self.fresh.is_empty() {
             self.fresh = self.link.allocate(OOP_BATCH)?;
         }
@@ -142,7 +123,7 @@ impl Persistence {
     /// them: the requested ones always (replacing what is in memory), the others only where
     /// they are stubs here. What the fetched objects reference beyond that stays a stub until
     /// touched.
-    fn load(&mut self, vm: &mut Vm, requested: Vec<Oop>, nearby: &[Oop], budget: u64) -> Result<(), String> {
+    fn load(&mut self, vm: &mut Vm, requested: Vec<Oop>, nearby: &[Oop], budget: u64) -> Result<(), StoneError> {
         if requested.is_empty() {
             return Ok(());
         }
@@ -162,7 +143,7 @@ impl Persistence {
             })
             .collect();
         let records =
-            fetched.into_iter().map(|r| codec::whole(r, self)).collect::<Result<Vec<ObjectRecord>, String>>()?;
+            fetched.into_iter().map(|r| codec::whole(r, self)).collect::<Result<Vec<ObjectRecord>, StoneError>>()?;
         self.stats.objects_loaded += records.len() as u64;
         self.learn_symbols(vm, records.iter().flat_map(|r| r.symbols().collect::<Vec<_>>()).collect())?;
         let mut methods = Vec::new();
@@ -178,7 +159,7 @@ impl Persistence {
             let (method_class, protocol, source) = codec::method_parts(vm, r, self)?;
             let code = self
                 .compile_loaded(vm, &source, method_class)
-                .map_err(|e| format!("object {}: its method does not compile: {e}", r.oop))?;
+                .map_err(|e| e.context(&format!("object {}: its method does not compile", r.oop)))?;
             code.method_class.set(method_class);
             code.protocol.set(protocol);
             self.install(vm, v, class, r, Body::Method(code));
@@ -189,14 +170,14 @@ impl Persistence {
 
     /// Brings in stub `v` (and, within the fault budget, what it references and its
     /// neighbours: see [`Persistence::nearby`]).
-    fn fault(&mut self, vm: &mut Vm, v: Value) -> Result<(), String> {
-        let oop = self.oop_of.get(&v).copied().ok_or("a stub without an OOP")?;
+    fn fault(&mut self, vm: &mut Vm, v: Value) -> Result<(), StoneError> {
+        let oop = self.oop_of.get(&v).copied().ok_or_else(|| lost("a stub without an OOP"))?;
         let nearby = self.nearby(vm, oop);
         self.load(vm, vec![oop], &nearby, vm.config.fault_budget)
     }
 
     /// Brings in whichever of `values` are stubs (with the neighbours of the last).
-    fn fault_all(&mut self, vm: &mut Vm, values: &[Value]) -> Result<(), String> {
+    fn fault_all(&mut self, vm: &mut Vm, values: &[Value]) -> Result<(), StoneError> {
         let stubs: Vec<Oop> =
             values.iter().filter(|&&v| vm.heap.is_stub(v)).filter_map(|v| self.oop_of.get(v).copied()).collect();
         let mut unique: Vec<Oop> = stubs.into_iter().collect::<HashSet<_>>().into_iter().collect();
@@ -218,16 +199,17 @@ impl Persistence {
 
     /// Compiles a loaded method's source in its class, with what the compiler reads of the
     /// class (and, after, the bindings the code refers to) brought in first.
-    fn compile_loaded(&mut self, vm: &mut Vm, source: &str, class: Value) -> Result<Rc<CompiledCode>, String> {
+    fn compile_loaded(&mut self, vm: &mut Vm, source: &str, class: Value) -> Result<Rc<CompiledCode>, StoneError> {
         self.fault_class_chain(vm, class)?;
-        let code = compiler::compile(vm, source, class, Mode::Method).map_err(|e| e.to_string())?;
+        let code =
+            compiler::compile(vm, source, class, Mode::Method).map_err(|e| StoneError::Damaged(e.to_string()))?;
         self.fault_literals(vm, &code)?;
         Ok(code)
     }
 
     /// Brings in `class`, its superclasses, and what each of them refers to directly
     /// (instance variable names, pools, method dictionary).
-    fn fault_class_chain(&mut self, vm: &mut Vm, class: Value) -> Result<(), String> {
+    fn fault_class_chain(&mut self, vm: &mut Vm, class: Value) -> Result<(), StoneError> {
         let mut c = class;
         let mut guard = 0;
         while c.is_object() && guard < 10_000 {
@@ -243,7 +225,7 @@ impl Persistence {
     }
 
     /// Brings in the stubs among a compiled method's literals (global bindings, mostly).
-    fn fault_literals(&mut self, vm: &mut Vm, code: &CompiledCode) -> Result<(), String> {
+    fn fault_literals(&mut self, vm: &mut Vm, code: &CompiledCode) -> Result<(), StoneError> {
         self.fault_all(vm, &code.literals)?;
         for block in code.blocks.iter() {
             self.fault_literals(vm, block)?;
@@ -258,7 +240,7 @@ impl Persistence {
 
     /// Reloads `stale` in place; if that fails, makes them stubs (they fault in fresh when
     /// touched) and answers the error.
-    fn reload(&mut self, vm: &mut Vm, stale: Vec<Oop>) -> Result<(), String> {
+    fn reload(&mut self, vm: &mut Vm, stale: Vec<Oop>) -> Result<(), StoneError> {
         let result = self.load(vm, stale.clone(), &[], 0);
         if result.is_err() {
             let locals: Vec<Value> = stale.iter().filter_map(|oop| self.local_of.get(oop).copied()).collect();
@@ -292,7 +274,7 @@ impl Persistence {
     }
 
     /// Makes sure every symbol id in `ids` has its local symbol.
-    fn learn_symbols(&mut self, vm: &mut Vm, ids: Vec<u64>) -> Result<(), String> {
+    fn learn_symbols(&mut self, vm: &mut Vm, ids: Vec<u64>) -> Result<(), StoneError> {
         let unknown: Vec<u64> =
             ids.into_iter().filter(|id| !self.symbol_of.contains_key(id)).collect::<HashSet<_>>().into_iter().collect();
         if unknown.is_empty() {
@@ -311,9 +293,9 @@ impl Persistence {
 impl codec::Naming for Persistence {
     fn word_for(&self, vm: &Vm, v: Value) -> Option<u64> {
         if vm.is_symbol(v) {
-            return self.symbol_id.get(&v).map(|&id| onyx_store::record::symbol_word(id));
+            return self.symbol_id.get(&v).map(|&id| symbol_word(id));
         }
-        self.oop_of.get(&v).map(|&oop| onyx_store::record::ref_word(oop))
+        self.oop_of.get(&v).map(|&oop| ref_word(oop))
     }
 }
 
@@ -331,15 +313,15 @@ impl codec::Resolving for Persistence {
         self.symbol_of.get(&id).copied()
     }
 
-    fn contents(&mut self, oop: Oop, len: usize) -> Result<Vec<u8>, String> {
+    fn contents(&mut self, oop: Oop, len: usize) -> Result<Vec<u8>, StoneError> {
         let mut data = Vec::with_capacity(len);
-        for index in 0..len.div_ceil(onyx_store::repo::CHUNK) {
-            let chunk = u32::try_from(index).map_err(|_| "a chunk number out of range")?;
+        for index in 0..len.div_ceil(CHUNK) {
+            let chunk = u32::try_from(index).map_err(|_| StoneError::Damaged(format!("object {oop}: too large")))?;
             data.extend(self.link.fetch_chunk(oop, chunk)?);
             self.stats.fetches += 1;
         }
         if data.len() != len {
-            return Err(format!("object {oop}: its chunks hold {} bytes, not {len}", data.len()));
+            return Err(StoneError::Damaged(format!("object {oop}: its chunks hold {} bytes, not {len}", data.len())));
         }
         Ok(data)
     }
@@ -348,20 +330,22 @@ impl codec::Resolving for Persistence {
 impl Vm {
     /// Logs in to a repository through `link`: a VM whose classes, methods and globals are
     /// the repository's.
-    pub fn login(link: Box<dyn StoneLink>, config: VmConfig) -> Result<Vm, String> {
+    pub fn login(link: Box<dyn StoneLink>, config: VmConfig) -> Result<Vm, StoneError> {
         let mut vm = Vm::empty();
         vm.config = config;
         vm.depth_limit = config.max_depth;
         let mut p = Persistence::new(link);
         let root_records = p.link.fetch(&[ROOT], &[], 0)?;
-        let root = root_records.first().ok_or("the repository has no root (was it made by `onyx init`?)")?;
+        let damaged = |what: &str| StoneError::Damaged(what.to_string());
+        let root =
+            root_records.first().ok_or_else(|| damaged("the repository has no root (was it made by `onyx init`?)"))?;
         let mut known = Vec::with_capacity(root.words.len());
         for &w in &root.words {
-            let oop = onyx_store::record::word_ref(w).ok_or("the repository's root is damaged")?;
+            let oop = word_ref(w).ok_or_else(|| damaged("the repository's root is damaged"))?;
             known.push(codec::Resolving::local_for(&mut p, &mut vm, oop));
         }
         if !vm.known.set_objects(&known) {
-            return Err("the repository's root does not match this version of Onyx".into());
+            return Err(damaged("the repository's root does not match this version of Onyx"));
         }
         p.load(&mut vm, vec![ROOT], &[], config.login_budget)?;
         // What the interpreter uses by role must be in memory (and their classes' contents).
@@ -378,7 +362,7 @@ impl Vm {
 
     /// Makes this VM's objects a new repository's contents through `link` (a session with a
     /// stone over an empty repository): commits the root and everything it reaches.
-    pub fn create_repository(&mut self, link: Box<dyn StoneLink>) -> Result<(), String> {
+    pub fn create_repository(&mut self, link: Box<dyn StoneLink>) -> Result<(), StoneError> {
         let mut p = Persistence::new(link);
         let known = self.known.objects();
         let root = self.new_array(known);
@@ -388,7 +372,7 @@ impl Vm {
         self.persist = Some(Box::new(p));
         match self.commit_transaction()? {
             true => Ok(()),
-            false => Err("the new repository's first commit conflicted".into()),
+            false => Err(StoneError::Invalid("the new repository's first commit conflicted".into())),
         }
     }
 
@@ -410,16 +394,16 @@ impl Vm {
     /// `System commitTransaction`: commits every persistent object changed since the last
     /// commit or abort, and every new object they reach. Answers false on a conflict (see
     /// [`Vm::transaction_conflicts`]); local changes are kept until an abort.
-    pub fn commit_transaction(&mut self) -> Result<bool, String> {
-        let mut p = self.persist.take().ok_or("no repository is attached")?;
+    pub fn commit_transaction(&mut self) -> Result<bool, StoneError> {
+        let mut p = self.persist.take().ok_or_else(detached)?;
         let result = self.commit_with(&mut p);
         self.persist = Some(p);
         result
     }
 
-    fn commit_with(&mut self, p: &mut Persistence) -> Result<bool, String> {
+    fn commit_with(&mut self, p: &mut Persistence) -> Result<bool, StoneError> {
         if p.must_abort {
-            self.last_store_error = Some("this transaction must be aborted first".into());
+            self.last_store_error = Some(StoneError::Invalid("this transaction must be aborted first".into()));
             return Ok(false);
         }
         let mut dirty = self.heap.take_write_set();
@@ -454,7 +438,7 @@ impl Vm {
                 }
             }
         }
-        if !self.may_change_code {
+        if !self.may_change_code() {
             let changed: Vec<Value> = dirty.iter().chain(&new).copied().collect();
             if let Some(v) = self.first_guarded(&changed) {
                 let error = self.guarded_commit_error(v);
@@ -472,7 +456,7 @@ impl Vm {
                 if let Err(e) = self.apply_view(p, view) {
                     // The commit stands; what others changed could not be brought in.
                     p.must_abort = true;
-                    self.last_store_error = Some(format!("committed, but the new view could not be loaded: {e}"));
+                    self.last_store_error = Some(e.context("committed, but the new view could not be loaded"));
                 }
                 Ok(true)
             }
@@ -494,7 +478,7 @@ impl Vm {
         dirty: &[Value],
         new: &[Value],
         symbols: &[Value],
-    ) -> Result<CommitOutcome, String> {
+    ) -> Result<CommitOutcome, StoneError> {
         if !symbols.is_empty() {
             let names: Vec<Vec<u8>> =
                 symbols.iter().map(|&s| self.heap.bytes(s).unwrap_or_default().to_vec()).collect();
@@ -510,7 +494,7 @@ impl Vm {
         }
         let mut records = Vec::with_capacity(dirty.len() + new.len());
         for &v in dirty.iter().chain(new) {
-            let oop = p.oop_of.get(&v).copied().ok_or("a changed object lost its OOP")?;
+            let oop = p.oop_of.get(&v).copied().ok_or_else(|| lost("a changed object lost its OOP"))?;
             records.push(codec::encode(self, v, oop, p)?);
         }
         p.link.commit(&records)
@@ -530,7 +514,7 @@ impl Vm {
     }
 
     /// Installs a new view: reloads what other sessions changed that is in memory here.
-    fn apply_view(&mut self, p: &mut Persistence, view: ViewChange) -> Result<(), String> {
+    fn apply_view(&mut self, p: &mut Persistence, view: ViewChange) -> Result<(), StoneError> {
         let stale = p.loaded_among(self, view.changed);
         p.reload(self, stale)
     }
@@ -540,14 +524,14 @@ impl Vm {
     /// commit keeping the transaction's locks and its other changes, and reloads `refresh`
     /// and whatever else others changed. Answers false, changing nothing local, if others
     /// changed an object this transaction changed that is not in `refresh`.
-    pub fn continue_transaction_refreshing(&mut self, refresh: &[Value]) -> Result<bool, String> {
-        let mut p = self.persist.take().ok_or("no repository is attached")?;
+    pub fn continue_transaction_refreshing(&mut self, refresh: &[Value]) -> Result<bool, StoneError> {
+        let mut p = self.persist.take().ok_or_else(detached)?;
         let result = self.continue_with(&mut p, refresh);
         self.persist = Some(p);
         result
     }
 
-    fn continue_with(&mut self, p: &mut Persistence, refresh: &[Value]) -> Result<bool, String> {
+    fn continue_with(&mut self, p: &mut Persistence, refresh: &[Value]) -> Result<bool, StoneError> {
         if p.must_abort {
             return Ok(false);
         }
@@ -585,14 +569,14 @@ impl Vm {
 
     /// `System abortTransaction`: drops local changes to persistent objects and takes a view
     /// of the latest commit.
-    pub fn abort_transaction(&mut self) -> Result<(), String> {
-        let mut p = self.persist.take().ok_or("no repository is attached")?;
+    pub fn abort_transaction(&mut self) -> Result<(), StoneError> {
+        let mut p = self.persist.take().ok_or_else(detached)?;
         let result = self.abort_with(&mut p);
         self.persist = Some(p);
         result
     }
 
-    fn abort_with(&mut self, p: &mut Persistence) -> Result<(), String> {
+    fn abort_with(&mut self, p: &mut Persistence) -> Result<(), StoneError> {
         // The write set is taken only once the stone has given the new view: a failed abort
         // leaves the transaction as it was.
         let view = p.link.abort()?;
@@ -611,17 +595,21 @@ impl Vm {
         self.persist.as_ref().is_some_and(|p| p.oop_of.contains_key(&v))
     }
 
-    /// `System readLock:` / `writeLock:` (`write`): locks a persistent object for this
-    /// session until it commits or aborts.
-    pub fn lock(&mut self, v: Value, write: bool) -> Result<(), String> {
-        let p = self.persist.as_mut().ok_or("no repository is attached")?;
-        let oop = p.oop_of.get(&v).copied().ok_or("only committed objects can be locked")?;
-        p.link.lock(oop, write)
+    /// `System readLock:` / `writeLock:`: locks a persistent object for this session until it
+    /// commits or aborts.
+    pub fn lock(&mut self, v: Value, kind: LockKind) -> Result<(), StoneError> {
+        let p = self.persist.as_mut().ok_or_else(detached)?;
+        let oop = p
+            .oop_of
+            .get(&v)
+            .copied()
+            .ok_or_else(|| StoneError::Invalid("only committed objects can be locked".into()))?;
+        p.link.lock(oop, kind)
     }
 
     /// `System removeLock:`.
-    pub fn unlock(&mut self, v: Value) -> Result<(), String> {
-        let p = self.persist.as_mut().ok_or("no repository is attached")?;
+    pub fn unlock(&mut self, v: Value) -> Result<(), StoneError> {
+        let p = self.persist.as_mut().ok_or_else(detached)?;
         match p.oop_of.get(&v).copied() {
             Some(oop) => p.link.unlock(oop),
             None => Ok(()),
@@ -630,23 +618,23 @@ impl Vm {
 
     /// `System collectGarbage`: the repository's garbage collection (answers the objects
     /// reclaimed).
-    pub fn collect_repository_garbage(&mut self) -> Result<u64, String> {
-        self.persist.as_mut().ok_or("no repository is attached")?.link.collect_garbage()
+    pub fn collect_repository_garbage(&mut self) -> Result<u64, StoneError> {
+        self.persist.as_mut().ok_or_else(detached)?.link.collect_garbage()
     }
 
     /// Says what this gem is, for lists of the stone's sessions.
-    pub fn describe_session(&mut self, about: &About) -> Result<(), String> {
-        self.persist.as_mut().ok_or("no repository is attached")?.link.describe(about)
+    pub fn describe_session(&mut self, about: &About) -> Result<(), StoneError> {
+        self.persist.as_mut().ok_or_else(detached)?.link.describe(about)
     }
 
     /// Every session of the stone, and the number of the latest commit.
-    pub fn stone_sessions(&mut self) -> Result<(Vec<SessionInfo>, u64), String> {
-        self.persist.as_mut().ok_or("no repository is attached")?.link.sessions()
+    pub fn stone_sessions(&mut self) -> Result<(Vec<SessionInfo>, u64), StoneError> {
+        self.persist.as_mut().ok_or_else(detached)?.link.sessions()
     }
 
     /// `System removeLocksForSession`.
-    pub fn unlock_all(&mut self) -> Result<(), String> {
-        self.persist.as_mut().ok_or("no repository is attached")?.link.unlock_all()
+    pub fn unlock_all(&mut self) -> Result<(), StoneError> {
+        self.persist.as_mut().ok_or_else(detached)?.link.unlock_all()
     }
 
     /// Brings in `v` if it is a stub (and, within a budget, what it refers to). A fault that
@@ -661,9 +649,9 @@ impl Vm {
         match result {
             Ok(()) => !self.heap.is_stub(v),
             Err(e) => {
-                let why = format!("an object could not be faulted in: {e}");
-                self.last_store_error = Some(why.clone());
-                self.fault_error = Some(why);
+                let why = e.context("an object could not be faulted in");
+                self.fault_error = Some(why.to_string());
+                self.last_store_error = Some(why);
                 false
             }
         }
@@ -682,7 +670,7 @@ impl Vm {
         }
         let Some(mut p) = self.persist.take() else { return };
         if let Err(e) = p.fault_all(self, values) {
-            self.last_store_error = Some(format!("objects could not be faulted in: {e}"));
+            self.last_store_error = Some(e.context("objects could not be faulted in"));
         }
         self.persist = Some(p);
     }
@@ -691,7 +679,7 @@ impl Vm {
     pub(crate) fn fault_for_compile(&mut self, class: Value) {
         let Some(mut p) = self.persist.take() else { return };
         if let Err(e) = p.fault_class_chain(self, class) {
-            self.last_store_error = Some(format!("a class could not be faulted in: {e}"));
+            self.last_store_error = Some(e.context("a class could not be faulted in"));
         }
         self.persist = Some(p);
     }
@@ -700,7 +688,7 @@ impl Vm {
     pub(crate) fn fault_code_literals(&mut self, code: &CompiledCode) {
         let Some(mut p) = self.persist.take() else { return };
         if let Err(e) = p.fault_literals(self, code) {
-            self.last_store_error = Some(format!("a binding could not be faulted in: {e}"));
+            self.last_store_error = Some(e.context("a binding could not be faulted in"));
         }
         self.persist = Some(p);
     }

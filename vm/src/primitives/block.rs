@@ -1,6 +1,6 @@
 //! Block and perform primitives (80-99): evaluating closures, `perform:` and friends.
 
-use super::{Args, Prim, PrimResult};
+use super::{Args, Prim, PrimResult, table};
 use crate::heap::Body;
 use crate::interpreter::{Flow, closure_slots as cl};
 use crate::value::Value;
@@ -8,8 +8,8 @@ use crate::vm::Vm;
 
 pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
     match index {
-        80 => activate_closure(vm, a.at, a.nargs, a.ret),
-        81 => {
+        table::BLOCK_VALUE => activate_closure(vm, a.at, a.nargs, a.ret),
+        table::BLOCK_VALUE_WITH_ARGUMENTS => {
             let arg = a.arg(vm, 0);
             if vm.class_of(arg) != vm.known.array {
                 return Err(Prim::Fail);
@@ -22,22 +22,22 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             put_args(vm, a.at, &items);
             activate_closure(vm, a.at, items.len(), a.ret)
         }
-        82 => {
+        table::BLOCK_NUM_ARGS => {
             let code = closure_code(vm, a.recv(vm)).ok_or(Prim::Fail)?;
             Ok(Value::small(i64::from(code.num_args)))
         }
-        83 => {
+        table::OBJECT_PERFORM => {
             // perform: sel with: ... — shift the arguments over the selector.
             let sel = a.arg(vm, 0);
             let args: Vec<Value> = (1..a.nargs).map(|i| a.arg(vm, i)).collect();
             perform(vm, a, sel, &args)
         }
-        84 => {
+        table::OBJECT_PERFORM_WITH_ARGUMENTS => {
             let sel = a.arg(vm, 0);
             let args = vm.array_items(a.arg(vm, 1)).ok_or(Prim::Fail)?;
             perform(vm, a, sel, &args)
         }
-        85 => {
+        table::BLOCK_OUTER_CONTEXT => {
             // outerContext
             let r = a.recv(vm);
             let id = vm.heap.slot(r, cl::OUTER).and_then(Value::as_int).ok_or(Prim::Fail)?;

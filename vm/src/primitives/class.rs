@@ -1,7 +1,7 @@
 //! Class primitives (250-279): defining and redefining classes (instances migrate, methods
 //! recompile), compiling and removing methods, lookup, and CompiledMethod accessors.
 
-use super::{Args, Prim, PrimResult};
+use super::{Args, Prim, PrimResult, table};
 use crate::compiler::{self, Mode};
 use crate::heap::{Body, Kind, object::format};
 use crate::value::Value;
@@ -22,7 +22,7 @@ pub(crate) struct ClassSpec {
 pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
     let r = a.recv(vm);
     match index {
-        250 => {
+        table::CLASS_DEFINE => {
             let strings = |vm: &Vm, v: Value| -> Result<Vec<String>, Prim> {
                 if v.is_nil() {
                     return Ok(Vec::new());
@@ -63,7 +63,7 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
                 }
             }
         }
-        251 => {
+        table::BEHAVIOR_COMPILE => {
             // compile: source classified: protocol  -> selector, or fail (see lastCompileError)
             if !vm.is_behavior(r) {
                 return Err(Prim::Fail);
@@ -79,7 +79,7 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
                 }
             }
         }
-        252 => {
+        table::BEHAVIOR_REMOVE_SELECTOR => {
             if !vm.may_change_code {
                 return Err(Prim::Fail);
             }
@@ -91,13 +91,13 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             vm.code_changed();
             Ok(removed.unwrap_or(Value::NIL))
         }
-        253 => {
+        table::BEHAVIOR_LOOKUP_SELECTOR => {
             if !vm.is_behavior(r) {
                 return Err(Prim::Fail);
             }
             Ok(vm.lookup(r, a.arg(vm, 0)).unwrap_or(Value::NIL))
         }
-        254 => {
+        table::COMPILED_METHOD_FIELD => {
             let code = vm.code_of(r).ok_or(Prim::Fail)?;
             let k = a.arg(vm, 0).as_int().ok_or(Prim::Fail)?;
             Ok(match k {
@@ -126,13 +126,13 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
                 _ => return Err(Prim::Fail),
             })
         }
-        255 => {
+        table::COMPILED_METHOD_SET_PROTOCOL => {
             let code = vm.code_of(r).ok_or(Prim::Fail)?;
             code.protocol.set(a.arg(vm, 0));
             vm.heap.note_store(r);
             Ok(r)
         }
-        257 => {
+        table::CLASS_REMOVE_FROM_SYSTEM => {
             remove_class(vm, r)?;
             Ok(r)
         }

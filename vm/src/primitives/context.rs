@@ -4,7 +4,8 @@
 //!
 //! A Context is a handle `(process, frame id)`; it is *dead* once its frame has returned.
 
-use super::{Args, HANDLER_MARKER, Prim, PrimResult, UNWIND_MARKER, boolean};
+use super::table::{self, HANDLER_MARKER, UNWIND_MARKER};
+use super::{Args, Prim, PrimResult, boolean};
 use crate::bytecode::VarLoc;
 use crate::heap::Body;
 use crate::interpreter::context_slots as cx;
@@ -90,10 +91,10 @@ fn context_at(vm: &mut Vm, process: Value, index: usize) -> Value {
 
 pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
     let r = a.recv(vm);
-    if index == 205 {
+    if index == table::CONTEXT_IS_DEAD {
         return boolean(frame_of(vm, r).is_err());
     }
-    if index == 214 {
+    if index == table::EXCEPTION_REPORT_UNHANDLED {
         // Exception>>primReportUnhandled: description — suspends the running process.
         let class_name = vm.class_name(vm.class_of(r));
         let description = match vm.string_of(a.arg(vm, 0)) {
@@ -111,14 +112,14 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
     let (process, i) = frame_of(vm, r)?;
     let frame = frame_clone(vm, process, i).ok_or(Prim::Fail)?;
     match index {
-        200 => Ok(if i == 0 { Value::NIL } else { context_at(vm, process, i - 1) }),
-        201 => register(vm, process, &frame, 0),
-        202 => Ok(frame.method),
-        203 => {
+        table::CONTEXT_SENDER => Ok(if i == 0 { Value::NIL } else { context_at(vm, process, i - 1) }),
+        table::CONTEXT_RECEIVER => register(vm, process, &frame, 0),
+        table::CONTEXT_METHOD => Ok(frame.method),
+        table::CONTEXT_TEMP_AT => {
             let k = temp_index(&frame, a.arg(vm, 0))?;
             register(vm, process, &frame, k)
         }
-        204 => {
+        table::CONTEXT_TEMP_AT_PUT => {
             let k = temp_index(&frame, a.arg(vm, 0))?;
             let v = a.arg(vm, 1);
             with_state(vm, process, |s| {
@@ -128,8 +129,8 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             });
             Ok(v)
         }
-        206 => Ok(frame.closure),
-        207 => {
+        table::CONTEXT_CLOSURE => Ok(frame.closure),
+        table::CONTEXT_NEXT_HANDLER_CONTEXT => {
             // nextHandlerContext: the nearest on:do: activation below this one
             let found = with_state(vm, process, |s| {
                 (0..i).rev().find(|&j| {
@@ -139,7 +140,7 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             .flatten();
             Ok(found.map_or(Value::NIL, |j| context_at(vm, process, j)))
         }
-        208 => {
+        table::CONTEXT_FIND_NEXT_UNWIND_CONTEXT => {
             // findNextUnwindContextUpTo: aContext
             let limit = match frame_of(vm, a.arg(vm, 0)) {
                 Ok((p, j)) if p == process => Some(j),
@@ -153,9 +154,9 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             .flatten();
             Ok(found.map_or(Value::NIL, |j| context_at(vm, process, j)))
         }
-        209 => terminate_to(vm, a, process, i),
-        210 => restart(vm, process, i),
-        211 => {
+        table::CONTEXT_TERMINATE_TO => terminate_to(vm, a, process, i),
+        table::CONTEXT_RESTART => restart(vm, process, i),
+        table::CONTEXT_STEP_POINT => {
             // step point: {line. column. start. end} (1-based offsets)
             let pc = current_pc(vm, process, i, &frame);
             let sp = frame.code().step_point_at(pc);
@@ -169,18 +170,18 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             ];
             Ok(vm.new_array(items))
         }
-        212 => {
+        table::CONTEXT_LABEL => {
             let label = vm.frame_label(&frame);
             Ok(vm.new_string(&label))
         }
-        213 => Ok(Value::small(i64::from(frame.code().num_args))),
-        215 => {
+        table::CONTEXT_NUM_ARGS => Ok(Value::small(i64::from(frame.code().num_args))),
+        table::CONTEXT_TEMP_NAMES => {
             // names of the arguments and temporaries
             let names: Vec<String> = frame.code().var_names.iter().map(|(n, _)| n.clone()).collect();
             let items = names.iter().map(|n| vm.new_string(n)).collect();
             Ok(vm.new_array(items))
         }
-        216 => {
+        table::CONTEXT_TEMP_NAMED => {
             // tempNamed:
             let name = vm.string_of(a.arg(vm, 0)).ok_or(Prim::Fail)?;
             let loc = frame.code().var_names.iter().find(|(n, _)| *n == name).map(|(_, l)| *l).ok_or(Prim::Fail)?;
@@ -192,9 +193,9 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
                 }
             }
         }
-        217 => Ok(Value::small(current_pc(vm, process, i, &frame) as i64)),
-        218 => Ok(process),
-        219 => {
+        table::CONTEXT_PC => Ok(Value::small(current_pc(vm, process, i, &frame) as i64)),
+        table::CONTEXT_PROCESS => Ok(process),
+        table::CONTEXT_HOME => {
             // home: the context of the method activation a block belongs to
             Ok(context_for_id(vm, process, frame.home))
         }

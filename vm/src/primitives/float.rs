@@ -5,7 +5,7 @@
 use num_bigint::BigInt;
 use num_traits::FromPrimitive;
 
-use super::{Args, Prim, PrimResult, boolean};
+use super::{Args, Prim, PrimResult, boolean, table};
 use crate::value::Value;
 use crate::vm::Vm;
 
@@ -23,7 +23,7 @@ fn num(vm: &Vm, v: Value) -> Result<f64, Prim> {
 
 pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
     let x = vm.float_of(a.recv(vm));
-    if index == 37 {
+    if index == table::FLOAT_CONSTANT {
         // Float class constants.
         let k = a.arg(vm, 0).as_int().ok_or(Prim::Fail)?;
         let f = match k {
@@ -40,7 +40,7 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
         return Ok(vm.new_float(f));
     }
     let x = x.ok_or(Prim::Fail)?;
-    if a.nargs == 1 && (43..=48).contains(&index) {
+    if a.nargs == 1 && (table::FLOAT_LESS..=table::FLOAT_NOT_EQUAL).contains(&index) {
         // Comparisons with integers are exact, whatever their size.
         let y = a.arg(vm, 0);
         let ord = match vm.float_of(y) {
@@ -49,26 +49,26 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
         };
         use std::cmp::Ordering::{Equal, Greater, Less};
         return boolean(match index {
-            43 => ord == Some(Less),
-            44 => ord == Some(Greater),
-            45 => matches!(ord, Some(Less | Equal)),
-            46 => matches!(ord, Some(Greater | Equal)),
-            47 => ord == Some(Equal),
-            _ => ord != Some(Equal),
+            table::FLOAT_LESS => ord == Some(Less),
+            table::FLOAT_GREATER => ord == Some(Greater),
+            table::FLOAT_LESS_OR_EQUAL => matches!(ord, Some(Less | Equal)),
+            table::FLOAT_GREATER_OR_EQUAL => matches!(ord, Some(Greater | Equal)),
+            table::FLOAT_EQUAL => ord == Some(Equal),
+            _ => ord != Some(Equal), // FLOAT_NOT_EQUAL
         });
     }
-    if a.nargs == 1 && (41..=50).contains(&index) {
+    if a.nargs == 1 && (table::FLOAT_ADD..=table::FLOAT_DIVIDE).contains(&index) {
         let y = num(vm, a.arg(vm, 0))?;
         return match index {
-            41 => Ok(vm.new_float(x + y)),
-            42 => Ok(vm.new_float(x - y)),
-            49 => Ok(vm.new_float(x * y)),
+            table::FLOAT_ADD => Ok(vm.new_float(x + y)),
+            table::FLOAT_SUBTRACT => Ok(vm.new_float(x - y)),
+            table::FLOAT_MULTIPLY => Ok(vm.new_float(x * y)),
             _ if y == 0.0 => Err(Prim::Fail),
-            _ => Ok(vm.new_float(x / y)),
+            _ => Ok(vm.new_float(x / y)), // FLOAT_DIVIDE
         };
     }
     let f = match index {
-        51 => {
+        table::FLOAT_TRUNCATED => {
             // truncated
             if !x.is_finite() {
                 return Err(Prim::Fail);
@@ -80,33 +80,33 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             let n = BigInt::from_f64(t).ok_or(Prim::Fail)?;
             return Ok(vm.new_integer(n));
         }
-        52 => x.fract(),
-        53 => {
+        table::FLOAT_FRACTION_PART => x.fract(),
+        table::FLOAT_EXPONENT => {
             if x == 0.0 || !x.is_finite() {
                 return Ok(Value::small(0));
             }
             let (_, e) = frexp(x);
             return Ok(Value::small(i64::from(e - 1)));
         }
-        54 => {
+        table::FLOAT_TIMES_TWO_POWER => {
             let e = a.arg(vm, 0).as_int().ok_or(Prim::Fail)?;
             ldexp(x, e.clamp(-5000, 5000) as i32)
         }
-        55 => x.sqrt(),
-        56 => x.sin(),
-        57 => x.atan(),
-        58 => x.ln(),
-        59 => x.exp(),
-        30 => x.cos(),
-        31 => x.tan(),
-        32 => x.asin(),
-        33 => x.acos(),
-        34 => {
+        table::FLOAT_SQRT => x.sqrt(),
+        table::FLOAT_SIN => x.sin(),
+        table::FLOAT_ARC_TAN => x.atan(),
+        table::FLOAT_LN => x.ln(),
+        table::FLOAT_EXP => x.exp(),
+        table::FLOAT_COS => x.cos(),
+        table::FLOAT_TAN => x.tan(),
+        table::FLOAT_ARC_SIN => x.asin(),
+        table::FLOAT_ARC_COS => x.acos(),
+        table::FLOAT_PRINT_STRING => {
             let s = print_float(x);
             return Ok(vm.new_string(&s));
         }
-        35 => x.floor(),
-        36 => {
+        table::FLOAT_FLOOR => x.floor(),
+        table::FLOAT_HASH => {
             // A hash consistent with =: an integral Float hashes like the equal Integer.
             if x.is_finite() && x.fract() == 0.0 {
                 if x.abs() < 2f64.powi(60) {
@@ -118,15 +118,15 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             let bits = x.to_bits();
             return Ok(Value::small(((bits ^ (bits >> 29)) & (Value::MAX_INT as u64)) as i64));
         }
-        38 => {
+        table::FLOAT_RAISED_TO => {
             let y = num(vm, a.arg(vm, 0))?;
             x.powf(y)
         }
-        39 => {
+        table::FLOAT_ARC_TAN2 => {
             let y = num(vm, a.arg(vm, 0))?;
             x.atan2(y)
         }
-        40 => x.log10(),
+        table::FLOAT_LOG10 => x.log10(),
         _ => return Err(Prim::Fail),
     };
     Ok(vm.new_float(f))

@@ -5,7 +5,7 @@ use num_bigint::{BigInt, Sign};
 use num_integer::Integer as _;
 use num_traits::{Signed, ToPrimitive, Zero};
 
-use super::{Args, Prim, PrimResult, boolean};
+use super::{Args, Prim, PrimResult, boolean, table};
 use crate::value::Value;
 use crate::vm::Vm;
 
@@ -27,25 +27,25 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
     {
         let (p, q) = (i128::from(p), i128::from(q));
         let r = match index {
-            1 => p + q,
-            2 => p - q,
-            3 => return boolean(p < q),
-            4 => return boolean(p > q),
-            5 => return boolean(p <= q),
-            6 => return boolean(p >= q),
-            7 => return boolean(p == q),
-            8 => return boolean(p != q),
-            9 => p * q,
-            10 if q != 0 && p % q == 0 => p / q,
-            11 if q != 0 => p.rem_euclid(q) + if q < 0 && p.rem_euclid(q) != 0 { q } else { 0 },
-            12 if q != 0 => p.div_euclid(q) - i128::from(q < 0 && p.rem_euclid(q) != 0),
-            13 if q != 0 => p / q,
-            14 => p & q,
-            15 => p | q,
-            16 => p ^ q,
-            18 if q != 0 => p % q,
-            19 => gcd_i128(p, q),
-            17 if (-128..128).contains(&q) => {
+            table::INTEGER_ADD => p + q,
+            table::INTEGER_SUBTRACT => p - q,
+            table::INTEGER_LESS => return boolean(p < q),
+            table::INTEGER_GREATER => return boolean(p > q),
+            table::INTEGER_LESS_OR_EQUAL => return boolean(p <= q),
+            table::INTEGER_GREATER_OR_EQUAL => return boolean(p >= q),
+            table::INTEGER_EQUAL => return boolean(p == q),
+            table::INTEGER_NOT_EQUAL => return boolean(p != q),
+            table::INTEGER_MULTIPLY => p * q,
+            table::INTEGER_DIVIDE if q != 0 && p % q == 0 => p / q,
+            table::INTEGER_MODULO if q != 0 => p.rem_euclid(q) + if q < 0 && p.rem_euclid(q) != 0 { q } else { 0 },
+            table::INTEGER_FLOOR_DIVIDE if q != 0 => p.div_euclid(q) - i128::from(q < 0 && p.rem_euclid(q) != 0),
+            table::INTEGER_QUOTIENT if q != 0 => p / q,
+            table::INTEGER_BIT_AND => p & q,
+            table::INTEGER_BIT_OR => p | q,
+            table::INTEGER_BIT_XOR => p ^ q,
+            table::INTEGER_REMAINDER if q != 0 => p % q,
+            table::INTEGER_GCD => gcd_i128(p, q),
+            table::INTEGER_BIT_SHIFT if (-128..128).contains(&q) => {
                 if (0..64).contains(&q) {
                     let r = p << q;
                     if r >> q == p {
@@ -98,7 +98,7 @@ fn shift_big(vm: &mut Vm, x: Value, q: i64) -> PrimResult {
 
 fn slow(vm: &mut Vm, index: u16, a: Args, x: Value, y: Value) -> PrimResult {
     match index {
-        20 => {
+        table::INTEGER_PRINT_STRING => {
             let base = if a.nargs == 0 { 10 } else { y.as_int().ok_or(Prim::Fail)? };
             if !(2..=36).contains(&base) {
                 return Err(Prim::Fail);
@@ -107,18 +107,18 @@ fn slow(vm: &mut Vm, index: u16, a: Args, x: Value, y: Value) -> PrimResult {
             let s = n.to_str_radix(base as u32).to_uppercase();
             return Ok(vm.new_string(&s));
         }
-        21 => {
+        table::INTEGER_AS_FLOAT => {
             let n = big(vm, x)?;
             return Ok(vm.new_float(n.to_f64().unwrap_or(f64::NAN)));
         }
-        22 => {
+        table::INTEGER_HIGH_BIT => {
             let n = big(vm, x)?;
             if n.sign() == Sign::Minus {
                 return Err(Prim::Fail);
             }
             return Ok(Value::small(n.bits() as i64));
         }
-        23 => {
+        table::INTEGER_HASH => {
             // A hash that agrees with = (equal integers hash alike, SmallInteger or not).
             if let Some(n) = x.as_int() {
                 return Ok(Value::small(n));
@@ -126,14 +126,14 @@ fn slow(vm: &mut Vm, index: u16, a: Args, x: Value, y: Value) -> PrimResult {
             let n = big(vm, x)?;
             return Ok(Value::small(large_hash(&n)));
         }
-        24 => {
+        table::INTEGER_SQRT_FLOOR => {
             let n = big(vm, x)?;
             if n.is_negative() {
                 return Err(Prim::Fail);
             }
             return Ok(vm.new_integer(n.sqrt()));
         }
-        25 => {
+        table::INTEGER_RAISED_TO_INTEGER => {
             let n = big(vm, x)?;
             let e = y.as_int().ok_or(Prim::Fail)?;
             if !(0..=1 << 20).contains(&e) || (n.bits() as i64).saturating_mul(e) > 1 << 26 {
@@ -141,7 +141,7 @@ fn slow(vm: &mut Vm, index: u16, a: Args, x: Value, y: Value) -> PrimResult {
             }
             return Ok(vm.new_integer(num_traits::pow(n, e as usize)));
         }
-        26 => {
+        table::INTEGER_LOW_BIT => {
             let n = big(vm, x)?;
             return Ok(Value::small(n.trailing_zeros().map_or(0, |z| z as i64 + 1)));
         }
@@ -153,16 +153,16 @@ fn slow(vm: &mut Vm, index: u16, a: Args, x: Value, y: Value) -> PrimResult {
     let p = big(vm, x)?;
     let q = big(vm, y)?;
     let r = match index {
-        1 => p + q,
-        2 => p - q,
-        3 => return boolean(p < q),
-        4 => return boolean(p > q),
-        5 => return boolean(p <= q),
-        6 => return boolean(p >= q),
-        7 => return boolean(p == q),
-        8 => return boolean(p != q),
-        9 => p * q,
-        10 => {
+        table::INTEGER_ADD => p + q,
+        table::INTEGER_SUBTRACT => p - q,
+        table::INTEGER_LESS => return boolean(p < q),
+        table::INTEGER_GREATER => return boolean(p > q),
+        table::INTEGER_LESS_OR_EQUAL => return boolean(p <= q),
+        table::INTEGER_GREATER_OR_EQUAL => return boolean(p >= q),
+        table::INTEGER_EQUAL => return boolean(p == q),
+        table::INTEGER_NOT_EQUAL => return boolean(p != q),
+        table::INTEGER_MULTIPLY => p * q,
+        table::INTEGER_DIVIDE => {
             if q.is_zero() {
                 return Err(Prim::Fail);
             }
@@ -172,28 +172,28 @@ fn slow(vm: &mut Vm, index: u16, a: Args, x: Value, y: Value) -> PrimResult {
             }
             d
         }
-        11 | 12 => {
+        table::INTEGER_MODULO | table::INTEGER_FLOOR_DIVIDE => {
             if q.is_zero() {
                 return Err(Prim::Fail);
             }
             let (d, m) = floor_div_mod(&p, &q);
-            if index == 11 { m } else { d }
+            if index == table::INTEGER_MODULO { m } else { d }
         }
-        13 | 18 => {
+        table::INTEGER_QUOTIENT | table::INTEGER_REMAINDER => {
             if q.is_zero() {
                 return Err(Prim::Fail);
             }
             let (d, m) = p.div_rem(&q);
-            if index == 13 { d } else { m }
+            if index == table::INTEGER_QUOTIENT { d } else { m }
         }
-        14 => p & q,
-        15 => p | q,
-        16 => p ^ q,
-        17 => {
+        table::INTEGER_BIT_AND => p & q,
+        table::INTEGER_BIT_OR => p | q,
+        table::INTEGER_BIT_XOR => p ^ q,
+        table::INTEGER_BIT_SHIFT => {
             let s = q.to_i64().ok_or(Prim::Fail)?;
             return shift_big(vm, x, s);
         }
-        19 => p.gcd(&q),
+        table::INTEGER_GCD => p.gcd(&q),
         _ => return Err(Prim::Fail),
     };
     Ok(vm.new_integer(r))

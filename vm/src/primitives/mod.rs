@@ -18,6 +18,10 @@
 //! | 200-229 | contexts and exceptions                          | `context`   |
 //! | 250-279 | classes, compiling, CompiledMethod               | `class`     |
 //! | 280-299 | transactions and locks (`System`)                | `transaction` |
+//!
+//! Every primitive's name and description is in [`table`]: the modules dispatch on its
+//! constants (`table::INTEGER_ADD`), and a test there checks that the kernel declares no
+//! primitive without a name.
 
 mod block;
 pub(crate) mod class;
@@ -28,6 +32,7 @@ mod object;
 mod process;
 mod string;
 mod system;
+pub mod table;
 mod transaction;
 
 pub(crate) use class::define_class;
@@ -47,15 +52,8 @@ pub enum Prim {
 /// What a primitive returns.
 pub type PrimResult = Result<Value, Prim>;
 
-/// `Semaphore>>signal`.
-pub const SEMAPHORE_SIGNAL: u16 = 101;
-/// `Semaphore>>wait`.
-pub const SEMAPHORE_WAIT: u16 = 102;
-
-/// Marks `ensure:` and `ifCurtailed:`, whose activations unwinding must run.
-pub const UNWIND_MARKER: u16 = 198;
-/// Marks `on:do:`, whose activations the exception search looks for.
-pub const HANDLER_MARKER: u16 = 199;
+// The interpreter tests for these primitives by number (`primitives::UNWIND_MARKER`).
+pub use table::{SEMAPHORE_SIGNAL, SEMAPHORE_WAIT, UNWIND_MARKER};
 
 /// Runs primitive `index` for the receiver at stack index `at` and `nargs` arguments.
 pub(crate) fn call(vm: &mut Vm, index: u16, at: usize, nargs: usize, ret: usize) -> PrimResult {
@@ -75,6 +73,8 @@ pub(crate) fn call(vm: &mut Vm, index: u16, at: usize, nargs: usize, ret: usize)
         100..=129 => process::call(vm, index, a),
         130..=159 => string::call(vm, index, a),
         160..=197 => system::call(vm, index, a),
+        // Markers only: the method's code runs.
+        table::UNWIND_MARKER | table::HANDLER_MARKER => Err(Prim::Fail),
         200..=229 => context::call(vm, index, a),
         250..=279 => class::call(vm, index, a),
         280..=299 => transaction::call(vm, index, a),

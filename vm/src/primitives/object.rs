@@ -1,7 +1,7 @@
 //! Object primitives (60-79): indexed access, instantiation, instance variables, identity,
 //! copying, bulk replacement, instance enumeration.
 
-use super::{Args, Prim, PrimResult, index_arg, size_arg};
+use super::{Args, Prim, PrimResult, index_arg, size_arg, table};
 use crate::heap::{Body, Kind, ProcessBody, SemaphoreBody};
 use crate::value::Value;
 use crate::vm::Vm;
@@ -12,15 +12,15 @@ const MAX_NEW: usize = 1 << 31;
 pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
     let r = a.recv(vm);
     match index {
-        60 => at(vm, r, a.arg(vm, 0), false),
-        61 => at_put(vm, r, a.arg(vm, 0), a.arg(vm, 1), false),
-        62 => {
+        table::OBJECT_BASIC_AT => at(vm, r, a.arg(vm, 0), false),
+        table::OBJECT_BASIC_AT_PUT => at_put(vm, r, a.arg(vm, 0), a.arg(vm, 1), false),
+        table::OBJECT_BASIC_SIZE => {
             let obj = vm.heap.get(r).ok_or(Prim::Fail)?;
             Ok(Value::small(obj.indexed_len() as i64))
         }
-        63 => at(vm, r, a.arg(vm, 0), true),
-        64 => at_put(vm, r, a.arg(vm, 0), a.arg(vm, 1), true),
-        65 => {
+        table::STRING_AT => at(vm, r, a.arg(vm, 0), true),
+        table::STRING_AT_PUT => at_put(vm, r, a.arg(vm, 0), a.arg(vm, 1), true),
+        table::OBJECT_INST_VAR_AT => {
             // instVarAt: counts named then indexed pointer slots
             let obj = vm.heap.get(r).ok_or(Prim::Fail)?;
             if let Body::Chunked(c) = &obj.body {
@@ -30,7 +30,7 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             let i = index_arg(a.arg(vm, 0), obj.slots().map_or(0, <[Value]>::len))?;
             vm.heap.slot(r, i).ok_or(Prim::Fail)
         }
-        66 => {
+        table::OBJECT_INST_VAR_AT_PUT => {
             let obj = vm.heap.get(r).ok_or(Prim::Fail)?;
             let v = a.arg(vm, 1);
             if let Body::Chunked(c) = &obj.body {
@@ -40,31 +40,31 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             let i = index_arg(a.arg(vm, 0), obj.slots().map_or(0, <[Value]>::len))?;
             if vm.heap.set_slot(r, i, v) { Ok(v) } else { Err(Prim::Fail) }
         }
-        67 => {
+        table::BEHAVIOR_INST_SIZE => {
             // instSize of a class
             if !vm.is_behavior(r) {
                 return Err(Prim::Fail);
             }
             vm.format_of(r).map(|(_, n)| Value::small(n as i64)).ok_or(Prim::Fail)
         }
-        68 => replace(vm, r, a),
-        70 => instantiate(vm, r, 0),
-        71 => instantiate(vm, r, size_arg(a.arg(vm, 0))?),
-        72 => Ok(Value::boolean(r == a.arg(vm, 0))),
-        73 => Ok(vm.class_of(r)),
-        74 => Ok(Value::small(identity_hash(vm, r))),
-        75 => shallow_copy(vm, r),
-        76 => {
+        table::ARRAYED_COLLECTION_REPLACE => replace(vm, r, a),
+        table::BEHAVIOR_BASIC_NEW => instantiate(vm, r, 0),
+        table::BEHAVIOR_BASIC_NEW_SIZE => instantiate(vm, r, size_arg(a.arg(vm, 0))?),
+        table::OBJECT_IDENTICAL => Ok(Value::boolean(r == a.arg(vm, 0))),
+        table::OBJECT_CLASS => Ok(vm.class_of(r)),
+        table::OBJECT_IDENTITY_HASH => Ok(Value::small(identity_hash(vm, r))),
+        table::OBJECT_SHALLOW_COPY => shallow_copy(vm, r),
+        table::BEHAVIOR_ALL_INSTANCES => {
             // allInstances of a class
             let instances: Vec<Value> = vm.heap.all_objects().filter(|(_, o)| o.class == r).map(|(v, _)| v).collect();
             Ok(vm.new_array(instances))
         }
-        77 => {
+        table::OBJECT_NAMED_SIZE => {
             // basicSize: named + indexed? No: the number of named slots of the object.
             let obj = vm.heap.get(r).ok_or(Prim::Fail)?;
             Ok(Value::small(i64::from(obj.named)))
         }
-        78 => {
+        table::OBJECT_CHANGE_CLASS_TO => {
             // changeClassTo: (same shape only)
             let new_class = a.arg(vm, 0);
             if !vm.is_behavior(new_class) {

@@ -5,7 +5,7 @@ use std::rc::Rc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use super::block::closure_code;
-use super::{Args, Prim, PrimResult};
+use super::{Args, Prim, PrimResult, table};
 use crate::heap::Body;
 use crate::interpreter::closure_slots as cl;
 use crate::process::{Frame, ProcessState, Status};
@@ -16,12 +16,12 @@ use crate::vm::Vm;
 pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
     let r = a.recv(vm);
     match index {
-        super::SEMAPHORE_SIGNAL => match vm.signal_semaphore(r) {
+        table::SEMAPHORE_SIGNAL => match vm.signal_semaphore(r) {
             None => Err(Prim::Fail),
             Some(true) => preempt_with(vm, a, r),
             Some(false) => Ok(r),
         },
-        super::SEMAPHORE_WAIT => {
+        table::SEMAPHORE_WAIT => {
             // The answer is stored before waiting, so the process resumes with it.
             set_result(vm, a, r);
             match vm.wait_semaphore(r) {
@@ -30,11 +30,11 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
                 Some(false) => Ok(r),
             }
         }
-        103 => match vm.heap.get(r).map(|o| &o.body) {
+        table::SEMAPHORE_EXCESS_SIGNALS => match vm.heap.get(r).map(|o| &o.body) {
             Some(Body::Semaphore(s)) => Ok(Value::small(s.excess_signals)),
             _ => Err(Prim::Fail),
         },
-        104 => {
+        table::SEMAPHORE_INIT_SIGNALS => {
             // Semaphore: forget excess signals (initSignals)
             match vm.heap.get_mut(r).map(|o| &mut o.body) {
                 Some(Body::Semaphore(s)) => {
@@ -44,12 +44,12 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
                 _ => Err(Prim::Fail),
             }
         }
-        105 => {
+        table::BLOCK_NEW_PROCESS => {
             // BlockClosure newProcess
             let priority = vm.priority_of(vm.scheduler.active) as i64;
             spawn_closure(vm, r, priority).ok_or(Prim::Fail)
         }
-        107 => {
+        table::PROCESS_RESUME => {
             let status = vm.status_of(r).ok_or(Prim::Fail)?;
             if status != Status::Suspended {
                 return Ok(r);
@@ -59,7 +59,7 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             }
             Ok(r)
         }
-        108 => {
+        table::PROCESS_SUSPEND => {
             // suspend
             if r == vm.scheduler.active {
                 set_result(vm, a, r);
@@ -75,7 +75,7 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             vm.set_status(r, Status::Suspended);
             Ok(r)
         }
-        109 => {
+        table::PROCESS_TERMINATE => {
             // terminate, after unwinding has been done in Smalltalk
             if r == vm.scheduler.active {
                 vm.finish_active(Value::NIL);
@@ -91,14 +91,14 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             }
             Ok(r)
         }
-        110 => {
+        table::PROCESSOR_YIELD => {
             set_result(vm, a, r);
             let before = vm.scheduler.active;
             vm.yield_active();
             if vm.scheduler.active == before { Ok(r) } else { Err(Prim::Switched) }
         }
-        111 => Ok(vm.scheduler.active),
-        112 => {
+        table::PROCESSOR_ACTIVE_PROCESS => Ok(vm.scheduler.active),
+        table::PROCESS_SET_PRIORITY => {
             let p = a.arg(vm, 0).as_int().ok_or(Prim::Fail)?;
             if !(1..=MAX_PRIORITY as i64).contains(&p) {
                 return Err(Prim::Fail);
@@ -114,7 +114,7 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             }
             Ok(r)
         }
-        113 => {
+        table::PROCESS_STATUS => {
             let status = vm.status_of(r).ok_or(Prim::Fail)?;
             let name = match status {
                 Status::Running => "running",
@@ -125,7 +125,7 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             };
             Ok(vm.intern(name))
         }
-        114 => {
+        table::PROCESSOR_SIGNAL_AFTER_MILLISECONDS => {
             // Processor signal: aSemaphore afterMilliseconds: ms
             let sem = a.arg(vm, 0);
             is_semaphore(vm, sem)?;
@@ -133,19 +133,19 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             vm.add_timer(Instant::now() + Duration::from_millis(ms), sem);
             Ok(r)
         }
-        115 => {
+        table::PROCESSOR_CANCEL_TIMERS => {
             let sem = a.arg(vm, 0);
             vm.cancel_timers(sem);
             Ok(r)
         }
-        116 => Ok(Value::small(vm.started.elapsed().as_millis() as i64)),
-        117 => Ok(Value::small(vm.started.elapsed().as_micros() as i64)),
-        118 => {
+        table::TIME_MILLISECOND_CLOCK => Ok(Value::small(vm.started.elapsed().as_millis() as i64)),
+        table::TIME_MICROSECOND_CLOCK => Ok(Value::small(vm.started.elapsed().as_micros() as i64)),
+        table::TIME_WALL_CLOCK => {
             let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
             let items = vec![Value::small(now.as_secs() as i64), Value::small(i64::from(now.subsec_nanos()))];
             Ok(vm.new_array(items))
         }
-        119 => {
+        table::PROCESS_SUSPENDED_CONTEXT => {
             // Process suspendedContext: the top frame's context of a process not running
             if r == vm.scheduler.active {
                 return Err(Prim::Fail);
@@ -159,14 +159,14 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
                 None => Ok(Value::NIL),
             }
         }
-        120 => {
+        table::PROCESS_INJECT => {
             // Process primInject: aSelector — make a suspended process send aSelector to itself
             // (with its top context as argument) when it next runs, e.g. to unwind and terminate.
             let sel = a.arg(vm, 0);
             inject_send(vm, r, sel)?;
             Ok(r)
         }
-        121 => Ok(Value::small(vm.scheduler.ready.len() as i64)),
+        table::PROCESSOR_READY_PROCESS_COUNT => Ok(Value::small(vm.scheduler.ready.len() as i64)),
         _ => Err(Prim::Fail),
     }
 }

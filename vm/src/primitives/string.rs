@@ -1,6 +1,6 @@
 //! String, Symbol and Character primitives (130-159). Strings are Latin-1 byte strings.
 
-use super::{Args, Prim, PrimResult, boolean, size_arg};
+use super::{Args, Prim, PrimResult, boolean, size_arg, table};
 use crate::compiler::ast::Literal;
 use crate::compiler::lexer::{Lexer, TokenKind, negate_literal};
 use crate::compiler::literals::literal_value;
@@ -39,24 +39,24 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
     let r = a.recv(vm);
     let x = a.arg(vm, 0);
     match index {
-        130 => {
+        table::STRING_EQUAL => {
             let p = string_bytes(vm, r)?;
             if !is_stringish(vm, x) {
                 return boolean(false);
             }
             boolean(vm.heap.bytes(x).is_some_and(|q| q == p))
         }
-        131 => Ok(Value::small(bytes_hash(vm.heap.bytes(r).ok_or(Prim::Fail)?))),
-        132 => {
+        table::STRING_HASH => Ok(Value::small(bytes_hash(vm.heap.bytes(r).ok_or(Prim::Fail)?))),
+        table::STRING_AS_SYMBOL => {
             let b = bytes(vm, r)?;
             Ok(vm.intern_bytes(&b))
         }
-        133 => {
+        table::SYMBOL_AS_STRING => {
             let b = bytes(vm, r)?;
             let class = vm.known.string;
             Ok(vm.heap.alloc(class, 0, Body::Bytes(b)))
         }
-        134 => {
+        table::STRING_COMPARE => {
             let p = string_bytes(vm, r)?;
             let q = string_bytes(vm, x)?;
             Ok(Value::small(match p.cmp(q) {
@@ -65,13 +65,13 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
                 std::cmp::Ordering::Greater => 1,
             }))
         }
-        135 => {
+        table::STRING_CONCATENATE => {
             let mut p = string_bytes(vm, r)?.to_vec();
             p.extend_from_slice(string_bytes(vm, x)?);
             let class = if vm.class_of(r) == vm.known.symbol { vm.known.string } else { vm.class_of(r) };
             Ok(vm.heap.alloc(class, 0, Body::Bytes(p)))
         }
-        136 => {
+        table::STRING_FIND_STRING => {
             // findString: sub startingAt: start  -> index or 0
             let p = string_bytes(vm, r)?;
             let q = string_bytes(vm, x)?;
@@ -82,10 +82,10 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             let found = p.get(start..).and_then(|hay| hay.windows(q.len()).position(|w| w == q));
             Ok(Value::small(found.map_or(0, |i| (start + i + 1) as i64)))
         }
-        137 | 138 => {
+        table::STRING_AS_UPPERCASE | table::STRING_AS_LOWERCASE => {
             let mut p = string_bytes(vm, r)?.to_vec();
             for b in &mut p {
-                *b = latin1_case(*b, index == 137);
+                *b = latin1_case(*b, index == table::STRING_AS_UPPERCASE);
             }
             let class = if vm.class_of(r) == vm.known.symbol { vm.known.string } else { vm.class_of(r) };
             let s = vm.heap.alloc(class, 0, Body::Bytes(p));
@@ -95,21 +95,21 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             }
             Ok(s)
         }
-        139 => parse_number(vm, r),
-        140 => {
+        table::STRING_AS_NUMBER => parse_number(vm, r),
+        table::CHARACTER_FROM_CODE_POINT => {
             let n = x.as_int().ok_or(Prim::Fail)?;
             if !(0..=0x10FFFF).contains(&n) {
                 return Err(Prim::Fail);
             }
             Ok(Value::char(n as u32))
         }
-        141 => Ok(Value::small(i64::from(r.as_char().ok_or(Prim::Fail)?))),
-        142 => {
+        table::CHARACTER_CODE_POINT => Ok(Value::small(i64::from(r.as_char().ok_or(Prim::Fail)?))),
+        table::CHARACTER_CASE_CONVERT => {
             let c = r.as_char().ok_or(Prim::Fail)?;
             let ch = char::from_u32(c).ok_or(Prim::Fail)?;
             Ok(Value::char(u32::from(char_case(ch, a.arg(vm, 0) == Value::TRUE))))
         }
-        143 => {
+        table::CHARACTER_CLASSIFY => {
             // Character classification: 0 letter, 1 digit, 2 separator, 3 uppercase, 4 lowercase
             let c = char::from_u32(r.as_char().ok_or(Prim::Fail)?).ok_or(Prim::Fail)?;
             let k = x.as_int().ok_or(Prim::Fail)?;
@@ -123,17 +123,17 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
                 _ => return Err(Prim::Fail),
             })
         }
-        144 | 145 => {
+        table::STRING_AS_BYTE_ARRAY | table::BYTE_ARRAY_AS_STRING => {
             // asByteArray / asString between byte classes
             let b = bytes(vm, r)?;
-            let class = if index == 144 { vm.known.byte_array } else { vm.known.string };
+            let class = if index == table::STRING_AS_BYTE_ARRAY { vm.known.byte_array } else { vm.known.string };
             Ok(vm.heap.alloc(class, 0, Body::Bytes(b)))
         }
-        146 => {
+        table::STRING_NUM_ARGS => {
             let s = vm.string_of(r).ok_or(Prim::Fail)?;
             Ok(Value::small(super::block::selector_arity(&s) as i64))
         }
-        155 => {
+        table::STRING_SUBSTRINGS => {
             // substrings: separators (a String of separator characters, or nil for whitespace)
             let p = string_bytes(vm, r)?.to_vec();
             let seps: Vec<u8> = if x.is_nil() { b" \t\r\n\x0c".to_vec() } else { string_bytes(vm, x)?.to_vec() };
@@ -143,14 +143,14 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             let items = parts.into_iter().map(|b| vm.heap.alloc(class, 0, Body::Bytes(b))).collect();
             Ok(vm.new_array(items))
         }
-        158 => {
+        table::STRING_SAME_AS => {
             let p = string_bytes(vm, r)?;
             let q = string_bytes(vm, x)?;
             boolean(
                 p.len() == q.len() && p.iter().zip(q).all(|(a, b)| latin1_case(*a, false) == latin1_case(*b, false)),
             )
         }
-        159 => {
+        table::STRING_INDEX_OF => {
             // indexOf: aCharacter startingAt: start -> index or 0
             let p = vm.heap.bytes(r).ok_or(Prim::Fail)?;
             let start = size_arg(a.arg(vm, 1))?.max(1) - 1;

@@ -1,7 +1,7 @@
 //! System primitives (160-197): native dictionaries (method dictionaries, `Smalltalk`,
 //! class pools), the Transcript, evaluation of source, garbage collection, entropy.
 
-use super::{Args, Prim, PrimResult, boolean};
+use super::{Args, Prim, PrimResult, boolean, table};
 use crate::compiler::{self, Mode};
 use crate::interpreter::Flow;
 use crate::value::Value;
@@ -11,43 +11,44 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
     let r = a.recv(vm);
     let x = a.arg(vm, 0);
     match index {
-        160 => {
+        table::TRANSCRIPT_SHOW => {
             let s = vm.string_of(x).ok_or(Prim::Fail)?;
             vm.transcript.push_str(&s);
             Ok(r)
         }
-        162 => vm.dict(r).ok_or(Prim::Fail)?.get(x).ok_or(Prim::Fail),
-        163 => {
+        table::NATIVE_DICT_AT => vm.dict(r).ok_or(Prim::Fail)?.get(x).ok_or(Prim::Fail),
+        table::NATIVE_DICT_AT_PUT => {
             let v = a.arg(vm, 1);
             guard_code(vm, r)?;
             vm.dict_mut(r).ok_or(Prim::Fail)?.insert(x, v);
             dict_changed(vm, r);
             Ok(v)
         }
-        164 => {
+        table::NATIVE_DICT_REMOVE_KEY => {
             guard_code(vm, r)?;
             let v = vm.dict_mut(r).ok_or(Prim::Fail)?.remove(x).ok_or(Prim::Fail)?;
             dict_changed(vm, r);
             Ok(v)
         }
-        165 | 167 => {
+        table::NATIVE_DICT_KEYS | table::NATIVE_DICT_VALUES => {
             let d = vm.dict(r).ok_or(Prim::Fail)?;
-            let items = d.entries().iter().map(|&(k, v)| if index == 165 { k } else { v }).collect();
+            let items =
+                d.entries().iter().map(|&(k, v)| if index == table::NATIVE_DICT_KEYS { k } else { v }).collect();
             Ok(vm.new_array(items))
         }
-        166 => Ok(Value::small(vm.dict(r).ok_or(Prim::Fail)?.len() as i64)),
-        168 => boolean(vm.dict(r).ok_or(Prim::Fail)?.get(x).is_some()),
-        170 => {
+        table::NATIVE_DICT_SIZE => Ok(Value::small(vm.dict(r).ok_or(Prim::Fail)?.len() as i64)),
+        table::NATIVE_DICT_INCLUDES_KEY => boolean(vm.dict(r).ok_or(Prim::Fail)?.get(x).is_some()),
+        table::SMALLTALK_GARBAGE_COLLECT => {
             vm.heap.request_gc();
             Ok(r)
         }
-        171 => evaluate(vm, a, x, Value::NIL),
-        172 => {
+        table::COMPILER_EVALUATE => evaluate(vm, a, x, Value::NIL),
+        table::COMPILER_LAST_ERROR_MESSAGE => {
             let text = vm.last_compile_error.as_ref().map(ToString::to_string).unwrap_or_default();
             Ok(vm.new_string(&text))
         }
-        173 => evaluate(vm, a, x, a.arg(vm, 1)),
-        174 => {
+        table::COMPILER_EVALUATE_FOR => evaluate(vm, a, x, a.arg(vm, 1)),
+        table::SMALLTALK_VM_STATISTICS => {
             let s = vm.heap.stats();
             let text = format!(
                 "objects: {} collections: {} freed: {} gc time: {} ms",
@@ -58,8 +59,8 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             );
             Ok(vm.new_string(&text))
         }
-        175 => Ok(vm.new_string(concat!("Onyx ", env!("CARGO_PKG_VERSION")))),
-        181 => {
+        table::SMALLTALK_VERSION => Ok(vm.new_string(concat!("Onyx ", env!("CARGO_PKG_VERSION")))),
+        table::RANDOM_ENTROPY_SEED => {
             let nanos =
                 std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_nanos();
             let mixed = (nanos as u64) ^ ((vm.started.elapsed().as_nanos() as u64) << 17) ^ (r.bits() << 7);

@@ -1,45 +1,67 @@
 //! Transaction primitives (280-299): `System commitTransaction`, `abortTransaction`,
 //! `transactionConflicts`, `session`, object locks, continuing a transaction after a
-//! reduced-conflict replay, and the session's transient objects (`SessionTemps`). They fail without a repository, or when
-//! the stone refuses; `System lastStoreError` (288) then says why.
+//! reduced-conflict replay, and the session's transient objects (`SessionTemps`). They fail
+//! without a repository, or when the stone refuses; `System lastStoreError` (288) then says
+//! why, and `System lastStoreErrorClass` (295) names the exception of its kind, which the
+//! kernel signals (a `LockError`, a `StoneUnavailable`, a `SecurityError`, or else a
+//! `RepositoryError`).
 
-use super::{Args, Prim, PrimResult, boolean};
+use onyx_record::{LockKind, StoneError};
+
+use super::{Args, Prim, PrimResult, boolean, table};
 use crate::value::Value;
 use crate::vm::Vm;
+
+/// The kernel's exception class for a failure of this kind.
+fn exception_class(e: &StoneError) -> &'static str {
+    match e {
+        StoneError::LockDenied { .. } => "LockError",
+        StoneError::Unavailable(_) => "StoneUnavailable",
+        StoneError::PermissionDenied(_) => "SecurityError",
+        _ => "RepositoryError",
+    }
+}
 
 pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
     let x = a.arg(vm, 0);
     let outcome = match index {
-        280 => vm.commit_transaction().map(Value::boolean),
-        281 => vm.abort_transaction().map(|()| Value::NIL),
-        282 => {
+        table::SYSTEM_COMMIT_TRANSACTION => vm.commit_transaction().map(Value::boolean),
+        table::SYSTEM_ABORT_TRANSACTION => vm.abort_transaction().map(|()| Value::NIL),
+        table::SYSTEM_TRANSACTION_CONFLICTS => {
             let conflicts = vm.transaction_conflicts();
             return Ok(vm.new_array(conflicts));
         }
-        283 => return Ok(vm.session_id().and_then(|s| Value::int(s as i64)).unwrap_or(Value::NIL)),
-        284 | 285 => vm.lock(x, index == 285).map(|()| Value::TRUE),
-        286 => vm.unlock(x).map(|()| Value::TRUE),
-        287 => vm.unlock_all().map(|()| Value::TRUE),
-        288 => {
-            let message = vm.last_store_error.clone().unwrap_or_default();
+        table::SYSTEM_SESSION => return Ok(vm.session_id().and_then(|s| Value::int(s as i64)).unwrap_or(Value::NIL)),
+        table::SYSTEM_READ_LOCK => vm.lock(x, LockKind::Read).map(|()| Value::TRUE),
+        table::SYSTEM_WRITE_LOCK => vm.lock(x, LockKind::Write).map(|()| Value::TRUE),
+        table::SYSTEM_REMOVE_LOCK => vm.unlock(x).map(|()| Value::TRUE),
+        table::SYSTEM_REMOVE_LOCKS_FOR_SESSION => vm.unlock_all().map(|()| Value::TRUE),
+        table::SYSTEM_LAST_STORE_ERROR => {
+            let message = vm.last_store_error.as_ref().map(ToString::to_string).unwrap_or_default();
             return Ok(vm.new_string(&message));
         }
-        289 => return boolean(vm.has_repository()),
-        290 => {
+        table::SYSTEM_HAS_REPOSITORY => return boolean(vm.has_repository()),
+        table::SYSTEM_CONTINUE_TRANSACTION_REFRESHING => {
             let refresh = vm.heap.get(x).and_then(|o| o.slots()).map(<[Value]>::to_vec).ok_or(Prim::Fail)?;
             vm.continue_transaction_refreshing(&refresh).map(Value::boolean)
         }
-        291 => return Ok(vm.session_temps),
-        294 => return boolean(vm.is_persistent(x)),
-        293 => vm.collect_repository_garbage().map(|n| Value::int(n as i64).unwrap_or(Value::NIL)),
-        292 => {
+        table::SYSTEM_SESSION_TEMPS => return Ok(vm.session_temps),
+        table::SYSTEM_IS_PERSISTENT => return boolean(vm.is_persistent(x)),
+        table::SYSTEM_COLLECT_GARBAGE => {
+            vm.collect_repository_garbage().map(|n| Value::int(n as i64).unwrap_or(Value::NIL))
+        }
+        table::SYSTEM_SET_SESSION_TEMPS => {
             vm.session_temps = x;
             return Ok(x);
         }
+        table::SYSTEM_LAST_STORE_ERROR_CLASS => {
+            let class = vm.last_store_error.as_ref().map_or("RepositoryError", exception_class);
+            return vm.global(class).filter(|&c| vm.is_behavior(c)).ok_or(Prim::Fail);
+        }
         _ => return Err(Prim::Fail),
     };
-    outcome.map_err(|message| {
-        vm.last_store_error = Some(message);
+    outcome.map_err(|error| {
+        vm.last_store_error = Some(error);
         Prim::Fail
     })
 }

@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
+use onyx_store::LocalLink;
 use onyx_store::Stone;
-use onyx_vm::persist::LocalLink;
 use onyx_vm::{Vm, VmConfig};
 
 use crate::util::{eval_in, vm};

@@ -1,0 +1,223 @@
+//! The `onyx` command line's arguments: global options, the subcommands and their flags,
+//! as clap parses them.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+/// Onyx: a transactional Smalltalk object server.
+#[derive(Parser, Debug)]
+#[command(name = "onyx", version, about)]
+pub struct Args {
+    /// Load the kernel from this directory of Tonel packages instead of the built-in one
+    /// (also `ONYX_KERNEL`).
+    #[arg(long, global = true, env = "ONYX_KERNEL")]
+    pub kernel: Option<PathBuf>,
+    /// Run everything in the interpreter: compile no method to native code.
+    #[arg(long, global = true)]
+    pub no_jit: bool,
+    /// A gem keeps its objects under this many megabytes: past it, clean persistent objects
+    /// are dropped after a collection and faulted back in when touched.
+    #[arg(long, global = true)]
+    pub memory_budget: Option<usize>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// What `onyx` does.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Evaluate a doit and print the printString of its value.
+    Eval {
+        /// Smalltalk statements, with optional `| temps |`.
+        code: String,
+        /// Run in a new session of the stone at this address (`host:port`) instead of a
+        /// fresh VM: the doit sees the committed state and commits only if it says so.
+        #[arg(long, conflicts_with = "gem")]
+        stone: Option<String>,
+        /// Run in the session of the gem whose agent is at this address (`host:port`).
+        #[arg(long, env = "ONYX_GEM")]
+        gem: Option<String>,
+    },
+    /// Commit the transaction of a gem's session.
+    Commit {
+        /// The gem's agent (`host:port`).
+        #[arg(long, env = "ONYX_GEM")]
+        gem: String,
+    },
+    /// Abort the transaction of a gem's session.
+    Abort {
+        /// The gem's agent (`host:port`).
+        #[arg(long, env = "ONYX_GEM")]
+        gem: String,
+    },
+    /// Add a user to the repository (or give one a new password), through a gem, and commit:
+    /// the password is the first line of standard input.
+    AddUser {
+        /// The user's name.
+        user: String,
+        /// Whether the user may change code (compile, define and remove classes, add users).
+        #[arg(long)]
+        may_change_code: bool,
+        /// The gem's agent (`host:port`).
+        #[arg(long, env = "ONYX_GEM")]
+        gem: String,
+    },
+    /// List the classes of a package in a gem (with their superclasses), or its packages.
+    Classes {
+        /// The package; all package names when left out.
+        package: Option<String>,
+        /// The gem's agent (`host:port`).
+        #[arg(long, env = "ONYX_GEM")]
+        gem: String,
+    },
+    /// Print a method's source from a gem.
+    Source {
+        /// `Class>>selector` or `Class class>>selector`.
+        method: String,
+        /// The gem's agent (`host:port`).
+        #[arg(long, env = "ONYX_GEM")]
+        gem: String,
+    },
+    /// List the methods that send a selector.
+    Senders {
+        selector: String,
+        /// The gem's agent (`host:port`).
+        #[arg(long, env = "ONYX_GEM")]
+        gem: String,
+    },
+    /// List the methods that implement a selector.
+    Implementors {
+        selector: String,
+        /// The gem's agent (`host:port`).
+        #[arg(long, env = "ONYX_GEM")]
+        gem: String,
+    },
+    /// File in a chunk-format file; Transcript output goes to stdout.
+    Run {
+        /// The `.st` file.
+        file: PathBuf,
+    },
+    /// Parse and compile every method in Tonel package folders and chunk files.
+    Check {
+        /// Package folders, folders of packages, or `.st` chunk files.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+    },
+    /// Run SUnit tests (all test packages, or the ones named).
+    Test {
+        /// Package names, e.g. `Kernel-Tests-Numbers`.
+        packages: Vec<String>,
+    },
+    /// Run the VM benchmarks (tinyBenchmarks, 30 benchFib, 1000 factorial printString,
+    /// semaphore ping-pong), each `--runs` times.
+    Bench {
+        /// How many times to run each benchmark.
+        #[arg(long, default_value_t = 1)]
+        runs: usize,
+        #[command(subcommand)]
+        what: Option<BenchKind>,
+    },
+    /// Create a repository in a new folder, holding the kernel and the users SystemUser and
+    /// DataCurator.
+    Init {
+        /// The repository folder (created).
+        dir: PathBuf,
+        /// SystemUser's password (default: swordfish, as in GemStone).
+        #[arg(long, env = "ONYX_SYSTEMUSER_PASSWORD", hide_env_values = true)]
+        system_user_password: Option<String>,
+        /// DataCurator's password (default: swordfish).
+        #[arg(long, env = "ONYX_DATACURATOR_PASSWORD", hide_env_values = true)]
+        data_curator_password: Option<String>,
+    },
+    /// Serve a repository to gems until SIGTERM or SIGINT.
+    Stone {
+        /// The repository folder.
+        dir: PathBuf,
+        /// Address to listen on; port 0 picks a free port (printed on the first line).
+        #[arg(long, default_value = "127.0.0.1:0")]
+        listen: std::net::SocketAddr,
+        /// Seconds between the stone's own garbage collections (when something was
+        /// committed since the last); 0 never collects on its own.
+        #[arg(long, default_value_t = 60)]
+        gc_interval: u64,
+        /// Serve over TLS with this certificate (PEM; with --tls-key).
+        #[arg(long)]
+        tls_cert: Option<PathBuf>,
+        /// The certificate's private key (PEM).
+        #[arg(long)]
+        tls_key: Option<PathBuf>,
+    },
+    /// Run a gem: log in to a stone and serve the agent (the tools' service) until SIGTERM or
+    /// SIGINT.
+    Gem {
+        /// The stone's address (`host:port`).
+        #[arg(long)]
+        stone: String,
+        /// Where the agent listens (port 0 picks a free one).
+        #[arg(long, default_value = "127.0.0.1:0")]
+        listen: std::net::SocketAddr,
+        /// Serve the agent over TLS with this certificate (PEM; with --tls-key).
+        #[arg(long)]
+        tls_cert: Option<PathBuf>,
+        /// The certificate's private key (PEM).
+        #[arg(long)]
+        tls_key: Option<PathBuf>,
+        /// Seconds a login's token may go unused before it ends (its handles are released).
+        #[arg(long, default_value_t = 8 * 3600)]
+        idle_logout: u64,
+    },
+}
+
+/// Which benchmark `onyx bench` runs (the VM's own without one).
+#[derive(Subcommand, Debug)]
+pub enum BenchKind {
+    /// Commit throughput of a running stone, beside the disk's raw fdatasync rate and write
+    /// bandwidth measured in the same run.
+    Commits {
+        /// The stone's address (`host:port`).
+        #[arg(long)]
+        stone: String,
+        /// Concurrent gem sessions.
+        #[arg(long, default_value_t = 1)]
+        gems: usize,
+        /// Objects each commit writes.
+        #[arg(long, default_value_t = 1)]
+        objects: usize,
+        /// Slot words per object (8 bytes each).
+        #[arg(long, default_value_t = 22)]
+        words: usize,
+        /// How long to run.
+        #[arg(long, default_value_t = 3.0)]
+        seconds: f64,
+        /// A folder on the repository's disk, where the raw disk figures are measured.
+        #[arg(long, default_value = ".")]
+        disk: PathBuf,
+    },
+    /// How fast a gem faults in a persistent linked list of N objects as it walks it, and in
+    /// how many round trips.
+    Faults {
+        /// The stone's address (`host:port`).
+        #[arg(long)]
+        stone: String,
+        /// Objects in the list.
+        #[arg(long, default_value_t = 1_000_000)]
+        objects: u64,
+    },
+    /// The server agent's speed on a large image (generated into the gem's repository on the
+    /// first run): selecting a method, senders, implementors, batches, as server time.
+    Agent {
+        /// The gem's agent (`host:port`).
+        #[arg(long, env = "ONYX_GEM")]
+        gem: String,
+        /// Classes to generate.
+        #[arg(long, default_value_t = 5_400)]
+        classes: usize,
+        /// Methods per generated class.
+        #[arg(long, default_value_t = 16)]
+        methods: usize,
+        /// Times each figure is measured (the median is printed).
+        #[arg(long, default_value_t = 9)]
+        runs: usize,
+    },
+}

@@ -1,0 +1,149 @@
+//! The command line as a client of a gem's agent, as topaz is of a GemStone gem: each
+//! command sends one batch and prints what comes back (`onyx eval --gem`, `onyx commit`,
+//! `onyx abort`, `onyx add-user`, `onyx classes`, `onyx source`, `onyx senders`,
+//! `onyx implementors`).
+
+use std::process::ExitCode;
+
+use anyhow::{Result, anyhow, bail};
+use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
+use onyx_protocol::client::{self, AgentSession, LoginError};
+use onyx_server_agent::users;
+
+/// What a client command asks of the gem.
+pub enum Request {
+    Eval(String),
+    Commit,
+    Abort,
+    /// Adds a user and commits.
+    AddUser {
+        user: String,
+        password: String,
+        may_change_code: bool,
+    },
+    /// The classes of a package, or the packages.
+    Classes(Option<String>),
+    /// `Class>>selector` or `Class class>>selector`.
+    Source(String),
+    Senders(String),
+    Implementors(String),
+}
+
+/// Sends `request` to the agent at `gem` and prints the answer; an error answer goes to
+/// standard error and the exit status is 1.
+pub fn run(gem: &str, request: Request) -> Result<ExitCode> {
+    let op = match request {
+        Request::Eval(source) => {
+            Op::Evaluate(pb::Evaluate { source, time_limit_ms: 0, receiver: 0, inspect: false, forget: false, tag: 0 })
+        }
+        Request::Commit => Op::CommitTransaction(pb::Empty {}),
+        Request::Abort => Op::AbortTransaction(pb::Empty {}),
+        Request::AddUser { user, password, may_change_code } => {
+            if password.is_empty() {
+                bail!("give the new user's password on standard input");
+            }
+            // The commit comes only after the user was added.
+            let add = Op::AddUser(pb::AddUser { user, password, may_change_code });
+            if let Some(Outcome::Error(e)) = execute_once(gem, vec![add])?.into_iter().next() {
+                eprintln!("{}", e.message);
+                return Ok(ExitCode::FAILURE);
+            }
+            Op::CommitTransaction(pb::Empty {})
+        }
+        Request::Classes(None) => Op::Packages(pb::Empty {}),
+        Request::Classes(Some(package)) => Op::Classes(pb::PackageRef { package, ..Default::default() }),
+        Request::Source(name) => Op::MethodSource(method_ref(&name)?),
+        Request::Senders(selector) => Op::Senders(pb::SelectorRef { selector }),
+        Request::Implementors(selector) => Op::Implementors(pb::SelectorRef { selector }),
+    };
+    print(gem, vec![op])
+}
+
+/// Runs `ops` as one batch and prints the first error, or else the last outcome.
+fn print(gem: &str, ops: Vec<Op>) -> Result<ExitCode> {
+    let outcomes = execute_once(gem, ops)?;
+    let failed = outcomes
+        .iter()
+        .position(|o| matches!(o, Outcome::Error(_) | Outcome::Committed(pb::Committed { committed: false, .. })));
+    let outcome = failed
+        .or(outcomes.len().checked_sub(1))
+        .and_then(|i| outcomes.into_iter().nth(i))
+        .ok_or_else(|| anyhow!("the gem at {gem} answered nothing"))?;
+    match outcome {
+        Outcome::Error(e) => {
+            eprintln!("{}", e.message);
+            for frame in &e.stack {
+                eprintln!("  {frame}");
+            }
+            return Ok(ExitCode::FAILURE);
+        }
+        Outcome::Evaluated(e) => println!("{}", e.print_string),
+        Outcome::Committed(c) if c.committed => println!("committed"),
+        Outcome::Committed(c) => {
+            let objects: Vec<&str> = c.conflicts.iter().map(|f| f.print_string.as_str()).collect();
+            eprintln!("the commit failed: another session changed {}", objects.join(", "));
+            return Ok(ExitCode::FAILURE);
+        }
+        Outcome::Done(_) => println!("aborted"),
+        Outcome::Names(n) => n.names.iter().for_each(|name| println!("{name}")),
+        Outcome::Classes(c) => {
+            for class in c.classes {
+                println!("{} ({})", class.name, if class.superclass.is_empty() { "nil" } else { &class.superclass });
+            }
+        }
+        Outcome::MethodSource(m) => println!("{}", m.source),
+        Outcome::Methods(m) => {
+            for method in m.methods {
+                let side = if method.meta { " class" } else { "" };
+                println!("{}{side}>>{}", method.class_name, method.selector);
+            }
+        }
+        other => bail!("the gem answered out of turn: {other:?}"),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `Class>>selector` or `Class class>>selector`.
+fn method_ref(name: &str) -> Result<pb::MethodRef> {
+    let (class, selector) =
+        name.split_once(">>").ok_or_else(|| anyhow!("{name:?} names no method (write Class>>selector)"))?;
+    let (class, meta) = match class.trim().strip_suffix(" class") {
+        Some(instance) => (instance.trim(), true),
+        None => (class.trim(), false),
+    };
+    if class.is_empty() || selector.trim().is_empty() {
+        bail!("{name:?} names no method (write Class>>selector)");
+    }
+    Ok(pb::MethodRef {
+        class: Some(pb::ClassRef { class_name: class.to_string(), meta }),
+        selector: selector.trim().to_string(),
+    })
+}
+
+/// Logs in to the gem's agent at `gem` as `ONYX_USER` (default DataCurator) with
+/// `ONYX_PASSWORD` (default GemStone's swordfish).
+pub async fn login(gem: &str) -> Result<AgentSession> {
+    let user = std::env::var("ONYX_USER").unwrap_or_else(|_| "DataCurator".into());
+    let password = std::env::var("ONYX_PASSWORD").unwrap_or_else(|_| users::DEFAULT_PASSWORD.into());
+    AgentSession::login(gem, &user, &password).await.map_err(|e| match e {
+        LoginError::Refused { status } => anyhow!("the gem at {gem}: {}", status.message()),
+        other => anyhow!(other),
+    })
+}
+
+/// Runs `ops` as one batch of `session`.
+pub async fn execute(session: &mut AgentSession, ops: Vec<Op>) -> Result<pb::BatchResult> {
+    let gem = session.address().to_string();
+    session.execute(client::batch(ops)).await.map_err(|s| anyhow!("the gem at {gem}: {}", s.message()))
+}
+
+/// Operations in one batch of a new login; their outcomes.
+fn execute_once(gem: &str, ops: Vec<Op>) -> Result<Vec<Outcome>> {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    runtime.block_on(async {
+        let mut session = login(gem).await?;
+        let reply = execute(&mut session, ops).await?;
+        session.logout().await.map_err(|s| anyhow!("the gem at {gem}: {}", s.message()))?;
+        Ok(reply.results.into_iter().filter_map(|r| r.outcome).collect())
+    })
+}

@@ -1,0 +1,96 @@
+//! `onyx`, the command line: it parses the arguments (`args.rs`) and runs a subcommand. Each
+//! is a thin call of the libraries: `local.rs` runs Smalltalk in a VM of its own or in a
+//! new session of a stone (`eval`, `run`, `check`, `test`), `serve.rs` makes a repository and
+//! serves stones and gems (`init`, `stone`, `gem`), `client.rs` talks to a gem's agent
+//! (`eval --gem`, `commit`, `classes`, ...), and `bench/` holds the user-facing benchmarks
+//! (`onyx bench ...`). Nothing imports this crate; it is the one place that uses `anyhow`,
+//! and errors become exit codes here: 0 done, 1 the Smalltalk or the gem said no, 2 the
+//! command could not run.
+
+mod args;
+mod bench;
+mod client;
+mod local;
+mod serve;
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::Parser as _;
+use onyx_server_agent::Setup;
+use onyx_vm::{JitConfig, KernelSource, VmConfig};
+
+use crate::args::{Args, BenchKind, Command};
+use crate::client::Request;
+
+fn main() -> ExitCode {
+    match run(Args::parse()) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("onyx: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(args: Args) -> Result<ExitCode> {
+    let kernel = match &args.kernel {
+        Some(dir) => KernelSource::from_dir(dir).map_err(|e| anyhow::anyhow!("{e}"))?,
+        None => KernelSource::embedded(),
+    };
+    let jit = if args.no_jit { JitConfig::Off } else { JitConfig::default() };
+    let memory_budget = args.memory_budget.map(|mb| mb << 20);
+    let setup = Setup { kernel, config: VmConfig { jit, memory_budget, ..VmConfig::default() } };
+    match args.command {
+        Command::Eval { code, stone: None, gem: None } => local::eval(&setup, &code),
+        Command::Eval { code, stone: Some(addr), .. } => local::eval_in_session(&setup, &addr, &code),
+        Command::Eval { code, gem: Some(gem), .. } => client::run(&gem, Request::Eval(code)),
+        Command::Commit { gem } => client::run(&gem, Request::Commit),
+        Command::Abort { gem } => client::run(&gem, Request::Abort),
+        Command::AddUser { user, may_change_code, gem } => {
+            let mut password = String::new();
+            std::io::stdin().read_line(&mut password)?;
+            let password = password.trim_end_matches(['\n', '\r']).to_string();
+            client::run(&gem, Request::AddUser { user, password, may_change_code })
+        }
+        Command::Classes { package, gem } => client::run(&gem, Request::Classes(package)),
+        Command::Source { method, gem } => client::run(&gem, Request::Source(method)),
+        Command::Senders { selector, gem } => client::run(&gem, Request::Senders(selector)),
+        Command::Implementors { selector, gem } => client::run(&gem, Request::Implementors(selector)),
+        Command::Run { file } => local::run_file(&setup, &file),
+        Command::Check { paths } => local::check(&setup, &paths),
+        Command::Test { packages } => local::test(&setup, &packages),
+        Command::Bench { runs, what: None } => bench::run(&setup, runs),
+        Command::Bench { what: Some(BenchKind::Agent { gem, classes, methods, runs }), .. } => {
+            bench::agent::run(&bench::agent::AgentBench { gem: &gem, classes, methods_per_class: methods, runs })
+        }
+        Command::Bench { what: Some(BenchKind::Faults { stone, objects }), .. } => {
+            bench::faults::run(&setup, &stone, objects)
+        }
+        Command::Bench { what: Some(BenchKind::Commits { stone, gems, objects, words, seconds, disk }), .. } => {
+            bench::commits::run(&bench::commits::CommitBench {
+                stone: &stone,
+                gems,
+                objects,
+                words,
+                seconds,
+                disk: &disk,
+            })
+        }
+        Command::Init { dir, system_user_password, data_curator_password } => {
+            let passwords = onyx_server_agent::repository::Passwords {
+                system_user: system_user_password,
+                data_curator: data_curator_password,
+            };
+            serve::init(&setup, &dir, &passwords)
+        }
+        Command::Gem { stone, listen, tls_cert, tls_key, idle_logout } => {
+            let tls = onyx_protocol::tls::ServerFiles { cert: tls_cert, key: tls_key };
+            serve::gem(setup.config, &stone, listen, &tls, std::time::Duration::from_secs(idle_logout))
+        }
+        Command::Stone { dir, listen, gc_interval, tls_cert, tls_key } => {
+            let tls = onyx_protocol::tls::ServerFiles { cert: tls_cert, key: tls_key };
+            serve::stone(&dir, listen, gc_interval, &tls)
+        }
+    }
+}

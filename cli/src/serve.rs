@@ -1,0 +1,61 @@
+//! The subcommands that make a repository and serve it: `onyx init`, `onyx stone` and `onyx
+//! gem`, each a call of the servers' libraries that says on its first line of standard output
+//! where it listens.
+
+use std::io::Write as _;
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Result;
+use onyx_protocol::serving::Until;
+use onyx_protocol::tls::ServerFiles;
+use onyx_server_agent::gem::GemOptions;
+use onyx_server_agent::repository::{self, Passwords};
+use onyx_server_agent::{Setup, users};
+use onyx_stone::StoneOptions;
+use onyx_vm::VmConfig;
+
+/// `onyx init DIR`: a repository holding the kernel and the users SystemUser and DataCurator.
+pub fn init(setup: &Setup, dir: &Path, passwords: &Passwords) -> Result<ExitCode> {
+    let defaulted = repository::create(setup, dir, passwords)?;
+    println!("created a repository in {}", dir.display());
+    if !defaulted.is_empty() {
+        println!(
+            "{} has the password '{}': set another with onyx init's password options",
+            defaulted.join(" and "),
+            users::DEFAULT_PASSWORD
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `onyx stone DIR`: serves the repository until SIGTERM or SIGINT.
+pub fn stone(dir: &Path, listen: SocketAddr, gc_interval: u64, tls: &ServerFiles) -> Result<ExitCode> {
+    let listening = |addr| {
+        println!("stone listening on {addr}");
+        std::io::stdout().flush()
+    };
+    let gc_interval = (gc_interval > 0).then(|| Duration::from_secs(gc_interval));
+    onyx_stone::serve_until(StoneOptions { dir, listen, gc_interval, tls }, listening, Until::Signalled)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `onyx gem --stone ADDR`: a session with the stone, and the agent served until SIGTERM or
+/// SIGINT.
+pub fn gem(
+    config: VmConfig,
+    stone: &str,
+    listen: SocketAddr,
+    tls: &ServerFiles,
+    idle_logout: Duration,
+) -> Result<ExitCode> {
+    let listening = |session, addr| {
+        println!("gem session {session} on {stone}, agent listening on {addr}");
+        std::io::stdout().flush()
+    };
+    let options = GemOptions { config, stone, listen, tls, idle_logout };
+    onyx_server_agent::gem::serve_until(options, listening, Until::Signalled)?;
+    Ok(ExitCode::SUCCESS)
+}

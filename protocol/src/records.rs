@@ -1,0 +1,145 @@
+//! The stone protocol's messages and what they carry, both ways: object records, what a gem
+//! says of itself and the stone's list of sessions, and a failed request as the typed
+//! [`StoneError`] (a gem makes the same error from a [`pb::Failure`] as the stone had).
+
+use onyx_record::{About, LockKind, ObjectRecord, SessionInfo, StoneError};
+
+use crate::stone as pb;
+
+/// A protocol object that no record can be: its kind or shape is out of range.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Malformed(String);
+
+/// A record as a protocol message.
+pub fn to_wire(r: &ObjectRecord) -> pb::Object {
+    pb::Object {
+        oop: r.oop,
+        class: r.class,
+        kind: u32::from(r.kind),
+        hash: r.hash,
+        named: r.named,
+        words: r.words.clone(),
+        bytes: r.bytes.clone(),
+    }
+}
+
+/// A protocol message as a record; a kind or shape no record can have is an error.
+pub fn from_wire(o: pb::Object) -> Result<ObjectRecord, Malformed> {
+    let kind =
+        u8::try_from(o.kind).map_err(|_| Malformed(format!("object {}: kind {} out of range", o.oop, o.kind)))?;
+    if o.named as usize > o.words.len() {
+        return Err(Malformed(format!("object {}: {} named slots but {} slots", o.oop, o.named, o.words.len())));
+    }
+    Ok(ObjectRecord { oop: o.oop, class: o.class, kind, hash: o.hash, named: o.named, words: o.words, bytes: o.bytes })
+}
+
+/// What a gem says of itself, as a message.
+pub fn about_to_wire(a: &About) -> pb::About {
+    pb::About { user: a.user.clone(), host: a.host.clone(), pid: a.pid, agent: a.agent.clone() }
+}
+
+/// A message of what a gem says of itself.
+pub fn about_from_wire(a: pb::About) -> About {
+    About { user: a.user, host: a.host, pid: a.pid, agent: a.agent }
+}
+
+/// One session of the stone's list, as a message.
+pub fn session_to_wire(s: SessionInfo) -> pb::SessionEntry {
+    pb::SessionEntry {
+        session: s.session,
+        about: Some(about_to_wire(&s.about)),
+        view: s.view,
+        behind: s.behind,
+        locks: s.locks,
+    }
+}
+
+/// A message of one session of the stone's list.
+pub fn session_from_wire(s: pb::SessionEntry) -> SessionInfo {
+    SessionInfo {
+        session: s.session,
+        about: about_from_wire(s.about.unwrap_or_default()),
+        view: s.view,
+        behind: s.behind,
+        locks: s.locks,
+    }
+}
+
+/// The gRPC status code that says what kind of error `e` is to a plain gRPC client.
+pub fn code(e: &StoneError) -> tonic::Code {
+    match e {
+        StoneError::LockDenied { .. } => tonic::Code::FailedPrecondition,
+        StoneError::Unavailable(_) => tonic::Code::Unavailable,
+        StoneError::Invalid(_) => tonic::Code::InvalidArgument,
+        StoneError::PermissionDenied(_) => tonic::Code::PermissionDenied,
+        _ => tonic::Code::Internal,
+    }
+}
+
+/// A failed request's reply.
+pub fn failure(e: &StoneError) -> pb::Failure {
+    let (kind, lock) = match *e {
+        StoneError::LockDenied { oop, holder, kind } => {
+            (pb::FailureKind::LockDenied, Some(pb::HeldLock { oop, holder, write: kind == LockKind::Write }))
+        }
+        StoneError::Unavailable(_) => (pb::FailureKind::Unavailable, None),
+        StoneError::Invalid(_) => (pb::FailureKind::Invalid, None),
+        StoneError::Damaged(_) => (pb::FailureKind::Damaged, None),
+        StoneError::Storage(_) => (pb::FailureKind::Storage, None),
+        StoneError::PermissionDenied(_) => (pb::FailureKind::PermissionDenied, None),
+        _ => (pb::FailureKind::Unspecified, None),
+    };
+    pb::Failure { code: code(e) as i32, message: e.to_string(), kind: kind as i32, lock }
+}
+
+/// The error a failed request's reply stands for.
+pub fn from_failure(f: pb::Failure) -> StoneError {
+    let kind = pb::FailureKind::try_from(f.kind).unwrap_or(pb::FailureKind::Unspecified);
+    match (kind, f.lock) {
+        (pb::FailureKind::LockDenied, Some(l)) => StoneError::LockDenied {
+            oop: l.oop,
+            holder: l.holder,
+            kind: if l.write { LockKind::Write } else { LockKind::Read },
+        },
+        (pb::FailureKind::Unavailable, _) => StoneError::Unavailable(f.message),
+        (pb::FailureKind::Invalid, _) => StoneError::Invalid(f.message),
+        (pb::FailureKind::Damaged, _) => StoneError::Damaged(f.message),
+        (pb::FailureKind::Storage, _) => StoneError::Storage(f.message),
+        (pb::FailureKind::PermissionDenied, _) => StoneError::PermissionDenied(f.message),
+        _ => StoneError::Protocol(format!("the stone failed in a way this gem does not know: {}", f.message)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_of_stone_error_survives_the_wire() {
+        let errors = [
+            StoneError::LockDenied { oop: 40, holder: 3, kind: LockKind::Write },
+            StoneError::LockDenied { oop: 41, holder: 4, kind: LockKind::Read },
+            StoneError::Unavailable("the stone is shutting down".into()),
+            StoneError::Invalid("no object 123".into()),
+            StoneError::Damaged("the repository is damaged: object 9".into()),
+            StoneError::Storage("storage error: disk full".into()),
+            StoneError::PermissionDenied("permission denied: code".into()),
+        ];
+        for e in errors {
+            assert_eq!(from_failure(failure(&e)), e);
+        }
+        let foreign = pb::Failure { code: 13, message: "what?".into(), kind: 99, lock: None };
+        assert!(matches!(from_failure(foreign), StoneError::Protocol(m) if m.contains("what?")));
+    }
+
+    #[test]
+    fn objects_no_record_can_be_are_refused() {
+        let r = ObjectRecord { oop: 20, class: 16, kind: 3, hash: 7, named: 1, words: vec![1], bytes: vec![2] };
+        assert_eq!(from_wire(to_wire(&r)), Ok(r));
+        let wide = pb::Object { kind: 300, ..pb::Object::default() };
+        assert!(from_wire(wide).is_err());
+        let lying = pb::Object { named: 2, words: vec![1], ..pb::Object::default() };
+        assert!(from_wire(lying).is_err());
+    }
+}

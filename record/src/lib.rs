@@ -1,0 +1,39 @@
+//! What a gem and its stone share, and nothing else: the identity of persistent objects, how
+//! an object travels and is stored, and the session a gem holds with its stone. The VM
+//! (`onyx-vm`) and the store (`onyx-store`) both build on it, so the VM needs no database
+//! and the store no Smalltalk.
+//!
+//! - [`word`]: the tags of a 64-bit word (references, SmallIntegers, Characters, nil, true,
+//!   false, and in records Symbols by id), the VM's and the records' alike.
+//! - [`record`]: [`ObjectRecord`], one object as stored and sent, with its encoding; the
+//!   reserved OOPs and the chunk size of large objects.
+//! - [`link`]: [`StoneLink`], the calls a gem makes of its stone, and what they answer.
+//! - [`error`]: [`StoneError`], why such a call failed, by kind.
+//!
+//! ```
+//! use onyx_record::{ObjectRecord, word};
+//!
+//! let record = ObjectRecord {
+//!     oop: 100,
+//!     class: 17,
+//!     kind: 0,
+//!     hash: 1,
+//!     named: 1,
+//!     words: vec![word::ref_word(101)],
+//!     bytes: Vec::new(),
+//! };
+//! let stored = record.encode();
+//! assert_eq!(ObjectRecord::decode(100, &stored), Ok(record.clone()));
+//! assert_eq!(record.references().collect::<Vec<_>>(), vec![17, 101]);
+//! ```
+
+#![deny(missing_docs)]
+
+pub mod error;
+pub mod link;
+pub mod record;
+pub mod word;
+
+pub use error::StoneError;
+pub use link::{About, CommitOutcome, LockKind, SessionInfo, StoneLink, ViewChange};
+pub use record::{CHUNK, CHUNKED_HEADER, DecodeError, FIRST_OOP, ObjectRecord, Oop, ROOT};

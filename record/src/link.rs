@@ -1,0 +1,112 @@
+//! A gem's session with its stone, as the gem sees it: [`StoneLink`], the calls a VM makes of
+//! its repository, and what they answer. The gem's gRPC client implements it for a remote
+//! stone, the store for a stone in the same process.
+
+use std::fmt;
+use std::ops::Range;
+
+use crate::error::StoneError;
+use crate::record::{ObjectRecord, Oop};
+
+/// A gem's session with a stone. Every failure is a [`StoneError`] saying what kind of
+/// failure it is, so that the VM (and the tools behind it) can tell a denied lock from a stone
+/// that is gone.
+pub trait StoneLink {
+    /// `oops`, then what they reference and `nearby` (objects the gem expects to touch
+    /// next), up to `budget` bytes of records.
+    fn fetch(&mut self, oops: &[Oop], nearby: &[Oop], budget: u64) -> Result<Vec<ObjectRecord>, StoneError>;
+    /// Fresh OOPs for new objects.
+    fn allocate(&mut self, count: u64) -> Result<Range<Oop>, StoneError>;
+    /// Commits changed and new objects.
+    fn commit(&mut self, records: &[ObjectRecord]) -> Result<CommitOutcome, StoneError>;
+    /// A view of the latest commit (releasing the session's locks).
+    fn abort(&mut self) -> Result<ViewChange, StoneError>;
+    /// A view of the latest commit for a transaction that goes on (keeping its locks).
+    fn continue_transaction(&mut self) -> Result<ViewChange, StoneError>;
+    /// The ids of symbols by name, interning new ones.
+    fn intern(&mut self, names: &[Vec<u8>]) -> Result<Vec<u64>, StoneError>;
+    /// The names of symbols by id.
+    fn symbol_names(&mut self, ids: &[u64]) -> Result<Vec<Vec<u8>>, StoneError>;
+    /// The session's id in the stone.
+    fn session(&self) -> u64;
+    /// A lock on `oop`; denied with [`StoneError::LockDenied`], naming the holder.
+    fn lock(&mut self, oop: Oop, kind: LockKind) -> Result<(), StoneError>;
+    /// Releases the session's lock on `oop`.
+    fn unlock(&mut self, oop: Oop) -> Result<(), StoneError>;
+    /// Releases every lock of the session.
+    fn unlock_all(&mut self) -> Result<(), StoneError>;
+    /// Has the stone delete what no live view reaches; answers how many objects went.
+    fn collect_garbage(&mut self) -> Result<u64, StoneError>;
+    /// Chunk `index` of large object `oop` (its slot words, then its bytes).
+    fn fetch_chunk(&mut self, oop: Oop, index: u32) -> Result<Vec<u8>, StoneError>;
+    /// Says what the gem is, for lists of the stone's sessions.
+    fn describe(&mut self, about: &About) -> Result<(), StoneError>;
+    /// Every session of the stone, and the number of the latest commit.
+    fn sessions(&mut self) -> Result<(Vec<SessionInfo>, u64), StoneError>;
+}
+
+/// Which lock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LockKind {
+    /// Shared.
+    Read,
+    /// Exclusive.
+    Write,
+}
+
+impl fmt::Display for LockKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            LockKind::Read => "read",
+            LockKind::Write => "write",
+        })
+    }
+}
+
+/// A new view for a session: the commit it shows, and what changed since the old one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ViewChange {
+    /// The commit the new view shows.
+    pub seq: u64,
+    /// Objects other sessions changed between the old view and the new one: the gem
+    /// invalidates its copies.
+    pub changed: Vec<Oop>,
+}
+
+/// What a commit came to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CommitOutcome {
+    /// Durable; the session now has a view of the repository after it.
+    Committed(ViewChange),
+    /// Objects in the write set that other sessions committed since the session's view: the
+    /// commit was not applied and the session keeps its view (it must abort).
+    Conflict(Vec<Oop>),
+}
+
+/// What a gem says of its session, for lists of the stone's sessions.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct About {
+    /// Who uses it (the users logged in to the gem's agent).
+    pub user: String,
+    /// The machine the gem runs on.
+    pub host: String,
+    /// The gem's process id.
+    pub pid: u32,
+    /// Where the gem's agent listens (empty for a gem without one).
+    pub agent: String,
+}
+
+/// One session of the stone, as listed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SessionInfo {
+    /// Its id.
+    pub session: u64,
+    /// What its gem said of itself.
+    pub about: About,
+    /// The commit its view shows.
+    pub view: u64,
+    /// Commits since its view (the session does not see them until it commits or aborts).
+    pub behind: u64,
+    /// Objects it holds locks on.
+    pub locks: u64,
+}

@@ -1,0 +1,74 @@
+//! The tags of a 64-bit word, shared by the VM's values and the stone's records: the low
+//! three bits say what the word is.
+//!
+//! ```text
+//!  63                                   3 2 1 0
+//! +--------------------------------------+-----+
+//! | object (VM: table index; record: OOP) | 000 |
+//! | signed 61-bit integer                 | 001 |  SmallInteger
+//! | Unicode code point                    | 010 |  Character
+//! | 0 nil, 1 true, 2 false                | 011 |  special constants
+//! | symbol id in the stone's table        | 100 |  records only: a Symbol
+//! +--------------------------------------+-----+
+//! ```
+//!
+//! An immediate (SmallInteger, Character, nil, true, false) means the same in every gem and
+//! in the stone, so a record carries it as the VM holds it. A reference is an OOP in a
+//! record and an object-table index in a VM; a Symbol is named by its id, since every gem
+//! interns its own copy.
+
+use crate::record::Oop;
+
+/// How many low bits hold the tag.
+pub const TAG_BITS: u32 = 3;
+/// The tag bits of a word.
+pub const TAG_MASK: u64 = 0b111;
+/// A reference to an object.
+pub const TAG_OBJECT: u64 = 0b000;
+/// A SmallInteger.
+pub const TAG_INT: u64 = 0b001;
+/// A Character.
+pub const TAG_CHAR: u64 = 0b010;
+/// nil, true or false.
+pub const TAG_SPECIAL: u64 = 0b011;
+/// A Symbol, by its id in the stone's symbol table (in records only).
+pub const TAG_SYMBOL: u64 = 0b100;
+
+/// The largest OOP a tagged word can hold.
+pub const MAX_OOP: Oop = (1 << (64 - TAG_BITS)) - 1;
+
+/// The word that refers to `oop`.
+pub fn ref_word(oop: Oop) -> u64 {
+    (oop << TAG_BITS) | TAG_OBJECT
+}
+
+/// The OOP a slot word refers to, or `None` for an immediate or a symbol.
+pub fn word_ref(word: u64) -> Option<Oop> {
+    (word & TAG_MASK == TAG_OBJECT).then_some(word >> TAG_BITS)
+}
+
+/// The word that names the symbol with id `id`.
+pub fn symbol_word(id: u64) -> u64 {
+    (id << TAG_BITS) | TAG_SYMBOL
+}
+
+/// The symbol id a slot word names, if it names one.
+pub fn word_symbol(word: u64) -> Option<u64> {
+    (word & TAG_MASK == TAG_SYMBOL).then_some(word >> TAG_BITS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn references_and_symbols_round_trip_and_immediates_are_neither() {
+        assert_eq!(word_ref(ref_word(MAX_OOP)), Some(MAX_OOP));
+        assert_eq!(word_symbol(symbol_word(42)), Some(42));
+        assert_eq!(word_ref(symbol_word(42)), None);
+        assert_eq!(word_symbol(ref_word(42)), None);
+        for immediate in [TAG_INT | (7 << TAG_BITS), TAG_CHAR, TAG_SPECIAL] {
+            assert_eq!((word_ref(immediate), word_symbol(immediate)), (None, None));
+        }
+    }
+}

@@ -1,0 +1,221 @@
+//! The agent's messages and the gem's own terms, both ways: each operation of a batch is
+//! validated into an [`Operation`] once, here, at the edge (one that cannot be answers its
+//! failure in its place), and what the VM thread answers becomes the protocol's reply.
+
+use std::time::Duration;
+
+use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome as PbOutcome};
+
+use crate::ops::request::{
+    Answer, BatchAnswer, ClassRef, Done, ErrorKind, Evaluate, Event, Failure, InspectRequest, InstVarRef, Listed,
+    MethodRef, Operation, Outcome, Package, Page, Paged, Request, Secret,
+};
+
+/// A protocol operation as the gem's: the request and its page.
+pub fn operation(o: pb::Operation) -> Result<Operation, Failure> {
+    let op = o.op.ok_or_else(|| Failure::new(ErrorKind::Invalid, "an empty operation"))?;
+    let page = o.page.map(|p| Page { from: p.from, size: p.size });
+    Ok(Operation { request: request(op), page })
+}
+
+fn class(r: Option<pb::ClassRef>) -> ClassRef {
+    // A missing class names none: it is not found, as an empty name is not.
+    r.map(|c| ClassRef { name: c.class_name, meta: c.meta }).unwrap_or_default()
+}
+
+fn method(r: pb::MethodRef) -> MethodRef {
+    MethodRef { class: class(r.class), selector: r.selector }
+}
+
+fn non_empty(s: String) -> Option<String> {
+    (!s.is_empty()).then_some(s)
+}
+
+fn request(op: Op) -> Request {
+    match op {
+        Op::Evaluate(e) => Request::Evaluate(Evaluate {
+            source: e.source,
+            time_limit: (e.time_limit_ms > 0).then(|| Duration::from_millis(e.time_limit_ms)),
+            receiver: (e.receiver != 0).then_some(e.receiver),
+            inspect: e.inspect,
+            forget: e.forget,
+            tag: e.tag,
+        }),
+        Op::Interrupt(i) => Request::Interrupt { tag: i.tag },
+        Op::Packages(_) => Request::Packages,
+        Op::Classes(r) if r.of_class.is_empty() => Request::Classes(Package::Named(r.package)),
+        Op::Classes(r) => Request::Classes(Package::OfClass(r.of_class)),
+        Op::ClassDefinition(r) => Request::ClassDefinition(class(Some(r))),
+        Op::Protocols(r) => Request::Protocols(class(Some(r))),
+        Op::Methods(r) => Request::Methods { class: class(r.class), protocol: non_empty(r.protocol) },
+        Op::MethodSource(r) => Request::MethodSource(method(r)),
+        Op::CompileMethod(r) => {
+            Request::CompileMethod { class: class(r.class), protocol: non_empty(r.protocol), source: r.source }
+        }
+        Op::RemoveMethod(r) => Request::RemoveMethod(method(r)),
+        Op::Senders(r) => Request::Senders(r.selector),
+        Op::Implementors(r) => Request::Implementors(r.selector),
+        Op::FindClass(r) => Request::FindClass(r.fragment),
+        Op::TransactionStatus(_) => Request::TransactionStatus,
+        Op::BeginTransaction(_) => Request::BeginTransaction,
+        Op::CommitTransaction(_) => Request::CommitTransaction,
+        Op::AbortTransaction(_) => Request::AbortTransaction,
+        Op::Transcript(_) => Request::Transcript,
+        Op::Inspect(r) => Request::Inspect(InspectRequest { handle: r.handle, from: r.from, page_size: r.page_size }),
+        Op::Release(r) => Request::Release(r.handles),
+        Op::AddUser(r) => {
+            Request::AddUser { user: r.user, secret: Secret::Password(r.password), may_change_code: r.may_change_code }
+        }
+        Op::DefineClass(r) => Request::DefineClass(r.definition),
+        Op::RemoveClass(r) => Request::RemoveClass(r.class_name),
+        Op::References(r) => Request::References(r.name),
+        Op::Readers(r) => Request::Readers(InstVarRef { class: class(r.class), name: r.name }),
+        Op::Writers(r) => Request::Writers(InstVarRef { class: class(r.class), name: r.name }),
+        Op::Hierarchy(r) => Request::Hierarchy(r.class_name),
+        Op::AutoCommit(r) => Request::AutoCommit(r.on),
+        Op::Sessions(_) => Request::Sessions,
+    }
+}
+
+/// A batch's answer as the protocol's reply.
+pub fn batch_result(answer: BatchAnswer) -> pb::BatchResult {
+    pb::BatchResult {
+        results: answer.results.into_iter().map(done).collect(),
+        server_micros: micros(answer.server_time),
+        auto_commit: answer
+            .auto_commit
+            .map(|outcome| pb::Result { server_micros: 0, outcome: Some(outcome_of(outcome)) }),
+    }
+}
+
+fn done(d: Done) -> pb::Result {
+    pb::Result { server_micros: micros(d.server_time), outcome: Some(outcome_of(d.outcome)) }
+}
+
+fn micros(d: Duration) -> u64 {
+    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
+}
+
+fn outcome_of(outcome: Outcome) -> PbOutcome {
+    match outcome {
+        Ok(answer) => answer_of(answer),
+        Err(f) => PbOutcome::Error(error(f)),
+    }
+}
+
+/// An operation's failure as the protocol's error.
+pub fn error(f: Failure) -> pb::Error {
+    let code = match f.kind {
+        ErrorKind::Invalid => pb::Code::Invalid,
+        ErrorKind::NotFound => pb::Code::NotFound,
+        ErrorKind::CompileError => pb::Code::CompileError,
+        ErrorKind::SmalltalkError => pb::Code::SmalltalkError,
+        ErrorKind::Interrupted => pb::Code::Interrupted,
+        ErrorKind::Repository => pb::Code::Repository,
+        ErrorKind::PermissionDenied => pb::Code::PermissionDenied,
+        ErrorKind::LockDenied => pb::Code::LockDenied,
+        ErrorKind::Unavailable => pb::Code::Unavailable,
+    };
+    pb::Error { code: code as i32, message: f.message, start: f.span.0, end: f.span.1, stack: f.stack }
+}
+
+fn paged(p: Option<Paged>) -> Option<pb::Paged> {
+    p.map(|p| pb::Paged { total: p.total, next: p.next })
+}
+
+fn field(f: crate::ops::request::Field) -> pb::Field {
+    pb::Field { name: f.name, print_string: f.print_string, handle: f.handle }
+}
+
+fn answer_of(answer: Answer) -> PbOutcome {
+    match answer {
+        Answer::Evaluated(e) => PbOutcome::Evaluated(pb::Evaluated {
+            print_string: e.print_string,
+            class_name: e.class_name,
+            handle: e.handle,
+        }),
+        Answer::Done => PbOutcome::Done(pb::Empty {}),
+        Answer::Names(Listed { items, paged: p }) => PbOutcome::Names(pb::Names { names: items, paged: paged(p) }),
+        Answer::Classes(Listed { items, paged: p }) => PbOutcome::Classes(pb::ClassList {
+            classes: items
+                .into_iter()
+                .map(|c| pb::ClassEntry { name: c.name, superclass: c.superclass, package: c.package })
+                .collect(),
+            paged: paged(p),
+        }),
+        Answer::ClassDefinition(d) => PbOutcome::ClassDefinition(pb::ClassDefinition {
+            definition: d.definition,
+            comment: d.comment,
+            package: d.package,
+            name: d.name,
+        }),
+        Answer::MethodSource(m) => PbOutcome::MethodSource(pb::MethodSource {
+            source: m.source,
+            protocol: m.protocol,
+            step_points: m.step_points.into_iter().map(|(start, end)| pb::StepPoint { start, end }).collect(),
+        }),
+        Answer::Compiled(c) => PbOutcome::Compiled(pb::Compiled {
+            selector: c.selector,
+            warnings: c
+                .warnings
+                .into_iter()
+                .map(|w| pb::Warning { message: w.message, start: w.start, line: w.line, column: w.column })
+                .collect(),
+        }),
+        Answer::Methods(Listed { items, paged: p }) => PbOutcome::Methods(pb::MethodList {
+            methods: items
+                .into_iter()
+                .map(|m| pb::MethodEntry { class_name: m.class_name, meta: m.meta, selector: m.selector })
+                .collect(),
+            paged: paged(p),
+        }),
+        Answer::Transaction(t) => PbOutcome::Transaction(pb::TransactionStatus {
+            in_transaction: t.in_transaction,
+            mode: t.mode,
+            auto_commit: t.auto_commit,
+        }),
+        Answer::Committed(c) => PbOutcome::Committed(pb::Committed {
+            committed: c.committed,
+            conflicts: c.conflicts.into_iter().map(field).collect(),
+        }),
+        Answer::Text(text) => PbOutcome::Text(pb::Text { text }),
+        Answer::Inspection(i) => PbOutcome::Inspection(pb::Inspection {
+            class_name: i.class_name,
+            print_string: i.print_string,
+            named: i.named.into_iter().map(field).collect(),
+            indexed_size: i.indexed_size,
+            indexed: i.indexed.into_iter().map(field).collect(),
+            next: i.next,
+            handle: i.handle,
+        }),
+        Answer::Sessions { sessions, latest } => PbOutcome::Sessions(pb::Sessions {
+            sessions: sessions
+                .into_iter()
+                .map(|s| pb::GemSession {
+                    session: s.session,
+                    user: s.user,
+                    host: s.host,
+                    pid: s.pid,
+                    agent: s.agent,
+                    view: s.view,
+                    behind: s.behind,
+                    locks: s.locks,
+                    this_gem: s.this_gem,
+                })
+                .collect(),
+            latest,
+        }),
+    }
+}
+
+/// An event as the protocol's.
+pub fn event(e: Event) -> pb::Event {
+    let event = match e {
+        Event::Transcript(text) => pb::event::Event::Transcript(text),
+        Event::Stale { latest, behind } => pb::event::Event::Stale(pb::ViewStale { latest, behind }),
+        Event::Sessions { logged_in, logged_out } => {
+            pb::event::Event::Sessions(pb::SessionsChanged { logged_in, logged_out })
+        }
+    };
+    pb::Event { event: Some(event) }
+}

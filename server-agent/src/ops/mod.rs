@@ -1,0 +1,287 @@
+//! The agent's operations, written against the VM in the gem's own types ([`request`]): the
+//! VM thread runs each with what it keeps for its clients ([`State`]). They reach the image
+//! through messages to it (`Smalltalk allClasses`, `Behavior>>protocols`, ...) sent under a
+//! time limit, so they see what Smalltalk code sees, faulting included.
+//!
+//! - [`browse`]: packages, classes, definitions, protocols, methods, compiling and removing;
+//! - [`search`]: cross-references (senders and implementors from an index) and hierarchies;
+//! - [`inspect`]: handles on objects, and the inspector;
+//! - [`transaction`]: commit, abort, begin, the transaction's state and the stone's sessions.
+//!
+//! Evaluations and interrupts run on the VM thread itself (`vm_thread`), in time slices.
+
+pub mod browse;
+pub mod inspect;
+pub mod request;
+pub mod search;
+pub mod transaction;
+
+use std::time::Duration;
+
+use onyx_record::StoneError;
+use onyx_vm::{EvalError, Value, Vm};
+
+use self::inspect::{Handles, LoginHandles};
+use self::request::{Answer, ErrorKind, Evaluated, Failure, Outcome, Request, Secret};
+use self::search::CodeIndex;
+use crate::users;
+
+/// How long a message the agent sends on a tool's behalf (a printString, a lookup) may run;
+/// one still running then answers an interrupted error.
+pub const LIMIT: Duration = Duration::from_secs(2);
+/// How long a class definition or a transaction operation may run (instances migrate in the
+/// one, a commit writes in the other).
+pub const WORK_LIMIT: Duration = Duration::from_secs(600);
+
+/// What the VM thread keeps for its clients between batches.
+#[derive(Default)]
+pub struct State {
+    /// What Smalltalk code wrote to the Transcript.
+    pub transcript: Transcript,
+    /// The objects clients hold.
+    pub handles: Handles,
+    /// Every batch is followed by a commit.
+    pub auto_commit: bool,
+    /// Senders and implementors of every selector.
+    pub index: CodeIndex,
+    /// Logins that ended.
+    pub ended: std::collections::HashSet<u64>,
+    /// Whether a user has logged in (and the session may hold their work).
+    pub logged_in: bool,
+}
+
+/// What Smalltalk code wrote to the Transcript: kept (the last [`Transcript::KEPT`] bytes)
+/// until a client reads it, and handed to the listeners as it comes.
+#[derive(Default)]
+pub struct Transcript {
+    unread: String,
+    /// Taken from the VM and not handed to the listeners yet.
+    pending: String,
+}
+
+impl Transcript {
+    const KEPT: usize = 1 << 20;
+
+    /// Takes what the VM has written since.
+    pub fn collect(&mut self, vm: &mut Vm) {
+        let text = vm.take_transcript();
+        if text.is_empty() {
+            return;
+        }
+        self.unread.push_str(&text);
+        if self.unread.len() > Self::KEPT {
+            let cut = self.unread.len() - Self::KEPT;
+            let cut = (cut..self.unread.len()).find(|&i| self.unread.is_char_boundary(i)).unwrap_or(0);
+            self.unread.drain(..cut);
+        }
+        self.pending.push_str(&text);
+    }
+
+    /// What was written since the listeners last heard.
+    pub fn take_pending(&mut self) -> String {
+        std::mem::take(&mut self.pending)
+    }
+
+    /// What was written since a client last read it.
+    fn take_unread(&mut self) -> String {
+        std::mem::take(&mut self.unread)
+    }
+}
+
+/// Runs one operation (not an evaluation or an interrupt: the VM thread runs those), for
+/// login `login`.
+pub fn run(vm: &mut Vm, state: &mut State, login: u64, request: Request) -> Outcome {
+    match request {
+        Request::Transcript => {
+            state.transcript.collect(vm);
+            Ok(Answer::Text(state.transcript.take_unread()))
+        }
+        Request::Inspect(r) => inspect::inspect(vm, &mut state.handles.of(login), r),
+        Request::Release(handles) => {
+            state.handles.of(login).release(vm, &handles);
+            Ok(Answer::Done)
+        }
+        Request::AddUser { user, secret, may_change_code } => add_user(vm, &user, secret, may_change_code),
+        Request::AutoCommit(on) => {
+            state.auto_commit = on;
+            Ok(Answer::Done)
+        }
+        Request::Sessions => transaction::sessions(vm),
+        Request::Packages => browse::packages(vm),
+        Request::Classes(package) => browse::classes(vm, &package),
+        Request::ClassDefinition(class) => browse::class_definition(vm, &class.name),
+        Request::Protocols(class) => browse::protocols(vm, &class),
+        Request::Methods { class, protocol } => browse::methods(vm, &class, protocol.as_deref()),
+        Request::MethodSource(method) => browse::method_source(vm, &method),
+        Request::CompileMethod { class, protocol, source } => browse::compile(vm, &class, protocol.as_deref(), &source),
+        Request::RemoveMethod(method) => browse::remove_method(vm, &method),
+        Request::Senders(selector) => state.index.senders(vm, &selector),
+        Request::Implementors(selector) => state.index.implementors(vm, &selector),
+        Request::References(name) => search::references(vm, &name),
+        Request::Readers(var) => search::inst_var_users(vm, &var, false),
+        Request::Writers(var) => search::inst_var_users(vm, &var, true),
+        Request::Hierarchy(class) => search::hierarchy(vm, &class),
+        Request::DefineClass(definition) => browse::define_class(vm, &definition),
+        Request::RemoveClass(class) => browse::remove_class(vm, &class),
+        Request::FindClass(fragment) => browse::find_class(vm, &fragment),
+        Request::TransactionStatus => transaction::status(vm, state.auto_commit),
+        Request::BeginTransaction => transaction::system_done(vm, "beginTransaction"),
+        Request::AbortTransaction => transaction::system_done(vm, "abortTransaction"),
+        Request::CommitTransaction => transaction::commit(vm, &mut state.handles.of(login)),
+        Request::Evaluate(_) | Request::Interrupt { .. } => {
+            Err(Failure::new(ErrorKind::Invalid, "an operation the VM thread runs itself"))
+        }
+    }
+}
+
+fn add_user(vm: &mut Vm, user: &str, secret: Secret, may_change_code: bool) -> Outcome {
+    if !vm.may_change_code() {
+        return Err(Failure::new(ErrorKind::PermissionDenied, "only a user who may change code adds users"));
+    }
+    let Secret::Hash(hash) = secret else {
+        return Err(Failure::new(ErrorKind::Invalid, "the password was not hashed"));
+    };
+    users::add(vm, user, &hash, may_change_code).map_err(|e| Failure::new(ErrorKind::Invalid, e))?;
+    Ok(Answer::Done)
+}
+
+/// The failure for an evaluation (or message) that did not answer a value: an error
+/// Smalltalk signalled for a failure of the repository says which kind it was.
+pub fn eval_failure(vm: &Vm, error: EvalError) -> Failure {
+    let (kind, report) = match error {
+        EvalError::Compile(e) => {
+            let at = u32::try_from(e.offset).unwrap_or(u32::MAX);
+            let mut f = Failure::new(ErrorKind::CompileError, format!("{}:{}: {}", e.line, e.column, e.message));
+            f.span = (at, at.saturating_add(1));
+            return f;
+        }
+        EvalError::Interrupted(r) => (ErrorKind::Interrupted, r),
+        EvalError::Unhandled(r) => (repository_kind(vm, &r.class_name).unwrap_or(ErrorKind::SmalltalkError), r),
+        EvalError::Deadlock(r) => (ErrorKind::SmalltalkError, r),
+        other => return Failure::new(ErrorKind::SmalltalkError, other.to_string()),
+    };
+    let stack = report.stack.iter().map(|f| format!("{} (line {}:{})", f.label, f.line, f.column)).collect();
+    Failure { kind, message: report.description, span: (0, 0), stack }
+}
+
+/// The kernel's exceptions for failures of the repository, and the kind each stands for
+/// (the kernel signals them from `System class>>signalStoreError`).
+const REPOSITORY_EXCEPTIONS: [(&str, ErrorKind); 4] = [
+    ("LockError", ErrorKind::LockDenied),
+    ("StoneUnavailable", ErrorKind::Unavailable),
+    ("SecurityError", ErrorKind::PermissionDenied),
+    ("RepositoryError", ErrorKind::Repository),
+];
+
+/// The kind of repository failure an exception of class `class_name` (or of a subclass of
+/// one of the kernel's) reports, if it is one.
+fn repository_kind(vm: &Vm, class_name: &str) -> Option<ErrorKind> {
+    let mut class = vm.global(class_name).filter(|&c| vm.is_behavior(c))?;
+    for _ in 0..10_000 {
+        if class.is_nil() {
+            return None;
+        }
+        let name = vm.class_name(class);
+        if let Some(&(_, kind)) = REPOSITORY_EXCEPTIONS.iter().find(|(n, _)| *n == name) {
+            return Some(kind);
+        }
+        class = vm.superclass_of(class);
+    }
+    None
+}
+
+/// The failure for a call of the stone the agent made itself.
+pub fn stone_failure(e: StoneError) -> Failure {
+    let kind = match e {
+        StoneError::LockDenied { .. } => ErrorKind::LockDenied,
+        StoneError::Unavailable(_) => ErrorKind::Unavailable,
+        StoneError::PermissionDenied(_) => ErrorKind::PermissionDenied,
+        _ => ErrorKind::Repository,
+    };
+    Failure::new(kind, e.to_string())
+}
+
+/// An evaluation's value (with a handle on it, if `handles` are given).
+pub fn evaluated(vm: &mut Vm, handles: Option<&mut LoginHandles>, value: Value) -> Outcome {
+    let class_name = vm.class_name(vm.class_of(value));
+    // A value whose printString fails is still there to inspect.
+    let print_string = vm.print_string_within(value, LIMIT).unwrap_or_else(|e| {
+        format!("a {class_name} (its printString failed: {})", e.to_string().lines().next().unwrap_or_default())
+    });
+    Ok(Answer::Evaluated(Evaluated { print_string, class_name, handle: handles.map_or(0, |h| h.handle(vm, value)) }))
+}
+
+/// Refuses a user who may not change code.
+fn may_change_code(vm: &Vm) -> Result<(), Failure> {
+    if vm.may_change_code() {
+        return Ok(());
+    }
+    Err(Failure::new(ErrorKind::PermissionDenied, "permission denied: this user may not change code"))
+}
+
+/// Sends a message on a tool's behalf, under [`LIMIT`].
+fn send(vm: &mut Vm, receiver: Value, selector: &str, args: &[Value]) -> Result<Value, Failure> {
+    vm.send_within(receiver, selector, args, LIMIT).map_err(|e| eval_failure(vm, e))
+}
+
+fn global(vm: &Vm, name: &str) -> Result<Value, Failure> {
+    vm.global(name).ok_or_else(|| Failure::new(ErrorKind::NotFound, format!("no global {name}")))
+}
+
+/// The class (or metaclass) a reference names.
+fn class(vm: &mut Vm, r: &request::ClassRef) -> Result<Value, Failure> {
+    let smalltalk = global(vm, "Smalltalk")?;
+    let name = vm.new_string(&r.name);
+    let class = send(vm, smalltalk, "classNamed:", &[name])?;
+    bring_in_class(vm, class);
+    if class.is_nil() || !vm.is_behavior(class) {
+        return Err(Failure::new(ErrorKind::NotFound, format!("no class named {}", r.name)));
+    }
+    Ok(if r.meta { vm.class_of(class) } else { class })
+}
+
+/// The strings (or symbols) in a Smalltalk collection.
+fn strings(vm: &mut Vm, collection: Value) -> Result<Vec<String>, Failure> {
+    let array = send(vm, collection, "asArray", &[])?;
+    let items = vm.array_items(array).unwrap_or_default();
+    Ok(items.into_iter().filter_map(|v| vm.string_of(v)).collect())
+}
+
+fn sorted(mut names: Vec<String>) -> Vec<String> {
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// Brings in `class` and its metaclass: what a message answers may not be in memory yet,
+/// and the agent reads classes directly.
+fn bring_in_class(vm: &mut Vm, class: Value) {
+    vm.bring_in(&[class]);
+    let meta = vm.class_of(class);
+    vm.bring_in(&[meta]);
+}
+
+/// A class and its superclass's name, as lists show them (the superclass brought in first).
+fn entry(vm: &mut Vm, class: Value) -> request::ClassEntry {
+    bring_in_class(vm, class);
+    let superclass = vm.superclass_of(class);
+    vm.bring_in(&[superclass]);
+    let superclass = if superclass.is_nil() { String::new() } else { vm.class_name(superclass) };
+    let package = category(vm, class).unwrap_or_default();
+    request::ClassEntry { name: vm.class_name(class), superclass, package }
+}
+
+/// Every class (not metaclass) of the image, each brought in.
+fn all_classes(vm: &mut Vm) -> Result<Vec<Value>, Failure> {
+    let smalltalk = global(vm, "Smalltalk")?;
+    let classes = send(vm, smalltalk, "allClasses", &[])?;
+    let array = send(vm, classes, "asArray", &[])?;
+    let classes = vm.array_items(array).unwrap_or_default();
+    vm.bring_in(&classes);
+    Ok(classes)
+}
+
+fn category(vm: &mut Vm, class: Value) -> Result<String, Failure> {
+    let c = send(vm, class, "category", &[])?;
+    Ok(vm.string_of(c).unwrap_or_default())
+}

@@ -1,0 +1,502 @@
+//! What the agent's operations take and answer, in the gem's own terms: no protobuf, so that
+//! any front end (the gRPC agent today; a debugger service, a debug adapter or HTTP later)
+//! hands the VM thread the same work and reads the same answers. The agent's gRPC layer
+//! validates each message into these types once, at its edge (`agent/convert.rs`).
+
+use std::time::Duration;
+
+/// An object a login holds in the gem, by number (see `inspect.rs`); 0 names none.
+pub type Handle = u64;
+
+/// A class, or its class side (the metaclass), by name.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ClassRef {
+    /// The class's name.
+    pub name: String,
+    /// The class side rather than the instance side.
+    pub meta: bool,
+}
+
+impl ClassRef {
+    /// The instance side of class `name`.
+    pub fn instance(name: impl Into<String>) -> ClassRef {
+        ClassRef { name: name.into(), meta: false }
+    }
+}
+
+/// A method of a class (or of its class side).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MethodRef {
+    /// Its class.
+    pub class: ClassRef,
+    /// Its selector.
+    pub selector: String,
+}
+
+/// An instance variable of a class.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct InstVarRef {
+    /// The class.
+    pub class: ClassRef,
+    /// The variable's name.
+    pub name: String,
+}
+
+/// A doit to run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Evaluate {
+    /// Smalltalk statements.
+    pub source: String,
+    /// Stops it (an interrupted error) after this long.
+    pub time_limit: Option<Duration>,
+    /// What `self` is bound to (nil without one).
+    pub receiver: Option<Handle>,
+    /// Answer the value inspected.
+    pub inspect: bool,
+    /// Answer the printString only, keeping no handle on the value.
+    pub forget: bool,
+    /// The client's name for it (0: none), so that an interrupt can stop it alone.
+    pub tag: u64,
+}
+
+/// A new user's password, as it reaches the VM thread: hashed first, off that thread.
+#[derive(Clone, PartialEq, Eq)]
+pub enum Secret {
+    /// As the client sent it (not hashed yet).
+    Password(String),
+    /// Its argon2 hash.
+    Hash(String),
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Secret::Password(_) => "Password(..)",
+            Secret::Hash(_) => "Hash(..)",
+        })
+    }
+}
+
+/// Which classes a class list shows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Package {
+    /// The classes of the package of this name.
+    Named(String),
+    /// The classes of the package this class is in.
+    OfClass(String),
+}
+
+/// Which indexed fields of an object an inspection shows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct InspectRequest {
+    /// The object.
+    pub handle: Handle,
+    /// The first indexed field (1-based; 0 or 1: from the start).
+    pub from: u64,
+    /// How many at most (0: a page of the default size).
+    pub page_size: u32,
+}
+
+/// One operation of a batch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Request {
+    /// Runs a doit.
+    Evaluate(Evaluate),
+    /// Stops the sending login's evaluation of this tag (0: every evaluation of the gem).
+    Interrupt {
+        /// The evaluation's tag.
+        tag: u64,
+    },
+    /// The package names.
+    Packages,
+    /// The classes of a package.
+    Classes(Package),
+    /// A class's definition and comment.
+    ClassDefinition(ClassRef),
+    /// The protocols of one side of a class.
+    Protocols(ClassRef),
+    /// The selectors of a protocol (all of them without one).
+    Methods {
+        /// The class.
+        class: ClassRef,
+        /// The protocol; `None`: every selector.
+        protocol: Option<String>,
+    },
+    /// A method's source, protocol and step points.
+    MethodSource(MethodRef),
+    /// Compiles a method into a class.
+    CompileMethod {
+        /// The class.
+        class: ClassRef,
+        /// `None`: the replaced method's protocol (or "as yet unclassified").
+        protocol: Option<String>,
+        /// The method's source.
+        source: String,
+    },
+    /// Removes a method.
+    RemoveMethod(MethodRef),
+    /// The methods that send a selector.
+    Senders(String),
+    /// The methods that implement a selector.
+    Implementors(String),
+    /// The classes whose names contain a fragment.
+    FindClass(String),
+    /// The transaction's state.
+    TransactionStatus,
+    /// `System beginTransaction`.
+    BeginTransaction,
+    /// `System commitTransaction`.
+    CommitTransaction,
+    /// `System abortTransaction`.
+    AbortTransaction,
+    /// What Smalltalk code wrote to the Transcript since the last read.
+    Transcript,
+    /// An object behind a handle.
+    Inspect(InspectRequest),
+    /// Handles the client no longer needs.
+    Release(Vec<Handle>),
+    /// Adds a user (or gives one a new password and privilege), committed with the next
+    /// commit.
+    AddUser {
+        /// The user's name.
+        user: String,
+        /// Their password.
+        secret: Secret,
+        /// Whether they may change code.
+        may_change_code: bool,
+    },
+    /// Evaluates a class definition.
+    DefineClass(String),
+    /// Removes a class from the system.
+    RemoveClass(String),
+    /// The methods that refer to a global.
+    References(String),
+    /// The methods of a class and its subclasses that read an instance variable.
+    Readers(InstVarRef),
+    /// The methods of a class and its subclasses that write an instance variable.
+    Writers(InstVarRef),
+    /// A class's superclasses, itself and its subclasses.
+    Hierarchy(String),
+    /// Turns auto-commit on or off.
+    AutoCommit(bool),
+    /// The stone's sessions.
+    Sessions,
+}
+
+/// A part of a list: `size` entries from entry `from` (0-based; `size` 0: the rest).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Page {
+    /// The first entry.
+    pub from: u64,
+    /// How many.
+    pub size: u32,
+}
+
+/// An operation, and the part of its list it asks for (whole without one).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Operation {
+    /// What to do.
+    pub request: Request,
+    /// For an operation that answers a list: which part.
+    pub page: Option<Page>,
+}
+
+/// Where a list's part stands in the whole list.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Paged {
+    /// Entries in the whole list.
+    pub total: u64,
+    /// The next part's first entry; 0 when this part is the last.
+    pub next: u64,
+}
+
+/// A list, or the part of it asked for.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Listed<T> {
+    /// The entries.
+    pub items: Vec<T>,
+    /// Where they stand, once the list is cut to its page.
+    pub paged: Option<Paged>,
+}
+
+impl<T> Listed<T> {
+    /// A whole list, not cut yet.
+    pub fn whole(items: Vec<T>) -> Listed<T> {
+        Listed { items, paged: None }
+    }
+}
+
+/// A class in a list.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ClassEntry {
+    /// Its name.
+    pub name: String,
+    /// Its superclass's name (empty for none).
+    pub superclass: String,
+    /// Its package.
+    pub package: String,
+}
+
+/// A method in a list.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MethodEntry {
+    /// Its class's name.
+    pub class_name: String,
+    /// Whether it is on the class side.
+    pub meta: bool,
+    /// Its selector.
+    pub selector: String,
+}
+
+/// An evaluation's value.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Evaluated {
+    /// Its printString.
+    pub print_string: String,
+    /// Its class's name.
+    pub class_name: String,
+    /// A handle on it (0: none kept, or not an object).
+    pub handle: Handle,
+}
+
+/// A field of an inspected object, or an object a commit conflicted on.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Field {
+    /// The instance variable's name, the index, or empty.
+    pub name: String,
+    /// Its printString (cut at a length).
+    pub print_string: String,
+    /// A handle on its value.
+    pub handle: Handle,
+}
+
+/// An inspected object.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Inspection {
+    /// Its class's name.
+    pub class_name: String,
+    /// Its printString.
+    pub print_string: String,
+    /// Its named fields.
+    pub named: Vec<Field>,
+    /// How many indexed fields it has, of which `indexed` are a page.
+    pub indexed_size: u64,
+    /// A page of its indexed fields.
+    pub indexed: Vec<Field>,
+    /// The next page's first field; 0 when this page is the last.
+    pub next: u64,
+    /// The object's handle.
+    pub handle: Handle,
+}
+
+/// A class's definition.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ClassDefinition {
+    /// The message that recreates it.
+    pub definition: String,
+    /// Its comment.
+    pub comment: String,
+    /// Its package.
+    pub package: String,
+    /// Its name.
+    pub name: String,
+}
+
+/// A method's source.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MethodSource {
+    /// The source, as the user wrote it.
+    pub source: String,
+    /// Its protocol.
+    pub protocol: String,
+    /// Its step points, as byte ranges of the source.
+    pub step_points: Vec<(u32, u32)>,
+}
+
+/// A compiler warning and where it is (line 0: about other code than the source compiled).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Warning {
+    /// What is wrong.
+    pub message: String,
+    /// The byte offset.
+    pub start: u32,
+    /// The 1-based line.
+    pub line: u32,
+    /// The 1-based column.
+    pub column: u32,
+}
+
+/// A method compiled.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Compiled {
+    /// Its selector.
+    pub selector: String,
+    /// The compiler's warnings.
+    pub warnings: Vec<Warning>,
+}
+
+/// The transaction's state.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TransactionStatus {
+    /// Whether changes made now can be committed.
+    pub in_transaction: bool,
+    /// `autoBegin` or `manualBegin`.
+    pub mode: String,
+    /// Whether every batch is followed by a commit.
+    pub auto_commit: bool,
+}
+
+/// A commit's outcome.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Committed {
+    /// Whether it committed.
+    pub committed: bool,
+    /// If not: the objects it conflicted on.
+    pub conflicts: Vec<Field>,
+}
+
+/// A gem of the stone.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GemSession {
+    /// Its session.
+    pub session: u64,
+    /// The users logged in to its agent.
+    pub user: String,
+    /// Its host.
+    pub host: String,
+    /// Its process id.
+    pub pid: u32,
+    /// Where its agent listens.
+    pub agent: String,
+    /// The commit its view shows.
+    pub view: u64,
+    /// How many commits it is behind.
+    pub behind: u64,
+    /// Objects it holds locks on.
+    pub locks: u64,
+    /// Whether it is the gem answering.
+    pub this_gem: bool,
+}
+
+/// What an operation answers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// A doit's value.
+    Evaluated(Evaluated),
+    /// Done, with nothing to say.
+    Done,
+    /// Names (packages, protocols, selectors).
+    Names(Listed<String>),
+    /// Classes.
+    Classes(Listed<ClassEntry>),
+    /// A class's definition.
+    ClassDefinition(ClassDefinition),
+    /// A method's source.
+    MethodSource(MethodSource),
+    /// A method compiled.
+    Compiled(Compiled),
+    /// Methods (senders, implementors, references).
+    Methods(Listed<MethodEntry>),
+    /// The transaction's state.
+    Transaction(TransactionStatus),
+    /// A commit's outcome.
+    Committed(Committed),
+    /// Text (the Transcript).
+    Text(String),
+    /// An inspected object.
+    Inspection(Inspection),
+    /// The stone's sessions, and its latest commit.
+    Sessions {
+        /// The gems.
+        sessions: Vec<GemSession>,
+        /// The latest commit.
+        latest: u64,
+    },
+}
+
+/// What kind of failure an operation's is, so that a client can act on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The request itself is malformed.
+    Invalid,
+    /// No such class, method or handle.
+    NotFound,
+    /// The source does not compile.
+    CompileError,
+    /// Smalltalk code signalled an error nobody handled.
+    SmalltalkError,
+    /// The evaluation was interrupted or ran past its time limit.
+    Interrupted,
+    /// The repository refused or failed (damage, storage, a request the stone refused).
+    Repository,
+    /// The user may not do this.
+    PermissionDenied,
+    /// Another session holds a lock that stands in the way.
+    LockDenied,
+    /// The stone cannot be reached or ended the session.
+    Unavailable,
+}
+
+/// An operation's error, as the client gets it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    /// Its kind.
+    pub kind: ErrorKind,
+    /// What went wrong.
+    pub message: String,
+    /// For a compile error: where in the source (byte offsets).
+    pub span: (u32, u32),
+    /// For an error in Smalltalk code: the stack, top first.
+    pub stack: Vec<String>,
+}
+
+impl Failure {
+    /// A failure with nothing but a message.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Failure {
+        Failure { kind, message: message.into(), span: (0, 0), stack: Vec::new() }
+    }
+}
+
+/// What an operation came to.
+pub type Outcome = Result<Answer, Failure>;
+
+/// One operation's outcome and the server time it took.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Done {
+    /// Its outcome.
+    pub outcome: Outcome,
+    /// How long the gem spent on it.
+    pub server_time: Duration,
+}
+
+/// A batch's answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BatchAnswer {
+    /// Each operation's, in order.
+    pub results: Vec<Done>,
+    /// From the batch's arrival to its answer.
+    pub server_time: Duration,
+    /// With auto-commit on: the commit that followed the batch.
+    pub auto_commit: Option<Outcome>,
+}
+
+/// What the tools hear besides their answers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// Transcript output.
+    Transcript(String),
+    /// Others committed: this gem's view is behind.
+    Stale {
+        /// The latest commit.
+        latest: u64,
+        /// How many commits behind.
+        behind: u64,
+    },
+    /// Sessions logged in to or out of the stone.
+    Sessions {
+        /// Those that came.
+        logged_in: Vec<u64>,
+        /// Those that went.
+        logged_out: Vec<u64>,
+    },
+}

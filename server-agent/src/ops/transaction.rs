@@ -1,0 +1,62 @@
+//! The transaction, as the tools drive it: its state, begin, commit (answering the objects a
+//! commit conflicted on, with handles) and abort, through `System` as Smalltalk code would;
+//! and the stone's list of sessions.
+
+use onyx_vm::{Value, Vm};
+
+use super::inspect::LoginHandles;
+use super::request::{Answer, Committed, Field, GemSession, Outcome, TransactionStatus};
+use super::{LIMIT, WORK_LIMIT, eval_failure, global, send, stone_failure};
+
+pub fn status(vm: &mut Vm, auto_commit: bool) -> Outcome {
+    let system = global(vm, "System")?;
+    let in_transaction = send(vm, system, "inTransaction", &[])? == Value::TRUE;
+    let mode = send(vm, system, "transactionMode", &[])?;
+    let mode = vm.string_of(mode).unwrap_or_default();
+    Ok(Answer::Transaction(TransactionStatus { in_transaction, mode, auto_commit }))
+}
+
+/// `System beginTransaction` or `abortTransaction` (`selector`).
+pub fn system_done(vm: &mut Vm, selector: &str) -> Outcome {
+    let system = global(vm, "System")?;
+    vm.send_within(system, selector, &[], WORK_LIMIT).map_err(|e| eval_failure(vm, e))?;
+    Ok(Answer::Done)
+}
+
+/// `System commitTransaction`; on a conflict, the conflicting objects with handles.
+pub fn commit(vm: &mut Vm, handles: &mut LoginHandles) -> Outcome {
+    let system = global(vm, "System")?;
+    let committed =
+        vm.send_within(system, "commitTransaction", &[], WORK_LIMIT).map_err(|e| eval_failure(vm, e))? == Value::TRUE;
+    let mut conflicts = Vec::new();
+    if !committed {
+        let objects = send(vm, system, "transactionConflicts", &[])?;
+        let array = send(vm, objects, "asArray", &[])?;
+        for v in vm.array_items(array).unwrap_or_default() {
+            let print_string = vm.print_string_within(v, LIMIT).map_err(|e| eval_failure(vm, e))?;
+            conflicts.push(Field { name: String::new(), print_string, handle: handles.handle(vm, v) });
+        }
+    }
+    Ok(Answer::Committed(Committed { committed, conflicts }))
+}
+
+/// The stone's sessions, this gem's marked.
+pub fn sessions(vm: &mut Vm) -> Outcome {
+    let (list, latest) = vm.stone_sessions().map_err(stone_failure)?;
+    let own = vm.session_id();
+    let sessions = list
+        .into_iter()
+        .map(|s| GemSession {
+            session: s.session,
+            user: s.about.user,
+            host: s.about.host,
+            pid: s.about.pid,
+            agent: s.about.agent,
+            view: s.view,
+            behind: s.behind,
+            locks: s.locks,
+            this_gem: Some(s.session) == own,
+        })
+        .collect();
+    Ok(Answer::Sessions { sessions, latest })
+}

@@ -1,0 +1,322 @@
+//! The gem's VM thread: it owns the VM, takes [`Work`] from the front ends (the agent's
+//! gRPC service today) through a channel, and runs it, each batch with its user's privilege.
+//! The work is in the gem's own terms (`ops::request`), so any front end can hand it the same
+//! work. An evaluation runs in time slices; between slices the thread takes new batches and
+//! runs them too, so the tools are answered while Smalltalk code runs (an endless loop
+//! included) and an interrupt reaches a running evaluation within a slice. `watch.rs` keeps
+//! what the gem says of itself in the stone's list of sessions, and hears what others do.
+
+mod watch;
+
+pub use watch::{Watch, host_name};
+
+use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError};
+use std::time::{Duration, Instant};
+
+use onyx_vm::{EvalError, Poll, Value, Vm};
+use tokio::sync::{broadcast, oneshot};
+
+use crate::ops::request::{
+    Answer, BatchAnswer, Done, Evaluate, Event, Failure, InspectRequest, Listed, Operation, Outcome, Page, Paged,
+    Request,
+};
+use crate::ops::{self, State};
+use crate::users;
+
+/// How long an evaluation runs before the thread looks for other work.
+const SLICE: Duration = Duration::from_millis(5);
+
+/// What the front ends ask of the VM thread.
+pub enum Work {
+    /// A batch of a logged-in user.
+    Batch(Job),
+    /// The profile of a user who logs in (the password is checked off the VM thread).
+    Profile {
+        /// The user.
+        user: String,
+        /// Where the profile goes.
+        reply: oneshot::Sender<Result<Option<users::Profile>, String>>,
+    },
+    /// A user logged in; `done` is told once the stone's list of sessions names them.
+    LoggedIn {
+        /// The user.
+        user: String,
+        /// Told when done.
+        done: oneshot::Sender<()>,
+    },
+    /// A login ended: the handles it held are released.
+    LoggedOut(u64),
+}
+
+/// A batch and where its answer goes. The users it adds carry their password's hash.
+pub struct Job {
+    /// The operations, in order; one that did not validate answers its failure in its place.
+    pub operations: Vec<Result<Operation, Failure>>,
+    /// Where the answer goes.
+    pub reply: oneshot::Sender<BatchAnswer>,
+    /// When it reached the gem.
+    pub arrived: Instant,
+    /// The login that sent it: the handles it names are that login's.
+    pub login: u64,
+    /// Whether the batch's user may change code.
+    pub may_change_code: bool,
+}
+
+/// A batch under way: the operations left, the results so far, and the evaluation it waits
+/// for, if any.
+struct Running {
+    ops: std::vec::IntoIter<Result<Operation, Failure>>,
+    results: Vec<Done>,
+    evaluation: Option<Evaluation>,
+    job_reply: Option<oneshot::Sender<BatchAnswer>>,
+    arrived: Instant,
+    login: u64,
+    may_change_code: bool,
+    /// The part of a list the current operation asked for.
+    page: Option<Page>,
+    /// With auto-commit on: the commit that followed the batch.
+    auto_committed: Option<Outcome>,
+}
+
+/// A doit's process, running.
+struct Evaluation {
+    process: Value,
+    started: Instant,
+    deadline: Option<Instant>,
+    /// Answer the value inspected.
+    inspect: bool,
+    /// No handle is kept on the value.
+    forget: bool,
+    /// The client's name for it (0: none), for an interrupt of it alone.
+    tag: u64,
+}
+
+/// The VM thread's loop: until every sender of `work` is gone.
+pub fn run(vm: &mut Vm, work: &Receiver<Work>, events: &broadcast::Sender<Event>, mut watch: Watch) {
+    let mut running: Vec<Running> = Vec::new();
+    let mut state = State::default();
+    loop {
+        watch.look(vm, events);
+        if running.is_empty() {
+            match work.recv_timeout(watch::EVERY) {
+                Ok(w) => take(vm, w, &mut running, &mut state, &mut watch),
+                Err(RecvTimeoutError::Timeout) => continue,
+                Err(RecvTimeoutError::Disconnected) => return,
+            }
+        }
+        loop {
+            match work.try_recv() {
+                Ok(w) => take(vm, w, &mut running, &mut state, &mut watch),
+                Err(TryRecvError::Empty) => break,
+                Err(TryRecvError::Disconnected) => return,
+            }
+        }
+        let mut interrupt = Vec::new();
+        for r in &mut running {
+            vm.set_may_change_code(r.may_change_code);
+            let login = r.login;
+            r.advance(vm, &mut state, &mut |tag| interrupt.push((login, tag)));
+        }
+        if !interrupt.is_empty() {
+            for r in &mut running {
+                r.interrupt(vm, &mut state, &interrupt);
+            }
+        }
+        for r in &mut running {
+            if r.is_done() && state.auto_commit && r.auto_committed.is_none() {
+                vm.set_may_change_code(r.may_change_code);
+                r.auto_committed = Some(ops::transaction::commit(vm, &mut state.handles.of(r.login)));
+            }
+        }
+        running.retain_mut(|r| {
+            let finished = r.finish();
+            // A login that ended while its batch ran leaves nothing behind.
+            if finished && state.ended.contains(&r.login) {
+                state.handles.forget_login(vm, r.login);
+            }
+            !finished
+        });
+        state.transcript.collect(vm);
+        let text = state.transcript.take_pending();
+        if !text.is_empty() {
+            // Nobody listening is fine: the transcript is for whoever is.
+            let _ = events.send(Event::Transcript(text));
+        }
+    }
+}
+
+/// Starts a batch, or answers a profile or notes a login at once.
+fn take(vm: &mut Vm, work: Work, running: &mut Vec<Running>, state: &mut State, watch: &mut Watch) {
+    match work {
+        Work::Batch(job) => running.push(Running::new(job)),
+        Work::Profile { user, reply } => {
+            // Before anyone has logged in the session holds no work: the login sees the
+            // latest commit (a user added since the gem started included).
+            if !state.logged_in {
+                let _ = vm.abort_transaction();
+            }
+            // A client that gave up no longer wants the answer.
+            let _ = reply.send(users::profile(vm, &user));
+        }
+        Work::LoggedIn { user, done } => {
+            state.logged_in = true;
+            watch.logged_in(vm, user);
+            let _ = done.send(());
+        }
+        Work::LoggedOut(login) => {
+            state.handles.forget_login(vm, login);
+            state.ended.insert(login);
+        }
+    }
+}
+
+impl Running {
+    fn new(job: Job) -> Running {
+        Running {
+            ops: job.operations.into_iter(),
+            results: Vec::new(),
+            evaluation: None,
+            job_reply: Some(job.reply),
+            arrived: job.arrived,
+            login: job.login,
+            may_change_code: job.may_change_code,
+            page: None,
+            auto_committed: None,
+        }
+    }
+
+    /// Runs operations until one waits for an evaluation that is still running (which gets
+    /// one time slice) or none is left. Tells `interrupt` the tag of the evaluations an
+    /// operation asked to interrupt (0: all).
+    fn advance(&mut self, vm: &mut Vm, state: &mut State, interrupt: &mut impl FnMut(u64)) {
+        loop {
+            if let Some(e) = &self.evaluation {
+                let (process, started, deadline) = (e.process, e.started, e.deadline);
+                match vm.poll(process, SLICE) {
+                    Poll::Running if deadline.is_some_and(|d| Instant::now() >= d) => {
+                        let report = vm.interrupt_process(process);
+                        self.done_evaluating(vm, state, started, Err(EvalError::Interrupted(report)));
+                    }
+                    Poll::Running => return,
+                    Poll::Done(result) => self.done_evaluating(vm, state, started, result),
+                }
+                continue;
+            }
+            let Some(operation) = self.ops.next() else { return };
+            let started = Instant::now();
+            let operation = match operation {
+                Ok(operation) => operation,
+                Err(failure) => {
+                    self.push(started, Err(failure));
+                    continue;
+                }
+            };
+            self.page = operation.page;
+            match operation.request {
+                Request::Evaluate(e) => self.start_evaluating(vm, state, e, started),
+                Request::Interrupt { tag } => {
+                    interrupt(tag);
+                    self.push(started, Ok(Answer::Done));
+                }
+                request => {
+                    let outcome = ops::run(vm, state, self.login, request);
+                    self.push(started, outcome);
+                }
+            }
+        }
+    }
+
+    /// Spawns a doit's process, which later slices run.
+    fn start_evaluating(&mut self, vm: &mut Vm, state: &mut State, e: Evaluate, started: Instant) {
+        let receiver = match e.receiver {
+            None => Ok(Value::NIL),
+            Some(handle) => state.handles.of(self.login).get(vm, handle),
+        };
+        let spawned = receiver.and_then(|r| vm.spawn_doit(&e.source, r).map_err(|error| ops::eval_failure(vm, error)));
+        match spawned {
+            Ok(process) => {
+                vm.retain(process);
+                let deadline = e.time_limit.and_then(|limit| started.checked_add(limit));
+                self.evaluation =
+                    Some(Evaluation { process, started, deadline, inspect: e.inspect, forget: e.forget, tag: e.tag });
+            }
+            Err(failure) => self.push(started, Err(failure)),
+        }
+    }
+
+    /// Stops this batch's running evaluation if an interrupt (login, tag) names it: tag 0
+    /// names every evaluation, another tag the evaluation of that login with that tag. It
+    /// answers an interrupted error.
+    fn interrupt(&mut self, vm: &mut Vm, state: &mut State, tags: &[(u64, u64)]) {
+        let named = |e: &Evaluation| tags.iter().any(|&(login, tag)| tag == 0 || (tag == e.tag && login == self.login));
+        if let Some(e) = &self.evaluation
+            && named(e)
+        {
+            let (process, started) = (e.process, e.started);
+            let report = vm.interrupt_process(process);
+            self.done_evaluating(vm, state, started, Err(EvalError::Interrupted(report)));
+        }
+    }
+
+    fn done_evaluating(&mut self, vm: &mut Vm, state: &mut State, started: Instant, result: Result<Value, EvalError>) {
+        let (inspect, forget) = self.evaluation.take().map_or((false, false), |e| {
+            vm.release(e.process);
+            (e.inspect, e.forget)
+        });
+        let outcome = match result {
+            Ok(value) if inspect && value.is_object() => {
+                let mut handles = state.handles.of(self.login);
+                let handle = handles.handle(vm, value);
+                ops::inspect::inspect(vm, &mut handles, InspectRequest { handle, from: 1, page_size: 0 })
+            }
+            Ok(value) if forget => ops::evaluated(vm, None, value),
+            Ok(value) => ops::evaluated(vm, Some(&mut state.handles.of(self.login)), value),
+            Err(error) => Err(ops::eval_failure(vm, error)),
+        };
+        self.push(started, outcome);
+    }
+
+    fn push(&mut self, started: Instant, outcome: Outcome) {
+        let outcome = outcome.map(|answer| paged(answer, self.page.take()));
+        self.results.push(Done { outcome, server_time: started.elapsed() });
+    }
+
+    /// Whether every operation of the batch is done.
+    fn is_done(&self) -> bool {
+        self.evaluation.is_none() && self.ops.len() == 0
+    }
+
+    /// Answers the batch if all its operations are done; answers whether it was.
+    fn finish(&mut self) -> bool {
+        if !self.is_done() {
+            return false;
+        }
+        if let Some(reply) = self.job_reply.take() {
+            let results = std::mem::take(&mut self.results);
+            let auto_commit = self.auto_committed.take();
+            // A client that gave up no longer wants the answer.
+            let _ = reply.send(BatchAnswer { results, server_time: self.arrived.elapsed(), auto_commit });
+        }
+        true
+    }
+}
+
+/// A list answer cut to the part `page` asks for (whole without one), saying where that
+/// part stands.
+fn paged(answer: Answer, page: Option<Page>) -> Answer {
+    fn cut<T>(list: Listed<T>, page: Option<Page>) -> Listed<T> {
+        let mut items = list.items;
+        let total = items.len();
+        let from = page.map_or(0, |p| usize::try_from(p.from).unwrap_or(usize::MAX)).min(total);
+        let size = page.map_or(total, |p| if p.size == 0 { total } else { p.size as usize });
+        let end = from.saturating_add(size).min(total);
+        let items: Vec<T> = items.drain(from..end).collect();
+        Listed { items, paged: Some(Paged { total: total as u64, next: if end < total { end as u64 } else { 0 } }) }
+    }
+    match answer {
+        Answer::Names(n) => Answer::Names(cut(n, page)),
+        Answer::Classes(c) => Answer::Classes(cut(c, page)),
+        Answer::Methods(m) => Answer::Methods(cut(m, page)),
+        other => other,
+    }
+}

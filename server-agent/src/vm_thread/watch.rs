@@ -1,0 +1,83 @@
+//! What the tools hear of the stone besides their own replies: other sessions' commits
+//! (this gem's view is behind) and sessions logging in and out. The VM thread looks every
+//! second, between batches, and only while someone listens to the agent's events. It also
+//! keeps what the gem says of itself in the stone's list of sessions up to date.
+
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+use onyx_record::About;
+use onyx_vm::Vm;
+use tokio::sync::broadcast;
+
+use crate::ops::request::Event;
+
+/// How often the stone is asked.
+pub const EVERY: Duration = Duration::from_secs(1);
+
+/// What the gem last heard of the stone, and what it says of itself.
+pub struct Watch {
+    about: About,
+    users: BTreeSet<String>,
+    /// The latest commit last seen.
+    latest: u64,
+    /// The sessions last seen (none while nobody listens).
+    sessions: Option<BTreeSet<u64>>,
+    looked: Instant,
+}
+
+impl Watch {
+    /// Tells the stone what this gem is.
+    pub fn new(vm: &mut Vm, about: About) -> Watch {
+        // A gem that cannot describe itself still serves; its entry stays blank.
+        let _ = vm.describe_session(&about);
+        Watch { about, users: BTreeSet::new(), latest: 0, sessions: None, looked: Instant::now() }
+    }
+
+    /// A user logged in to the agent: the stone's list of sessions names them.
+    pub fn logged_in(&mut self, vm: &mut Vm, user: String) {
+        if self.users.insert(user) {
+            self.about.user = self.users.iter().cloned().collect::<Vec<_>>().join(", ");
+            let _ = vm.describe_session(&self.about);
+        }
+    }
+
+    /// Asks the stone, if a second has passed and someone listens, and tells the listeners
+    /// what changed.
+    pub fn look(&mut self, vm: &mut Vm, events: &broadcast::Sender<Event>) {
+        if events.receiver_count() == 0 {
+            self.sessions = None;
+            return;
+        }
+        if self.looked.elapsed() < EVERY {
+            return;
+        }
+        self.looked = Instant::now();
+        let Ok((list, latest)) = vm.stone_sessions() else { return };
+        let own = vm.session_id();
+        let behind = list.iter().find(|s| Some(s.session) == own).map_or(0, |s| s.behind);
+        if latest > self.latest && behind > 0 {
+            let _ = events.send(Event::Stale { latest, behind });
+        }
+        self.latest = latest;
+        let now: BTreeSet<u64> = list.iter().map(|s| s.session).collect();
+        if let Some(before) = &self.sessions {
+            let logged_in: Vec<u64> = now.difference(before).copied().collect();
+            let logged_out: Vec<u64> = before.difference(&now).copied().collect();
+            if !logged_in.is_empty() || !logged_out.is_empty() {
+                let _ = events.send(Event::Sessions { logged_in, logged_out });
+            }
+        }
+        self.sessions = Some(now);
+    }
+}
+
+/// The machine's name, as the stone's list of sessions shows it.
+pub fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .ok()
+        .filter(|s| !s.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "localhost".into())
+}

@@ -1,0 +1,95 @@
+//! A session with a stone in the same process: the real stone without the network, as
+//! [`StoneLink`] a gem's VM uses (what `onyx init` commits the kernel through, what the VM's
+//! persistence tests drive).
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use onyx_record::{About, CommitOutcome, LockKind, ObjectRecord, Oop, SessionInfo, StoneError, StoneLink, ViewChange};
+
+use crate::stone::Stone;
+
+/// One session of an in-process [`Stone`]; it logs out when dropped.
+pub struct LocalLink {
+    stone: Arc<Stone>,
+    session: u64,
+}
+
+impl LocalLink {
+    /// Logs in to `stone`.
+    pub fn login(stone: Arc<Stone>) -> Result<LocalLink, StoneError> {
+        let (session, _) = stone.login()?;
+        Ok(LocalLink { stone, session })
+    }
+}
+
+impl Drop for LocalLink {
+    fn drop(&mut self) {
+        self.stone.logout(self.session);
+    }
+}
+
+impl StoneLink for LocalLink {
+    fn fetch(&mut self, oops: &[Oop], nearby: &[Oop], budget: u64) -> Result<Vec<ObjectRecord>, StoneError> {
+        let budget = usize::try_from(budget).unwrap_or(usize::MAX);
+        Ok(self.stone.fetch(self.session, oops, nearby, budget)?)
+    }
+
+    fn allocate(&mut self, count: u64) -> Result<Range<Oop>, StoneError> {
+        Ok(self.stone.allocate(self.session, count)?)
+    }
+
+    fn commit(&mut self, records: &[ObjectRecord]) -> Result<CommitOutcome, StoneError> {
+        Ok(self.stone.commit(self.session, records.to_vec())?)
+    }
+
+    fn abort(&mut self) -> Result<ViewChange, StoneError> {
+        Ok(self.stone.abort(self.session)?)
+    }
+
+    fn continue_transaction(&mut self) -> Result<ViewChange, StoneError> {
+        Ok(self.stone.continue_transaction(self.session)?)
+    }
+
+    fn intern(&mut self, names: &[Vec<u8>]) -> Result<Vec<u64>, StoneError> {
+        Ok(self.stone.intern(names)?)
+    }
+
+    fn symbol_names(&mut self, ids: &[u64]) -> Result<Vec<Vec<u8>>, StoneError> {
+        Ok(self.stone.symbol_names(ids)?)
+    }
+
+    fn session(&self) -> u64 {
+        self.session
+    }
+
+    fn lock(&mut self, oop: Oop, kind: LockKind) -> Result<(), StoneError> {
+        Ok(self.stone.lock(self.session, oop, kind)?)
+    }
+
+    fn unlock(&mut self, oop: Oop) -> Result<(), StoneError> {
+        self.stone.unlock(self.session, oop);
+        Ok(())
+    }
+
+    fn unlock_all(&mut self) -> Result<(), StoneError> {
+        self.stone.unlock_all(self.session);
+        Ok(())
+    }
+
+    fn fetch_chunk(&mut self, oop: Oop, index: u32) -> Result<Vec<u8>, StoneError> {
+        Ok(self.stone.fetch_chunk(self.session, oop, index)?)
+    }
+
+    fn collect_garbage(&mut self) -> Result<u64, StoneError> {
+        Ok(self.stone.collect_garbage()?.reclaimed)
+    }
+
+    fn describe(&mut self, about: &About) -> Result<(), StoneError> {
+        Ok(self.stone.describe(self.session, about.clone())?)
+    }
+
+    fn sessions(&mut self) -> Result<(Vec<SessionInfo>, u64), StoneError> {
+        Ok(self.stone.sessions())
+    }
+}

@@ -1,0 +1,177 @@
+//! Logins to a gem's agent and what they may do: a user who may not change code cannot
+//! raise their rights, neither in the repository nor in the gem's own view; handles belong
+//! to the login that made them and end with it (logout or idle); a printString that never
+//! returns costs the tool an error, not the gem; `onyx add-user` adds users from the command
+//! line.
+
+use std::io::Write as _;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
+
+use crate::agent::{GemProcess, client, error, evaluate, execute, login, op, printed, repository, runtime};
+
+#[test]
+fn a_user_who_may_not_change_code_cannot_raise_their_rights() {
+    let (_dir, stone) = repository();
+    let (curators_gem, readers_gem) = (GemProcess::start(&stone), GemProcess::start(&stone));
+    runtime().block_on(async {
+        let mut curator = client(&curators_gem).await;
+        crate::agent::add_reader(&mut curator).await;
+        let mut reader = login(&readers_gem, "reader", "secret").await.expect("reader logs in");
+        // Ordinary data commits.
+        let out =
+            execute(&mut reader, vec![evaluate("UserGlobals at: #Note put: 'hi'. System commitTransaction")]).await;
+        assert_eq!(printed(&out[0]), "true");
+        // A gem is one user's session: nobody else logs in to it, so a change the reader makes
+        // in its memory never reaches anyone else's work or commit.
+        let refused = login(&readers_gem, "DataCurator", "swordfish").await.expect_err("the reader's gem");
+        assert_eq!(refused.code(), tonic::Code::PermissionDenied, "{refused:?}");
+        assert!(refused.message().contains("reader's"), "{refused:?}");
+        // Changing a profile (the reader's own, to the curator's password and full rights), the
+        // users' dictionary, the global that holds it (under whatever key), or making code
+        // cannot be committed.
+        let attempts = [
+            "(AllUsers at: 'reader') setUserId: 'reader' passwordHash: (AllUsers at: 'DataCurator') passwordHash \
+             mayChangeCode: true",
+            "AllUsers removeKey: 'SystemUser'",
+            "(Smalltalk associationAt: #AllUsers) value: Dictionary new",
+            "(Smalltalk associationAt: #AllUsers) key: #Elsewhere; value: Dictionary new",
+            "UserGlobals at: #Made put: MethodDictionary new",
+        ];
+        for attempt in attempts {
+            let out = execute(
+                &mut reader,
+                vec![
+                    evaluate(&format!("{attempt}. System commitTransaction")),
+                    op(Op::CommitTransaction(pb::Empty {})),
+                ],
+            )
+            .await;
+            assert!(error(&out[0]).message.contains("permission denied"), "{attempt}: {:?}", out[0]);
+            assert!(error(&out[1]).message.contains("permission denied"), "{attempt}: {:?}", out[1]);
+            let out = execute(&mut reader, vec![op(Op::AbortTransaction(pb::Empty {}))]).await;
+            assert!(matches!(out[0], Outcome::Done(_)), "{:?}", out[0]);
+        }
+        // A profile changed in the gem's view gives no rights: the session's user keeps those
+        // it logged in with.
+        let raise = "(AllUsers at: 'reader') setUserId: 'reader' passwordHash: (AllUsers at: 'DataCurator') \
+                     passwordHash mayChangeCode: true";
+        execute(&mut reader, vec![evaluate(raise)]).await;
+        let mut raised = login(&readers_gem, "reader", "swordfish").await.expect("the reader's own view");
+        let out = execute(&mut raised, vec![evaluate("Object compile: 'sneaky ^ 1'")]).await;
+        assert!(error(&out[0]).message.contains("permission denied"), "{:?}", out[0]);
+        // The repository is as it was.
+        let out = execute(
+            &mut curator,
+            vec![
+                op(Op::AbortTransaction(pb::Empty {})),
+                evaluate("(AllUsers keys asSortedCollection: [:a :b | a <= b]) asArray"),
+                evaluate("(AllUsers at: 'reader') mayChangeCode"),
+            ],
+        )
+        .await;
+        assert_eq!(printed(&out[1]), "#('DataCurator' 'SystemUser' 'reader')");
+        assert_eq!(printed(&out[2]), "false");
+    });
+}
+
+#[test]
+fn handles_belong_to_their_login_and_end_with_it() {
+    let (_dir, stone) = repository();
+    let gem = GemProcess::start_with(&stone, &["--idle-logout", "2"]);
+    runtime().block_on(async {
+        let (mut a, mut b) = (client(&gem).await, client(&gem).await);
+        let out = execute(&mut a, vec![evaluate("Array with: 1 with: 2")]).await;
+        let handle = match &out[0] {
+            Outcome::Evaluated(e) => e.handle,
+            other => panic!("{other:?}"),
+        };
+        let inspect = || op(Op::Inspect(pb::Inspect { handle, from: 1, page_size: 10 }));
+        assert!(matches!(execute(&mut a, vec![inspect()]).await[0], Outcome::Inspection(_)));
+        let theirs = execute(&mut b, vec![inspect(), op(Op::Release(pb::Handles { handles: vec![handle] }))]).await;
+        assert_eq!(error(&theirs[0]).code, pb::Code::NotFound as i32);
+        assert!(matches!(execute(&mut a, vec![inspect()]).await[0], Outcome::Inspection(_)), "b released nothing");
+        // A logout ends the token.
+        a.logout(pb::Empty {}).await.expect("a logs out");
+        let ended = a.execute(pb::Batch { operations: vec![inspect()] }).await.expect_err("the token ended");
+        assert_eq!(ended.code(), tonic::Code::Unauthenticated);
+        // A token unused for longer than the idle limit ends; one in use does not.
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(3) {
+            execute(&mut b, vec![evaluate("1")]).await;
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+        let mut idle = client(&gem).await;
+        tokio::time::sleep(Duration::from_millis(3500)).await;
+        let ended = idle.execute(pb::Batch { operations: vec![evaluate("1")] }).await.expect_err("idle too long");
+        assert_eq!(ended.code(), tonic::Code::Unauthenticated);
+    });
+}
+
+#[test]
+fn a_print_string_that_never_returns_costs_an_error_not_the_gem() {
+    let (_dir, stone) = repository();
+    let gem = GemProcess::start(&stone);
+    runtime().block_on(async {
+        let mut agent = client(&gem).await;
+        let out = execute(
+            &mut agent,
+            vec![
+                evaluate("Object subclass: #Stubborn instanceVariableNames: '' classVariableNames: '' package: 'X'"),
+                evaluate("Stubborn compile: 'printOn: aStream [true] whileTrue'"),
+            ],
+        )
+        .await;
+        assert!(matches!(out[1], Outcome::Evaluated(_)), "{:?}", out[1]);
+        let started = Instant::now();
+        let out = execute(&mut agent, vec![evaluate("Stubborn new"), evaluate("3 + 4")]).await;
+        // The value is there all the same, to inspect.
+        assert!(
+            matches!(&out[0], Outcome::Evaluated(e) if e.print_string.contains("printString failed") && e.handle != 0),
+            "{:?}",
+            out[0]
+        );
+        assert_eq!(printed(&out[1]), "7");
+        assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+    });
+}
+
+#[test]
+fn the_command_line_adds_users_who_then_work_within_their_rights() {
+    let (_dir, stone) = repository();
+    let (curators_gem, readers_gem) = (GemProcess::start(&stone), GemProcess::start(&stone));
+    let onyx = |args: &[&str], user: &str, password: &str, input: &str| {
+        let gem = if user == "reader" { &readers_gem } else { &curators_gem };
+        let mut child = Command::new(onyx_tests::onyx())
+            .args(args)
+            .args(["--gem", &gem.addr])
+            .env("ONYX_USER", user)
+            .env("ONYX_PASSWORD", password)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("onyx runs");
+        // A command that reads no password may have gone already.
+        let _ = child.stdin.take().expect("piped").write_all(input.as_bytes());
+        let out = child.wait_with_output().expect("onyx ends");
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (ok, out, err) = onyx(&["add-user", "reader"], "DataCurator", "swordfish", "secret\n");
+    assert!(ok && out.trim() == "committed", "{out} {err}");
+    let (ok, out, _) = onyx(&["eval", "3 + 4"], "reader", "secret", "");
+    assert!(ok && out.trim() == "7", "{out}");
+    let (ok, _, err) = onyx(&["eval", "Object compile: 'sneaky ^ 1'"], "reader", "secret", "");
+    assert!(!ok && err.contains("permission denied"), "{err}");
+    // Only a user who may change code adds users; no password is no user.
+    let (ok, _, err) = onyx(&["add-user", "other", "--may-change-code"], "reader", "secret", "pw\n");
+    assert!(!ok && err.contains("may change code"), "{err}");
+    let (ok, _, err) = onyx(&["add-user", "other"], "DataCurator", "swordfish", "");
+    assert!(!ok && err.contains("password"), "{err}");
+}

@@ -1,0 +1,25 @@
+//! The end-to-end tests: real `onyx` stone and gem processes on 127.0.0.1, driven over
+//! gRPC and through the command line. One binary, one module per area (try not to add more
+//! binaries); `onyx_tests` (`util.rs`) finds the `onyx` binary.
+//!
+//! - `agent`: a gem's server agent, driven over gRPC.
+//! - `stone`: `onyx init` and `onyx stone` served to gem sessions over gRPC.
+//! - `gems`: gem processes sharing a repository through a stone.
+//! - `errors`: the stone's failures, told apart by kind through a gem's session and its agent.
+//! - `crash`: a stone killed during a commit storm keeps every acknowledged commit.
+//! - `logins`: what a login to an agent may do, and how long its token and handles last.
+//! - `sessions`: the stone's sessions as the agents show them, and their events.
+//! - `tidy`: repository hygiene.
+//! - `tls`: a stone and a gem serving over TLS.
+
+#![allow(clippy::expect_used, clippy::unwrap_used)] // tests fail loudly
+
+mod agent;
+mod crash;
+mod errors;
+mod gems;
+mod logins;
+mod sessions;
+mod stone;
+mod tidy;
+mod tls;
