@@ -19,10 +19,16 @@ use onyx_protocol::client::{AgentSession, LoginError};
 pub enum ConnectError {
     /// The link's own runtime could not start.
     #[error("cannot start the connection's runtime: {0}")]
-    Runtime(#[from] std::io::Error),
+    Runtime(std::io::Error),
     /// The gem could not be reached, or refused the login.
     #[error(transparent)]
     Login(#[from] LoginError),
+}
+
+impl From<std::io::Error> for ConnectError {
+    fn from(e: std::io::Error) -> ConnectError {
+        ConnectError::Runtime(e)
+    }
 }
 
 /// What the UI is handed back.

@@ -16,12 +16,12 @@ pub enum LoginError {
     #[error(transparent)]
     Address(#[from] TlsError),
     /// Nothing answers at the address.
-    #[error("cannot reach the gem at {address}: {source}")]
+    #[error("cannot reach the gem at {address}: {reason}")]
     Unreachable {
         /// The gem's address.
         address: String,
         /// What the connection said.
-        source: tonic::transport::Error,
+        reason: String,
     },
     /// The gem refused the login (an unknown user or password, a gem that is another
     /// user's session).
@@ -56,7 +56,7 @@ impl AgentSession {
         let channel = endpoint
             .connect()
             .await
-            .map_err(|source| LoginError::Unreachable { address: address.to_string(), source })?;
+            .map_err(|e| LoginError::Unreachable { address: address.to_string(), reason: crate::error_chain(&e) })?;
         let mut agent = AgentClient::new(channel);
         let request = pb::LoginRequest { user: user.into(), password: password.into() };
         let reply = agent.login(request).await.map_err(|status| LoginError::Refused { status })?.into_inner();

@@ -25,6 +25,24 @@ pub mod records;
 pub mod serving;
 pub mod tls;
 
+/// An error and its causes in one line (`transport error: tcp connect error: Connection
+/// refused`): the errors of the transport say little without their causes. Onyx's own errors
+/// carry such a line in their message and expose no further cause, so that a message is
+/// whole when shown alone and nothing is said twice when causes are followed.
+pub fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        let said = c.to_string();
+        if !text.contains(&said) {
+            text.push_str(": ");
+            text.push_str(&said);
+        }
+        cause = c.source();
+    }
+    text
+}
+
 /// The stone's service to gems (`proto/stone.proto`).
 #[allow(missing_docs)]
 pub mod stone {

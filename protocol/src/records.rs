@@ -107,7 +107,13 @@ pub fn from_failure(f: pb::Failure) -> StoneError {
         (pb::FailureKind::Damaged, _) => StoneError::Damaged(f.message),
         (pb::FailureKind::Storage, _) => StoneError::Storage(f.message),
         (pb::FailureKind::PermissionDenied, _) => StoneError::PermissionDenied(f.message),
-        _ => StoneError::Protocol(format!("the stone failed in a way this gem does not know: {}", f.message)),
+        // A stone that says no kind (another version) still says a gRPC code.
+        _ => match tonic::Code::from(f.code) {
+            tonic::Code::InvalidArgument => StoneError::Invalid(f.message),
+            tonic::Code::Unavailable | tonic::Code::NotFound => StoneError::Unavailable(f.message),
+            tonic::Code::PermissionDenied => StoneError::PermissionDenied(f.message),
+            _ => StoneError::Protocol(format!("the stone failed in a way this gem does not know: {}", f.message)),
+        },
     }
 }
 

@@ -35,25 +35,25 @@ pub enum TlsError {
         address: String,
     },
     /// A certificate, key or authority file that cannot be read.
-    #[error("cannot read the TLS {what} {}: {source}", .path.display())]
+    #[error("cannot read the TLS {what} {}: {cause}", .path.display())]
     Unreadable {
         /// Which file it is ("certificate", "key", "certificate authority").
         what: &'static str,
         /// Where.
         path: PathBuf,
         /// Why.
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     /// A certificate without its key, or a key without its certificate.
     #[error("TLS needs both --tls-cert and --tls-key")]
     HalfGiven,
     /// The TLS library refused the configuration.
-    #[error("TLS for {address}: {source}")]
+    #[error("TLS for {address}: {reason}")]
     Refused {
         /// The address.
         address: String,
         /// Why.
-        source: tonic::transport::Error,
+        reason: String,
     },
 }
 
@@ -81,7 +81,7 @@ impl ServerFiles {
 }
 
 fn read(path: &Path, what: &'static str) -> Result<Vec<u8>, TlsError> {
-    std::fs::read(path).map_err(|source| TlsError::Unreadable { what, path: path.to_path_buf(), source })
+    std::fs::read(path).map_err(|cause| TlsError::Unreadable { what, path: path.to_path_buf(), cause })
 }
 
 /// Where a client connects for `address` (`host:port`, `http://host:port` or
@@ -102,7 +102,7 @@ pub fn endpoint(address: &str) -> Result<Endpoint, TlsError> {
     let ca = Certificate::from_pem(read(Path::new(&ca), "certificate authority")?);
     endpoint
         .tls_config(ClientTlsConfig::new().ca_certificate(ca))
-        .map_err(|source| TlsError::Refused { address: address.to_string(), source })
+        .map_err(|e| TlsError::Refused { address: address.to_string(), reason: crate::error_chain(&e) })
 }
 
 #[cfg(test)]

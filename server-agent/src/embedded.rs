@@ -98,7 +98,7 @@ impl Embedded {
             Ok(addr) => Ok(addr),
             Err(_) => {
                 let (_, thread) = self.servers.remove(0);
-                Err(thread.join().map_err(|_| GemError::VmThread)?.err().unwrap_or(GemError::VmThread))
+                Err(thread.join().map_err(|_| GemError::ServerStopped)?.err().unwrap_or(GemError::ServerStopped))
             }
         }
     }
@@ -112,7 +112,7 @@ impl Embedded {
         let mut first_error = None;
         for (stop, thread) in self.servers.drain(..) {
             let _ = stop.send(());
-            let outcome = thread.join().map_err(|_| GemError::VmThread).and_then(|r| r);
+            let outcome = thread.join().map_err(|_| GemError::ServerStopped).and_then(|r| r);
             if let Err(e) = outcome {
                 first_error.get_or_insert(e);
             }

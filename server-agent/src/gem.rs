@@ -46,7 +46,7 @@ pub fn serve_until(
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     let listener = runtime
         .block_on(tokio::net::TcpListener::bind(listen))
-        .map_err(|source| GemError::Listen { address: listen, source })?;
+        .map_err(|cause| GemError::Listen { address: listen, cause })?;
     let addr = listener.local_addr()?;
     let (work, work_queue) = std::sync::mpsc::channel();
     let (events, _) = broadcast::channel(256);
@@ -76,7 +76,7 @@ pub fn serve_until(
     let session = logged_in
         .recv()
         .map_err(|_| GemError::VmThread)?
-        .map_err(|source| GemError::Login { stone: stone.to_string(), source })?;
+        .map_err(|cause| GemError::Login { stone: stone.to_string(), cause })?;
     runtime.block_on(async {
         let until = until.arm()?;
         listening(session, addr)?;

@@ -57,13 +57,31 @@ impl Setup {
     }
 }
 
+impl From<BootError> for GemError {
+    fn from(e: BootError) -> GemError {
+        GemError::Boot(e)
+    }
+}
+
+impl From<std::io::Error> for GemError {
+    fn from(e: std::io::Error) -> GemError {
+        GemError::Io(e)
+    }
+}
+
+impl From<tonic::transport::Error> for GemError {
+    fn from(e: tonic::transport::Error) -> GemError {
+        GemError::Transport(onyx_protocol::error_chain(&e))
+    }
+}
+
 /// Why a gem could not start or serve, or a repository could not be made.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum GemError {
     /// The kernel did not load.
     #[error("the kernel did not load: {0}")]
-    Boot(#[from] BootError),
+    Boot(BootError),
     /// The stone (or the store, in process) refused or failed.
     #[error(transparent)]
     Stone(#[from] StoneError),
@@ -71,12 +89,12 @@ pub enum GemError {
     #[error(transparent)]
     Store(#[from] onyx_store::StoreError),
     /// The gem could not log in to its stone.
-    #[error("cannot log in to the stone at {stone}: {source}")]
+    #[error("cannot log in to the stone at {stone}: {cause}")]
     Login {
         /// The stone's address.
         stone: String,
         /// Why.
-        source: StoneError,
+        cause: StoneError,
     },
     /// A user could not be added.
     #[error("{0}")]
@@ -85,22 +103,25 @@ pub enum GemError {
     #[error(transparent)]
     Tls(#[from] TlsError),
     /// The address cannot be listened on.
-    #[error("cannot listen on {address}: {source}")]
+    #[error("cannot listen on {address}: {cause}")]
     Listen {
         /// The address.
         address: SocketAddr,
         /// Why.
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     /// The VM thread stopped before it could say so.
     #[error("the gem's VM thread stopped")]
     VmThread,
+    /// A server embedded in this program stopped, or failed, before it said it listens.
+    #[error("an embedded server stopped")]
+    ServerStopped,
     /// A server failed.
     #[error("the server failed: {0}")]
-    Transport(#[from] tonic::transport::Error),
+    Transport(String),
     /// The runtime, the signal handlers, or telling the owner failed.
     #[error("{0}")]
-    Io(#[from] std::io::Error),
+    Io(std::io::Error),
     /// The embedded stone failed.
     #[error(transparent)]
     Serve(#[from] onyx_stone::ServeError),

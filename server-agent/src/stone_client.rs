@@ -25,7 +25,6 @@ pub struct StoneSession {
     requests: mpsc::Sender<pb::Request>,
     replies: tonic::Streaming<pb::Reply>,
     session: u64,
-    view: u64,
 }
 
 impl StoneSession {
@@ -38,23 +37,20 @@ impl StoneSession {
             .map_err(|e| gone(format!("cannot start the client runtime: {e}")))?;
         let endpoint = tls::endpoint(addr).map_err(|e| StoneError::Invalid(format!("the stone at {addr}: {e}")))?;
         let (requests, outgoing) = mpsc::channel(1);
-        let (replies, session, view) = runtime.block_on(async {
-            let channel =
-                endpoint.connect().await.map_err(|e| gone(format!("cannot reach the stone at {addr}: {e}")))?;
+        let (replies, session) = runtime.block_on(async {
+            let channel = endpoint
+                .connect()
+                .await
+                .map_err(|e| gone(format!("cannot reach the stone at {addr}: {}", onyx_protocol::error_chain(&e))))?;
             let mut client = StoneClient::new(channel).max_decoding_message_size(1 << 30);
             let mut replies =
                 client.session(ReceiverStream::new(outgoing)).await.map_err(|s| refused(addr, &s))?.into_inner();
             match replies.message().await.map_err(|s| refused(addr, &s))? {
-                Some(pb::Reply { answer: Some(Answer::Opened(o)) }) => Ok((replies, o.session, o.view)),
+                Some(pb::Reply { answer: Some(Answer::Opened(o)) }) => Ok((replies, o.session)),
                 _ => Err(StoneError::Protocol(format!("the stone at {addr} did not open a session"))),
             }
         })?;
-        Ok(StoneSession { runtime, requests, replies, session, view })
-    }
-
-    /// The commit the session's view shows.
-    pub fn view(&self) -> u64 {
-        self.view
+        Ok(StoneSession { runtime, requests, replies, session })
     }
 
     /// Sends one request and waits for its reply.
@@ -70,15 +66,13 @@ impl StoneSession {
             }
         })
     }
+}
 
-    fn new_view(&mut self, answer: Answer) -> Result<ViewChange, StoneError> {
-        match answer {
-            Answer::View(v) => {
-                self.view = v.seq;
-                Ok(ViewChange { seq: v.seq, changed: v.changed })
-            }
-            other => Err(unexpected(&other)),
-        }
+/// The new view a reply answers.
+fn new_view(answer: Answer) -> Result<ViewChange, StoneError> {
+    match answer {
+        Answer::View(v) => Ok(ViewChange { seq: v.seq, changed: v.changed }),
+        other => Err(unexpected(&other)),
     }
 }
 
@@ -111,7 +105,6 @@ impl StoneLink for StoneSession {
         };
         match outcome {
             Some(pb::commit_reply::Outcome::Committed(v)) => {
-                self.view = v.seq;
                 Ok(CommitOutcome::Committed(ViewChange { seq: v.seq, changed: v.changed }))
             }
             Some(pb::commit_reply::Outcome::Conflict(c)) => Ok(CommitOutcome::Conflict(c.oops)),
@@ -120,13 +113,11 @@ impl StoneLink for StoneSession {
     }
 
     fn abort(&mut self) -> Result<ViewChange, StoneError> {
-        let answer = self.call(Op::Abort(pb::Empty {}))?;
-        self.new_view(answer)
+        new_view(self.call(Op::Abort(pb::Empty {}))?)
     }
 
     fn continue_transaction(&mut self) -> Result<ViewChange, StoneError> {
-        let answer = self.call(Op::Continue(pb::Empty {}))?;
-        self.new_view(answer)
+        new_view(self.call(Op::Continue(pb::Empty {}))?)
     }
 
     fn intern(&mut self, names: &[Vec<u8>]) -> Result<Vec<u64>, StoneError> {
@@ -191,9 +182,10 @@ impl StoneLink for StoneSession {
 fn refused(addr: &str, status: &tonic::Status) -> StoneError {
     let message = format!("the stone at {addr}: {}", status.message());
     match status.code() {
-        tonic::Code::Unavailable | tonic::Code::Unknown => gone(message),
         tonic::Code::InvalidArgument => StoneError::Invalid(message),
-        _ => StoneError::Storage(message),
+        tonic::Code::PermissionDenied => StoneError::PermissionDenied(message),
+        tonic::Code::Internal => StoneError::Storage(message),
+        _ => gone(message),
     }
 }
 

@@ -38,19 +38,31 @@ pub enum ServeError {
     #[error(transparent)]
     Tls(#[from] TlsError),
     /// The address cannot be listened on.
-    #[error("cannot listen on {address}: {source}")]
+    #[error("cannot listen on {address}: {cause}")]
     Listen {
         /// The address.
         address: SocketAddr,
         /// Why.
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     /// The runtime, the signal handlers, or telling the owner failed.
     #[error("{0}")]
-    Io(#[from] std::io::Error),
+    Io(std::io::Error),
     /// The server failed.
     #[error("the stone's server failed: {0}")]
-    Transport(#[from] tonic::transport::Error),
+    Transport(String),
+}
+
+impl From<std::io::Error> for ServeError {
+    fn from(e: std::io::Error) -> ServeError {
+        ServeError::Io(e)
+    }
+}
+
+impl From<tonic::transport::Error> for ServeError {
+    fn from(e: tonic::transport::Error) -> ServeError {
+        ServeError::Transport(onyx_protocol::error_chain(&e))
+    }
 }
 
 /// How a stone serves.
@@ -80,7 +92,7 @@ pub fn serve_until(
     runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(listen)
             .await
-            .map_err(|source| ServeError::Listen { address: listen, source })?;
+            .map_err(|cause| ServeError::Listen { address: listen, cause })?;
         let addr = listener.local_addr()?;
         let until = until.arm()?;
         listening(addr)?;

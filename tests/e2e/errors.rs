@@ -62,9 +62,15 @@ fn a_gems_agent_answers_each_kind_of_repository_failure_with_a_code_of_its_own()
     runtime().block_on(async {
         let mut holder = client(&holders_gem).await;
         crate::agent::add_reader(&mut holder).await;
-        let made = "UserGlobals at: #Locked put: (Array new: 1). System commitTransaction";
-        let out = execute(&mut holder, vec![evaluate(made)]).await;
-        assert!(matches!(&out[0], Outcome::Evaluated(e) if e.print_string == "true"), "{:?}", out[0]);
+        // #Far is a list longer than a fault brings in at once: the other gem will not have
+        // all of it in memory when the stone goes.
+        let far = "| list | list := nil. 1 to: 20000 do: [:i | list := Array with: i with: list]. \
+                   UserGlobals at: #Far put: list. System commitTransaction";
+        let locked = "UserGlobals at: #Locked put: (Array new: 1). System commitTransaction";
+        let out = execute(&mut holder, vec![evaluate(far), evaluate(locked)]).await;
+        for made in &out {
+            assert!(matches!(made, Outcome::Evaluated(e) if e.print_string == "true"), "{made:?}");
+        }
         // Held until the holder commits or aborts.
         let out = execute(&mut holder, vec![evaluate("System writeLock: (UserGlobals at: #Locked)")]).await;
         assert!(matches!(&out[0], Outcome::Evaluated(_)), "{:?}", out[0]);
@@ -95,9 +101,19 @@ fn a_gems_agent_answers_each_kind_of_repository_failure_with_a_code_of_its_own()
         assert_eq!(code(&out[0]), pb::Code::PermissionDenied, "{:?}", out[0]);
         assert_eq!(code(&out[1]), pb::Code::PermissionDenied, "{:?}", out[1]);
 
-        // The stone gone: the gem's commit cannot happen, and says so.
+        // The stone gone: an object not brought in yet cannot be, and the gem's commit cannot
+        // happen; both say so.
         stone.kill();
-        let out = execute(&mut agent, vec![evaluate("UserGlobals at: #After put: 1. System commitTransaction")]).await;
+        let out = execute(
+            &mut agent,
+            vec![
+                evaluate("| n | n := UserGlobals at: #Far. [n notNil] whileTrue: [n := n at: 2]. n"),
+                evaluate("UserGlobals at: #After put: 1. System commitTransaction"),
+            ],
+        )
+        .await;
         assert_eq!(code(&out[0]), pb::Code::Unavailable, "{:?}", out[0]);
+        assert!(error(&out[0]).message.contains("could not be faulted in"), "{:?}", out[0]);
+        assert_eq!(code(&out[1]), pb::Code::Unavailable, "{:?}", out[1]);
     });
 }

@@ -255,7 +255,7 @@ pub struct Vm {
     /// Why the last fault failed, until a failed send reports it (a lookup through an object
     /// that could not be faulted in finds nothing: that is this error, not a
     /// doesNotUnderstand:).
-    pub(crate) fault_error: Option<String>,
+    pub(crate) fault_error: Option<onyx_record::StoneError>,
 }
 
 impl Vm {

@@ -19,6 +19,7 @@ pub mod transaction;
 use std::time::Duration;
 
 use onyx_record::StoneError;
+use onyx_vm::persist::repository_exception;
 use onyx_vm::{EvalError, Value, Vm};
 
 use self::inspect::{Handles, LoginHandles};
@@ -147,7 +148,7 @@ fn add_user(vm: &mut Vm, user: &str, secret: Secret, may_change_code: bool) -> O
 
 /// The failure for an evaluation (or message) that did not answer a value: an error
 /// Smalltalk signalled for a failure of the repository says which kind it was.
-pub fn eval_failure(vm: &Vm, error: EvalError) -> Failure {
+pub fn eval_failure(vm: &mut Vm, error: EvalError) -> Failure {
     let (kind, report) = match error {
         EvalError::Compile(e) => {
             let at = u32::try_from(e.offset).unwrap_or(u32::MAX);
@@ -164,8 +165,8 @@ pub fn eval_failure(vm: &Vm, error: EvalError) -> Failure {
     Failure { kind, message: report.description, span: (0, 0), stack }
 }
 
-/// The kernel's exceptions for failures of the repository, and the kind each stands for
-/// (the kernel signals them from `System class>>signalStoreError`).
+/// The kernel's exceptions for failures of the repository (see
+/// `onyx_vm::persist::repository_exception`), and the kind of error each is to a client.
 const REPOSITORY_EXCEPTIONS: [(&str, ErrorKind); 4] = [
     ("LockError", ErrorKind::LockDenied),
     ("StoneUnavailable", ErrorKind::Unavailable),
@@ -175,8 +176,8 @@ const REPOSITORY_EXCEPTIONS: [(&str, ErrorKind); 4] = [
 
 /// The kind of repository failure an exception of class `class_name` (or of a subclass of
 /// one of the kernel's) reports, if it is one.
-fn repository_kind(vm: &Vm, class_name: &str) -> Option<ErrorKind> {
-    let mut class = vm.global(class_name).filter(|&c| vm.is_behavior(c))?;
+fn repository_kind(vm: &mut Vm, class_name: &str) -> Option<ErrorKind> {
+    let mut class = vm.global_class(class_name)?;
     for _ in 0..10_000 {
         if class.is_nil() {
             return None;
@@ -186,18 +187,16 @@ fn repository_kind(vm: &Vm, class_name: &str) -> Option<ErrorKind> {
             return Some(kind);
         }
         class = vm.superclass_of(class);
+        vm.bring_in(&[class]);
     }
     None
 }
 
-/// The failure for a call of the stone the agent made itself.
+/// The failure for a call of the stone the agent made itself: of the kind the kernel's
+/// exception for it would give.
 pub fn stone_failure(e: StoneError) -> Failure {
-    let kind = match e {
-        StoneError::LockDenied { .. } => ErrorKind::LockDenied,
-        StoneError::Unavailable(_) => ErrorKind::Unavailable,
-        StoneError::PermissionDenied(_) => ErrorKind::PermissionDenied,
-        _ => ErrorKind::Repository,
-    };
+    let exception = repository_exception(&e);
+    let kind = REPOSITORY_EXCEPTIONS.iter().find(|(n, _)| *n == exception).map_or(ErrorKind::Repository, |&(_, k)| k);
     Failure::new(kind, e.to_string())
 }
 

@@ -150,6 +150,8 @@ fn take(vm: &mut Vm, work: Work, running: &mut Vec<Running>, state: &mut State, 
     match work {
         Work::Batch(job) => running.push(Running::new(job)),
         Work::Profile { user, reply } => {
+            // The gem's own work has no user's rights.
+            vm.set_may_change_code(false);
             // Before anyone has logged in the session holds no work: the login sees the
             // latest commit (a user added since the gem started included).
             if !state.logged_in {

@@ -57,6 +57,8 @@ fn rotated_test(g: &mut Gen<'_>, op: BinOp, i: Reg, limit: Reg, c: Reg, body_pc:
 
 /// Compiles an inlined send into `t`, or for its effect when `t` is `None`.
 pub(super) fn inline_send(g: &mut Gen<'_>, receiver: &Expr, msg: &Message, t: Option<Reg>, span: Span) -> CResult<()> {
+    // Sent all the same: its senders are found by it.
+    g.sends_specially(&msg.selector);
     let arg = |i: usize| msg.args.get(i).and_then(block_of);
     let mark = g.fun.next;
     let result = match msg.selector.as_str() {
@@ -273,8 +275,5 @@ pub(super) fn inline_send(g: &mut Gen<'_>, receiver: &Expr, msg: &Message, t: Op
         _ => Err(g.err(span, "internal error: unknown inlined selector")),
     };
     g.release_to(mark);
-    if result.is_ok() {
-        g.sends_specially(&msg.selector);
-    }
     result
 }

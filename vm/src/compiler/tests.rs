@@ -125,3 +125,23 @@ fn at_put_takes_its_operands_where_they_are() {
     assert!(code.iter().any(|i| matches!(i, Instr::AtPutLit { r: 1, i: 2, .. })), "{code:?}");
     assert!(code.iter().any(|i| matches!(i, Instr::AtPut { r: 1, i: 2, v: 2, .. })), "{code:?}");
 }
+
+#[test]
+fn the_compiler_lists_what_a_method_sends_without_naming_it() {
+    let mut vm = Vm::with_core_classes();
+    let class = vm.known.undefined_object;
+    let src = "| a b | a - 3. a * b. a at: 1 put: b. a isNil. a == b. a < b ifTrue: [[:x | x class]]. 1 to: 3 do: [:i | b := i]";
+    let code = match compile(&mut vm, src, class, Mode::Doit) {
+        Ok(code) => code,
+        Err(e) => panic!("{src}: {e}"),
+    };
+    let listed: Vec<String> = code.special_selectors.iter().filter_map(|&s| vm.string_of(s)).collect();
+    // The block's `class` counts for the method too, and `a - 3` (an addition of -3) is a send
+    // of `-`.
+    for selector in ["-", "*", "at:put:", "isNil", "==", "<", "ifTrue:", "class", "to:do:", "<="] {
+        assert!(listed.iter().any(|s| s == selector), "{selector} in {listed:?}");
+    }
+    for named in ["at:", "x"] {
+        assert!(!listed.iter().any(|s| s == named), "{named} in {listed:?}");
+    }
+}

@@ -272,8 +272,8 @@ impl Vm {
 
     /// Sends `doesNotUnderstand:` for a failed lookup of `selector` (receiver at `at`).
     pub(crate) fn send_dnu(&mut self, at: usize, nargs: usize, selector: Value, ret: usize) {
-        if let Some(why) = self.fault_error.take() {
-            self.fatal_error(&why);
+        if self.fault_error.is_some() {
+            self.fault_failed("an object could not be faulted in");
             return;
         }
         let stack = &self.scheduler.state.stack;

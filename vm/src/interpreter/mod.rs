@@ -319,8 +319,7 @@ impl Vm {
                         let assoc = lit!(lit as usize);
                         if self.heap.is_stub(assoc) && !self.fault_in(assoc) {
                             save_pc!();
-                            let why = self.last_store_error.as_ref().map(ToString::to_string);
-                            self.fatal_error(why.as_deref().unwrap_or("a global could not be faulted in"));
+                            self.fault_failed("a global could not be faulted in");
                             continue 'outer;
                         }
                         set!(dst, self.heap.slot(assoc, 1).unwrap_or(Value::NIL));
@@ -329,8 +328,7 @@ impl Vm {
                         let assoc = lit!(lit as usize);
                         if self.heap.is_stub(assoc) && !self.fault_in(assoc) {
                             save_pc!();
-                            let why = self.last_store_error.as_ref().map(ToString::to_string);
-                            self.fatal_error(why.as_deref().unwrap_or("a global could not be faulted in"));
+                            self.fault_failed("a global could not be faulted in");
                             continue 'outer;
                         }
                         self.heap.set_slot(assoc, 1, reg!(src));
@@ -357,8 +355,7 @@ impl Vm {
                             let class = if self.heap.is_stub(recv) {
                                 save_pc!();
                                 if !self.fault_in(recv) {
-                                    let why = self.last_store_error.as_ref().map(ToString::to_string);
-                                    self.fatal_error(why.as_deref().unwrap_or("an object could not be faulted in"));
+                                    self.fault_failed("an object could not be faulted in");
                                     continue 'outer;
                                 }
                                 self.class_of(recv)

@@ -54,6 +54,20 @@ fn detached() -> StoneError {
     StoneError::Invalid("no repository is attached".into())
 }
 
+/// The kernel's exception class for a failure of the repository of `e`'s kind, which the
+/// kernel signals (`System class>>signalStoreError`) and a report of a failed fault names: a
+/// `LockError` for a lock another session holds, a `StoneUnavailable` for a stone that cannot
+/// be reached or ended the session, a `SecurityError` for a change the user may not make, a
+/// `RepositoryError` for the rest.
+pub fn repository_exception(e: &StoneError) -> &'static str {
+    match e {
+        StoneError::LockDenied { .. } => "LockError",
+        StoneError::Unavailable(_) => "StoneUnavailable",
+        StoneError::PermissionDenied(_) => "SecurityError",
+        _ => "RepositoryError",
+    }
+}
+
 /// OOPs asked of the stone at a time.
 const OOP_BATCH: u64 = 4096;
 /// How far past a faulted object's OOP its fault looks for stubs to bring in with it.
@@ -650,11 +664,33 @@ impl Vm {
             Ok(()) => !self.heap.is_stub(v),
             Err(e) => {
                 let why = e.context("an object could not be faulted in");
-                self.fault_error = Some(why.to_string());
+                self.fault_error = Some(why.clone());
                 self.last_store_error = Some(why);
                 false
             }
         }
+    }
+
+    /// Stops the running process because something it touched could not be brought in (see
+    /// [`Vm::fault_in`]): its report names the exception of the failure's kind (see
+    /// [`repository_exception`]), so a host tells a stone that is gone from damage; `what`
+    /// says what was touched if the failure left no word.
+    pub(crate) fn fault_failed(&mut self, what: &str) {
+        match self.fault_error.take() {
+            Some(e) => self.suspend_active_with_error(repository_exception(&e), e.to_string()),
+            None => self.fatal_error(what),
+        }
+    }
+
+    /// The class bound to global `name`, brought in if it is not in memory yet (the binding
+    /// and the class); `None` if there is no such class.
+    pub fn global_class(&mut self, name: &str) -> Option<Value> {
+        let symbol = self.existing_symbol(name)?;
+        let binding = self.dict(self.known.smalltalk)?.get(symbol)?;
+        self.fault_in(binding);
+        let class = self.heap.slot(binding, 1)?;
+        self.fault_in(class);
+        self.is_behavior(class).then_some(class)
     }
 
     /// Brings in whichever of `values` are stubs, together: a host that reads objects

@@ -6,21 +6,12 @@
 //! kernel signals (a `LockError`, a `StoneUnavailable`, a `SecurityError`, or else a
 //! `RepositoryError`).
 
-use onyx_record::{LockKind, StoneError};
+use onyx_record::LockKind;
 
 use super::{Args, Prim, PrimResult, boolean, table};
+use crate::persist::repository_exception;
 use crate::value::Value;
 use crate::vm::Vm;
-
-/// The kernel's exception class for a failure of this kind.
-fn exception_class(e: &StoneError) -> &'static str {
-    match e {
-        StoneError::LockDenied { .. } => "LockError",
-        StoneError::Unavailable(_) => "StoneUnavailable",
-        StoneError::PermissionDenied(_) => "SecurityError",
-        _ => "RepositoryError",
-    }
-}
 
 pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
     let x = a.arg(vm, 0);
@@ -55,8 +46,8 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             return Ok(x);
         }
         table::SYSTEM_LAST_STORE_ERROR_CLASS => {
-            let class = vm.last_store_error.as_ref().map_or("RepositoryError", exception_class);
-            return vm.global(class).filter(|&c| vm.is_behavior(c)).ok_or(Prim::Fail);
+            let class = vm.last_store_error.as_ref().map_or("RepositoryError", repository_exception);
+            return vm.global_class(class).ok_or(Prim::Fail);
         }
         _ => return Err(Prim::Fail),
     };

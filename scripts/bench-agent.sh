@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The server agent's figures (`onyx bench agent`): a repository made with `onyx init`, a stone
+# and a gem serving it on 127.0.0.1, and the benchmark run against the gem (it generates
+# 5,400 classes of 16 methods on its first run, then times the tools' batches, medians of 9).
+# RUNS fresh gems are measured one after the other (default 3). Give an `onyx` binary as the
+# second argument to measure another build (a peer) the same way; by default this checkout's
+# release build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-3}
+onyx=${2:-}
+if [ -z "$onyx" ]; then
+  cargo build --release -q -p onyx-cli
+  onyx=target/release/onyx
+fi
+work=$(mktemp -d)
+pids=()
+trap 'kill "${pids[@]}" 2>/dev/null || true; rm -rf "$work"' EXIT
+
+# Starts `onyx ARGS` in the background; sets `address` to the last word of its first line.
+serve() {
+  local out="$work/out.${#pids[@]}"
+  "$onyx" "$@" --listen 127.0.0.1:0 >"$out" &
+  pids+=($!)
+  until [ -s "$out" ]; do sleep 0.05; done
+  address=$(head -n 1 "$out" | awk '{ print $NF }')
+}
+
+"$onyx" init "$work/repo" >/dev/null
+serve stone "$work/repo"
+stone=$address
+for _ in $(seq "$runs"); do
+  serve gem --stone "$stone"
+  "$onyx" bench agent --gem "$address"
+  kill "${pids[-1]}"
+  wait "${pids[-1]}" 2>/dev/null || true
+done
