@@ -139,6 +139,8 @@ fn add_user(vm: &mut Vm, user: &str, secret: Secret, may_change_code: bool) -> O
     if !vm.may_change_code() {
         return Err(Failure::new(ErrorKind::PermissionDenied, "only a user who may change code adds users"));
     }
+    // A front end hashes passwords off the VM thread; one that did not gets no user made
+    // with a password in the clear.
     let Secret::Hash(hash) = secret else {
         return Err(Failure::new(ErrorKind::Invalid, "the password was not hashed"));
     };
