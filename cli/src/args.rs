@@ -147,6 +147,16 @@ pub enum Command {
         /// The certificate's private key (PEM).
         #[arg(long)]
         tls_key: Option<PathBuf>,
+        /// Start even though the transaction log is damaged or missing: keep the commits
+        /// before the damage and give up the rest (said on standard error).
+        #[arg(long)]
+        recover_truncating: bool,
+    },
+    /// Check a whole repository (its stone stopped): every record and chunk against its
+    /// checksum and the shape of its kind, every reference, and the transaction log.
+    Verify {
+        /// The repository folder.
+        dir: PathBuf,
     },
     /// Run a gem: log in to a stone and serve the agent (the tools' service) until SIGTERM or
     /// SIGINT.

@@ -88,9 +88,10 @@ fn run(args: Args) -> Result<ExitCode> {
             let tls = onyx_protocol::tls::ServerFiles { cert: tls_cert, key: tls_key };
             serve::gem(setup.config, &stone, listen, &tls, std::time::Duration::from_secs(idle_logout))
         }
-        Command::Stone { dir, listen, gc_interval, tls_cert, tls_key } => {
+        Command::Stone { dir, listen, gc_interval, tls_cert, tls_key, recover_truncating } => {
             let tls = onyx_protocol::tls::ServerFiles { cert: tls_cert, key: tls_key };
-            serve::stone(&dir, listen, gc_interval, &tls)
+            serve::stone(&dir, listen, gc_interval, &tls, recover_truncating)
         }
+        Command::Verify { dir } => serve::verify(&dir),
     }
 }

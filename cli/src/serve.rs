@@ -1,6 +1,6 @@
-//! The subcommands that make a repository and serve it: `onyx init`, `onyx stone` and `onyx
-//! gem`, each a call of the servers' libraries that says on its first line of standard output
-//! where it listens.
+//! The subcommands that make a repository, serve it and check it: `onyx init`, `onyx stone`
+//! and `onyx gem` (each a call of the servers' libraries that says on its first line of
+//! standard output where it listens), and `onyx verify`.
 
 use std::io::Write as _;
 use std::net::SocketAddr;
@@ -15,6 +15,7 @@ use onyx_server_agent::gem::GemOptions;
 use onyx_server_agent::repository::{self, Passwords};
 use onyx_server_agent::{Setup, users};
 use onyx_stone::StoneOptions;
+use onyx_store::tranlog::Recovery;
 use onyx_vm::VmConfig;
 
 /// `onyx init DIR`: a repository holding the kernel and the users SystemUser and DataCurator.
@@ -32,14 +33,49 @@ pub fn init(setup: &Setup, dir: &Path, passwords: &Passwords) -> Result<ExitCode
 }
 
 /// `onyx stone DIR`: serves the repository until SIGTERM or SIGINT.
-pub fn stone(dir: &Path, listen: SocketAddr, gc_interval: u64, tls: &ServerFiles) -> Result<ExitCode> {
+pub fn stone(
+    dir: &Path,
+    listen: SocketAddr,
+    gc_interval: u64,
+    tls: &ServerFiles,
+    recover_truncating: bool,
+) -> Result<ExitCode> {
     let listening = |addr| {
         println!("stone listening on {addr}");
         std::io::stdout().flush()
     };
     let gc_interval = (gc_interval > 0).then(|| Duration::from_secs(gc_interval));
-    onyx_stone::serve_until(StoneOptions { dir, listen, gc_interval, tls }, listening, Until::Signalled)?;
+    let recovery = if recover_truncating { Recovery::Truncate } else { Recovery::Strict };
+    let options = StoneOptions { dir, listen, gc_interval, tls, recovery };
+    onyx_stone::serve_until(options, listening, Until::Signalled)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `onyx verify DIR`: checks the whole repository and says what is wrong; fails if anything is.
+pub fn verify(dir: &Path) -> Result<ExitCode> {
+    let report = onyx_store::verify::verify(dir)?;
+    println!(
+        "{}: {} objects, {} chunks, commit {}{}",
+        dir.display(),
+        report.objects,
+        report.chunks,
+        report.commit,
+        match report.logged {
+            0 => String::new(),
+            n => format!(" and {n} more in the transaction log (applied when the stone starts)"),
+        }
+    );
+    if report.is_sound() {
+        println!("the repository is sound");
+        return Ok(ExitCode::SUCCESS);
+    }
+    for problem in &report.problems {
+        println!("damaged: {problem}");
+    }
+    if report.unlisted > 0 {
+        println!("and {} more problems", report.unlisted);
+    }
+    Ok(ExitCode::FAILURE)
 }
 
 /// `onyx gem --stone ADDR`: a session with the stone, and the agent served until SIGTERM or

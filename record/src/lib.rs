@@ -7,6 +7,8 @@
 //!   false, and in records Symbols by id), the VM's and the records' alike.
 //! - [`record`]: [`ObjectRecord`], one object as stored and sent, with its encoding; the
 //!   reserved OOPs and the chunk size of large objects.
+//! - [`shape`]: the kinds of body a record may have and what each holds, checked by the
+//!   stone at every commit.
 //! - [`link`]: [`StoneLink`], the calls a gem makes of its stone, and what they answer.
 //! - [`error`]: [`StoneError`], why such a call failed, by kind.
 //!
@@ -32,6 +34,7 @@
 pub mod error;
 pub mod link;
 pub mod record;
+pub mod shape;
 pub mod word;
 
 pub use error::StoneError;

@@ -41,7 +41,7 @@ pub struct ObjectRecord {
     pub oop: Oop,
     /// Its class (itself a persistent object).
     pub class: Oop,
-    /// The VM's body kind (pointers, bytes, float, method, ...): opaque to the stone.
+    /// The body kind (pointers, bytes, float, method, ...: see [`crate::shape`]).
     pub kind: u8,
     /// The identity hash, kept for the object's life.
     pub hash: u32,

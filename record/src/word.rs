@@ -57,6 +57,29 @@ pub fn word_symbol(word: u64) -> Option<u64> {
     (word & TAG_MASK == TAG_SYMBOL).then_some(word >> TAG_BITS)
 }
 
+/// nil, true and false.
+pub const NIL: u64 = TAG_SPECIAL;
+/// `true`.
+pub const TRUE: u64 = (1 << TAG_BITS) | TAG_SPECIAL;
+/// `false`.
+pub const FALSE: u64 = (2 << TAG_BITS) | TAG_SPECIAL;
+
+/// Whether `word` is an immediate: a SmallInteger, a Character (a code point of 32 bits at
+/// most), nil, true or false.
+pub fn is_immediate(word: u64) -> bool {
+    match word & TAG_MASK {
+        TAG_INT => true,
+        TAG_CHAR => word >> TAG_BITS <= u64::from(u32::MAX),
+        TAG_SPECIAL => matches!(word, NIL | TRUE | FALSE),
+        _ => false,
+    }
+}
+
+/// Whether `word` means something in a record: a reference, an immediate or a symbol.
+pub fn is_record_word(word: u64) -> bool {
+    word_ref(word).is_some() || word_symbol(word).is_some() || is_immediate(word)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -69,6 +92,10 @@ mod tests {
         assert_eq!(word_symbol(ref_word(42)), None);
         for immediate in [TAG_INT | (7 << TAG_BITS), TAG_CHAR, TAG_SPECIAL] {
             assert_eq!((word_ref(immediate), word_symbol(immediate)), (None, None));
+            assert!(is_immediate(immediate) && is_record_word(immediate));
+        }
+        for nonsense in [0b101, 0b110, 0b111, (3 << TAG_BITS) | TAG_SPECIAL, (1 << 40) | TAG_CHAR] {
+            assert!(!is_record_word(nonsense), "{nonsense:#x}");
         }
     }
 }

@@ -58,6 +58,7 @@ impl Embedded {
                 listen: loopback,
                 gc_interval: Some(Duration::from_secs(60)),
                 tls: &ServerFiles::default(),
+                recovery: onyx_store::tranlog::Recovery::Strict,
             };
             Ok(onyx_stone::serve_until(options, ready, Until::Told(until))?)
         })?;

@@ -20,6 +20,7 @@ use std::time::Duration;
 use onyx_protocol::serving::{self, Until};
 use onyx_protocol::stone::stone_server::StoneServer;
 use onyx_protocol::tls::{ServerFiles, TlsError};
+use onyx_store::tranlog::Recovery;
 use onyx_store::{Stone, StoreError};
 use tonic::transport::Server;
 use tonic::transport::server::TcpIncoming;
@@ -76,6 +77,8 @@ pub struct StoneOptions<'a> {
     pub gc_interval: Option<Duration>,
     /// The certificate and key to serve TLS with (none: plain TCP).
     pub tls: &'a ServerFiles,
+    /// What to do with a damaged or missing transaction log.
+    pub recovery: Recovery,
 }
 
 /// Serves the repository until `until`; `listening` is told the address once connections
@@ -85,9 +88,12 @@ pub fn serve_until(
     listening: impl FnOnce(SocketAddr) -> std::io::Result<()>,
     until: Until,
 ) -> Result<(), ServeError> {
-    let StoneOptions { dir, listen, gc_interval, tls } = options;
+    let StoneOptions { dir, listen, gc_interval, tls, recovery } = options;
     let tls = tls.config()?;
-    let stone = Arc::new(Stone::open(dir)?);
+    let stone = Arc::new(Stone::open_with(dir, recovery)?);
+    if let Some(loss) = stone.recovery_loss() {
+        eprintln!("onyx stone: {loss}");
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(listen)

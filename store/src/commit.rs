@@ -47,6 +47,9 @@ pub(crate) struct Queue {
 pub(crate) struct Committer {
     pub log: TranLog,
     checkpointed: Instant,
+    /// Whether the repository says the log holds commits past its checkpoint (set before the
+    /// first record after a checkpoint, cleared by the next).
+    marked: bool,
     /// Why the committer takes no more commits, once a write's outcome could not be made
     /// certain (see [`Committer::write`]).
     broken: Option<String>,
@@ -54,7 +57,7 @@ pub(crate) struct Committer {
 
 impl Committer {
     pub fn new(log: TranLog) -> Committer {
-        Committer { log, checkpointed: Instant::now(), broken: None }
+        Committer { log, checkpointed: Instant::now(), marked: false, broken: None }
     }
 
     /// Makes the object table durable; the log starts over. A checkpoint that fails is
@@ -65,6 +68,7 @@ impl Committer {
             return Err(StoreError::Storage(why.clone()));
         }
         shared.repo.checkpoint()?;
+        self.marked = false;
         self.log.start_over();
         Ok(())
     }
@@ -79,10 +83,10 @@ impl Committer {
         if let Some(why) = &self.broken {
             return Err(StoreError::Storage(why.clone()));
         }
-        let mut at = self.append(prev, meta, records)?;
+        let mut at = self.append(shared, prev, meta, records)?;
         if at.is_none() {
             self.checkpoint(shared)?;
-            at = self.append(prev, meta, records)?;
+            at = self.append(shared, prev, meta, records)?;
         }
         let Some(at) = at else {
             return shared.repo.write(records.iter().copied(), meta, Durability::Now).map_err(|e| match e {
@@ -108,7 +112,19 @@ impl Committer {
         }
     }
 
-    fn append(&mut self, prev: u64, meta: Meta, records: &[&ObjectRecord]) -> Result<Option<u64>, StoreError> {
+    fn append(
+        &mut self,
+        shared: &Shared,
+        prev: u64,
+        meta: Meta,
+        records: &[&ObjectRecord],
+    ) -> Result<Option<u64>, StoreError> {
+        if !self.marked {
+            // Before the log holds anything the object table lacks on disk, the repository
+            // says so: a log lost after this is refused, not started afresh.
+            shared.repo.mark_log_pending()?;
+            self.marked = true;
+        }
         let at = self.log.end();
         match self.log.append(prev, meta, records.iter().copied()) {
             Ok(written) => Ok(written),

@@ -9,6 +9,7 @@
 //! - [`tranlog`]: the transaction log, where commits become durable.
 //! - [`locks`]: object locks.
 //! - [`gc`]: the repository's garbage collector.
+//! - [`verify`]: the offline check of a whole repository (`onyx verify`).
 //! - [`local`]: a session of a stone in the same process, as the VM's `StoneLink`.
 //!
 //! Records, OOPs and the session's vocabulary are `onyx-record`'s, shared with the VM. The
@@ -23,6 +24,7 @@ pub mod locks;
 pub mod repo;
 pub mod stone;
 pub mod tranlog;
+pub mod verify;
 
 pub use commit::Reply;
 pub use error::StoreError;

@@ -8,7 +8,15 @@
 //! `symbol_names` and `symbol_ids` are the symbol table (see `record.rs`). Every
 //! write is one redb transaction. Symbols and deletions are durable when their call returns;
 //! commits are written with [`Durability::AtCheckpoint`] once the transaction log holds them
-//! (`tranlog.rs`), and are on disk after the next [`Repository::checkpoint`].
+//! (`tranlog.rs`), and are on disk after the next [`Repository::checkpoint`]. The `pending`
+//! mark says whether the log may hold commits the object table has not got on disk: it is
+//! set, durably, before the first record after a checkpoint, and cleared by the next one.
+//!
+//! Nothing read back is trusted: every object record and every chunk is stored with a
+//! CRC-32 of its OOP (and chunk number) and contents, checked whenever it is read; the file
+//! itself is opened with redb's integrity check, which verifies the checksum of every page;
+//! and durable writes use two-phase commit, so that after a crash the latest commit always
+//! verifies and one that does not is damage, never taken for a torn write.
 
 use std::path::{Path, PathBuf};
 
@@ -24,8 +32,10 @@ const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
 const SYMBOL_NAMES: TableDefinition<u64, &[u8]> = TableDefinition::new("symbol_names");
 const SYMBOL_IDS: TableDefinition<&[u8], u64> = TableDefinition::new("symbol_ids");
 
-/// The repository format this code reads and writes.
-const FORMAT: u64 = 1;
+/// The repository format this code reads and writes (2: records carry checksums).
+const FORMAT: u64 = 2;
+/// The bytes of the checksum after each stored record and chunk.
+const SEAL: usize = 4;
 /// The repository file inside a repository folder.
 pub const FILE: &str = "repository.onyx";
 /// The first byte of a chunked object's header record.
@@ -90,6 +100,7 @@ impl Repository {
             meta.insert("id", new_id())?;
             meta.insert("oop_high", FIRST_OOP + 1)?;
             meta.insert("commit_seq", 0)?;
+            meta.insert("pending", 0)?;
         }
         txn.commit()?;
         Ok(Repository { db, path })
@@ -106,7 +117,7 @@ impl Repository {
         }
         let shown = path.display().to_string();
         let not_ours = |why: String| StoreError::NotARepository(format!("{shown} is not an Onyx repository: {why}"));
-        let db = Database::open(&path).map_err(|e| not_ours(e.to_string()))?;
+        let db = open_checked(&path)?;
         let repo = Repository { db, path };
         let format = {
             let txn = repo.db.begin_read()?;
@@ -115,9 +126,30 @@ impl Repository {
         };
         match format {
             Some(FORMAT) => Ok(repo),
+            Some(1) => Err(not_ours(format!(
+                "format 1, made before records carried checksums; this version reads format {FORMAT} \
+                 (make a new repository with `onyx init` and load your packages into it)"
+            ))),
             Some(other) => Err(not_ours(format!("format {other}, this version reads format {FORMAT}"))),
             None => Err(not_ours("no format mark".into())),
         }
+    }
+
+    /// Whether the transaction log may hold commits the object table has not got on disk.
+    pub fn log_pending(&self) -> Result<bool, StoreError> {
+        let txn = self.db.begin_read()?;
+        let meta = txn.open_table(META)?;
+        Ok(meta.get("pending")?.is_some_and(|v| v.value() != 0))
+    }
+
+    /// Marks, durably, that the transaction log is about to hold commits past the object
+    /// table's last checkpoint.
+    pub fn mark_log_pending(&self) -> Result<(), StoreError> {
+        let mut txn = self.db.begin_write()?;
+        txn.set_two_phase_commit(true);
+        txn.open_table(META)?.insert("pending", 1)?;
+        txn.commit()?;
+        Ok(())
     }
 
     /// The repository's identity, which its transaction log carries too (0 for a
@@ -147,7 +179,8 @@ impl Repository {
                 return Ok(ids);
             }
         }
-        let txn = self.db.begin_write()?;
+        let mut txn = self.db.begin_write()?;
+        txn.set_two_phase_commit(true);
         let mut ids = Vec::with_capacity(names.len());
         {
             let mut by_name = txn.open_table(SYMBOL_IDS)?;
@@ -174,7 +207,8 @@ impl Repository {
     /// Deletes objects `oops` (and the chunks of those stored in chunks) in one durable
     /// transaction.
     pub fn delete(&self, oops: &[Oop]) -> Result<(), StoreError> {
-        let txn = self.db.begin_write()?;
+        let mut txn = self.db.begin_write()?;
+        txn.set_two_phase_commit(true);
         {
             let mut objects = txn.open_table(OBJECTS)?;
             let mut chunks = txn.open_table(CHUNKS)?;
@@ -189,9 +223,13 @@ impl Repository {
         Ok(())
     }
 
-    /// Makes every write before it durable.
+    /// Makes every write before it durable, and clears the mark of commits pending in the
+    /// transaction log (it holds none the object table has not got on disk now).
     pub fn checkpoint(&self) -> Result<(), StoreError> {
-        self.db.begin_write()?.commit()?;
+        let mut txn = self.db.begin_write()?;
+        txn.set_two_phase_commit(true);
+        txn.open_table(META)?.insert("pending", 0)?;
+        txn.commit()?;
         Ok(())
     }
 
@@ -204,9 +242,11 @@ impl Repository {
     ) -> Result<(), WriteError> {
         let refused = |e: StoreError| WriteError::Refused(e);
         let mut txn = self.db.begin_write().map_err(|e| refused(e.into()))?;
-        if durability == Durability::AtCheckpoint {
-            txn.set_durability(redb::Durability::None)
-                .map_err(|e| refused(StoreError::Storage(format!("cannot defer a write to the checkpoint: {e}"))))?;
+        match durability {
+            Durability::AtCheckpoint => txn
+                .set_durability(redb::Durability::None)
+                .map_err(|e| refused(StoreError::Storage(format!("cannot defer a write to the checkpoint: {e}"))))?,
+            Durability::Now => txn.set_two_phase_commit(true),
         }
         Repository::fill(&txn, records, meta).map_err(refused)?;
         // A commit that fails may have been applied all the same (redb says so).
@@ -227,14 +267,14 @@ impl Repository {
             }
             let data = r.encode();
             if data.len() <= CHUNK {
-                objects.insert(r.oop, data.as_slice())?;
+                objects.insert(r.oop, seal(&[r.oop], data).as_slice())?;
             } else {
                 let (header, contents) = data.split_at(HEADER);
                 let mut head = header.to_vec();
                 head[0] = CHUNKED;
-                objects.insert(r.oop, head.as_slice())?;
+                objects.insert(r.oop, seal(&[r.oop], head).as_slice())?;
                 for (i, piece) in contents.chunks(CHUNK).enumerate() {
-                    chunks.insert((r.oop, i as u32), piece)?;
+                    chunks.insert((r.oop, i as u32), seal(&[r.oop, i as u64], piece.to_vec()).as_slice())?;
                 }
             }
         }
@@ -243,6 +283,55 @@ impl Repository {
         m.insert("commit_seq", meta.commit_seq)?;
         Ok(())
     }
+}
+
+/// Opens a repository file with redb's integrity check (every page's checksum verified, so a
+/// damaged file is refused rather than read), as an error of its kind.
+fn open_checked(path: &Path) -> Result<Database, StoreError> {
+    let shown = path.display();
+    let mut builder = Database::builder();
+    builder.set_check_integrity_on_open(true);
+    // redb promises errors, not panics, for a damaged file opened so; a panic all the same is
+    // damage to report, not a reason to stop the process.
+    let opened = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| builder.open(path)));
+    match opened {
+        Ok(Ok(db)) => Ok(db),
+        Ok(Err(redb::DatabaseError::Storage(redb::StorageError::Corrupted(why)))) => {
+            Err(StoreError::Corrupt(format!("{shown} fails its integrity check: {why}")))
+        }
+        Ok(Err(redb::DatabaseError::Storage(redb::StorageError::Io(e))))
+            if e.kind() != std::io::ErrorKind::InvalidData =>
+        {
+            Err(StoreError::Storage(format!("cannot read {shown}: {e}")))
+        }
+        Ok(Err(e)) => Err(StoreError::NotARepository(format!("{shown} is not an Onyx repository: {e}"))),
+        Err(_) => Err(StoreError::Corrupt(format!("{shown} could not be read: its pages are damaged"))),
+    }
+}
+
+/// `data` followed by the CRC-32 of `ids` (the OOP, and a chunk's number) and `data`.
+fn seal(ids: &[u64], mut data: Vec<u8>) -> Vec<u8> {
+    let mut crc = crc32fast::Hasher::new();
+    for id in ids {
+        crc.update(&id.to_le_bytes());
+    }
+    crc.update(&data);
+    data.extend_from_slice(&crc.finalize().to_le_bytes());
+    data
+}
+
+/// What [`seal`] sealed, checked; `what` names it in the error of a failed check.
+fn unseal(ids: &[u64], stored: &[u8], what: impl FnOnce() -> String) -> Result<Vec<u8>, StoreError> {
+    let (data, sum) = stored.split_at(stored.len().saturating_sub(SEAL));
+    let mut crc = crc32fast::Hasher::new();
+    for id in ids {
+        crc.update(&id.to_le_bytes());
+    }
+    crc.update(data);
+    if sum.len() != SEAL || crc.finalize().to_le_bytes() != sum {
+        return Err(StoreError::Corrupt(format!("{} fails its checksum", what())));
+    }
+    Ok(data.to_vec())
 }
 
 /// A transaction log left in a folder where a new repository is made belongs to an older
@@ -329,6 +418,16 @@ impl Snapshot {
         Ok(Objects { table: self.txn.open_table(OBJECTS)? })
     }
 
+    /// Every chunk's object and number, in order.
+    pub fn chunk_keys(&self) -> Result<Vec<(Oop, u32)>, StoreError> {
+        let chunks = self.txn.open_table(CHUNKS)?;
+        let mut out = Vec::new();
+        for entry in chunks.iter()? {
+            out.push(entry?.0.value());
+        }
+        Ok(out)
+    }
+
     /// Object `oop`, whole, or `None` if there is no such object.
     pub fn get(&self, oop: Oop) -> Result<Option<ObjectRecord>, StoreError> {
         let Some(mut whole) = self.stored(oop)? else { return Ok(None) };
@@ -337,9 +436,13 @@ impl Snapshot {
         }
         whole[0] = VERSION;
         let chunks = self.txn.open_table(CHUNKS)?;
-        for piece in chunks.range((oop, 0)..=(oop, u32::MAX))? {
-            let (_, v) = piece?;
-            whole.extend_from_slice(v.value());
+        for (expected, piece) in (0u32..).zip(chunks.range((oop, 0)..=(oop, u32::MAX))?) {
+            let (key, v) = piece?;
+            let index = key.value().1;
+            if index != expected {
+                return Err(StoreError::Corrupt(format!("object {oop} has no chunk {expected}")));
+            }
+            whole.extend(unseal(&[oop, u64::from(index)], v.value(), || format!("chunk {index} of object {oop}"))?);
         }
         Ok(Some(ObjectRecord::decode(oop, &whole)?))
     }
@@ -347,7 +450,8 @@ impl Snapshot {
     /// What the object table holds for `oop`: an encoded record, or the header of one
     /// stored in chunks (first byte [`CHUNKED`]).
     fn stored(&self, oop: Oop) -> Result<Option<Vec<u8>>, StoreError> {
-        Ok(self.txn.open_table(OBJECTS)?.get(oop)?.map(|v| v.value().to_vec()))
+        let Some(v) = self.txn.open_table(OBJECTS)?.get(oop)? else { return Ok(None) };
+        Ok(Some(unseal(&[oop], v.value(), || format!("the record of object {oop}"))?))
     }
 
     /// The id of symbol `name`, if it has been interned.
@@ -393,6 +497,7 @@ impl Snapshot {
     /// bytes), or `None` if the object is not chunked or has no such chunk.
     pub fn chunk(&self, oop: Oop, index: u32) -> Result<Option<Vec<u8>>, StoreError> {
         let chunks = self.txn.open_table(CHUNKS)?;
-        Ok(chunks.get((oop, index))?.map(|v| v.value().to_vec()))
+        let Some(v) = chunks.get((oop, index))? else { return Ok(None) };
+        Ok(Some(unseal(&[oop, u64::from(index)], v.value(), || format!("chunk {index} of object {oop}"))?))
     }
 }

@@ -20,7 +20,7 @@ use onyx_record::{About, CommitOutcome, LockKind, ObjectRecord, Oop, SessionInfo
 
 use crate::locks::LockTable;
 use crate::repo::{Durability, Repository, Snapshot};
-use crate::tranlog::TranLog;
+use crate::tranlog::{Recovery, TranLog};
 
 /// The objects one commit wrote.
 pub(crate) type WriteSet = Arc<HashSet<Oop>>;
@@ -71,6 +71,8 @@ impl Shared {
 pub struct Stone {
     shared: Arc<Shared>,
     committer: Option<JoinHandle<()>>,
+    /// What recovery gave up, when it was told to (see [`Recovery::Truncate`]).
+    dropped: Option<String>,
 }
 
 /// The longest symbol name.
@@ -82,24 +84,31 @@ pub const MAX_ALLOCATION: u64 = 1 << 20;
 impl Stone {
     /// Creates a repository in `dir` and serves it.
     pub fn create(dir: &Path) -> Result<Stone, StoreError> {
-        Stone::serve(Repository::create(dir)?)
+        Stone::serve(Repository::create(dir)?, Recovery::Strict)
     }
 
     /// Opens the repository in `dir` and serves it.
     pub fn open(dir: &Path) -> Result<Stone, StoreError> {
-        Stone::serve(Repository::open(dir)?)
+        Stone::open_with(dir, Recovery::Strict)
+    }
+
+    /// Opens the repository in `dir` and serves it, recovering its transaction log as
+    /// `recovery` says.
+    pub fn open_with(dir: &Path, recovery: Recovery) -> Result<Stone, StoreError> {
+        Stone::serve(Repository::open(dir)?, recovery)
     }
 
     /// Serves an open repository, first bringing its object table up to date with the
     /// commits its transaction log holds (those a crash kept from the last checkpoint).
-    pub fn serve(repo: Repository) -> Result<Stone, StoreError> {
+    pub fn serve(repo: Repository, recovery: Recovery) -> Result<Stone, StoreError> {
         let durable = repo.snapshot()?.meta()?.commit_seq;
         let dir = repo.path().parent().unwrap_or(Path::new("."));
-        let (mut log, batches) = TranLog::open(dir, repo.id()?, durable)?;
-        if !batches.is_empty() {
-            for b in &batches {
-                repo.write(&b.records, b.meta, Durability::AtCheckpoint)?;
-            }
+        let pending = repo.log_pending()?;
+        let (mut log, recovered) = TranLog::open(dir, repo.id()?, durable, pending, recovery)?;
+        for b in &recovered.batches {
+            repo.write(&b.records, b.meta, Durability::AtCheckpoint)?;
+        }
+        if pending {
             repo.checkpoint()?;
         }
         log.start_over();
@@ -124,7 +133,13 @@ impl Stone {
             .name("committer".into())
             .spawn(move || commit::run(&for_thread, Committer::new(log)))
             .map_err(|e| StoreError::Storage(format!("cannot start the committer: {e}")))?;
-        Ok(Stone { shared, committer: Some(committer) })
+        Ok(Stone { shared, committer: Some(committer), dropped: recovered.dropped })
+    }
+
+    /// What recovery gave up when this stone started, if it was told to give something up
+    /// ([`Recovery::Truncate`]) and had to.
+    pub fn recovery_loss(&self) -> Option<&str> {
+        self.dropped.as_deref()
     }
 
     /// Logs a new session in, with a view of the latest commit. Answers its id and view.
@@ -264,8 +279,13 @@ impl Stone {
     }
 
     /// Queues a commit and returns at once; `reply` gets the outcome once the commit is
-    /// durable or refused (on the committer's thread: it must not block).
+    /// durable or refused (on the committer's thread: it must not block). A record that is no
+    /// object (see [`ObjectRecord::check_shape`]) is refused here, before it is queued.
     pub fn commit_then(&self, session: u64, records: Vec<ObjectRecord>, reply: Reply) {
+        if let Some(why) = records.iter().find_map(|r| r.check_shape().err()) {
+            reply(Err(StoreError::Invalid(format!("the commit holds a malformed record: {why}"))));
+            return;
+        }
         if records.is_empty() {
             // Nothing to write: the commit only moves the view and releases the locks, as
             // an abort does, without waiting for the disk.

@@ -60,7 +60,7 @@ fn a_commit_on_a_full_disk_fails_clearly_and_loses_nothing_committed_before() {
     let limit = Arc::new(AtomicU64::new(u64::MAX));
     let backend = LimitedFile { inner, limit: Arc::clone(&limit) };
     let repo = Repository::create_with_backend(&path, backend).unwrap_or_else(|e| panic!("{e}"));
-    let stone = Stone::serve(repo).unwrap_or_else(|e| panic!("{e}"));
+    let stone = Stone::serve(repo, onyx_store::tranlog::Recovery::Strict).unwrap_or_else(|e| panic!("{e}"));
     let (s, _) = stone.login().unwrap_or_else(|e| panic!("{e}"));
     let r = stone.allocate(s, 3).unwrap_or_else(|e| panic!("{e}"));
     let (class, counter, big) = (r.start, r.start + 1, r.start + 2);

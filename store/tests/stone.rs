@@ -7,7 +7,7 @@ use std::sync::Arc;
 use onyx_record::word::{ref_word, symbol_word};
 use onyx_record::{CHUNK, CommitOutcome, LockKind, ObjectRecord, Oop, ROOT};
 use onyx_store::repo::{Meta, Repository};
-use onyx_store::tranlog::TranLog;
+use onyx_store::tranlog::{Recovery, TranLog};
 use onyx_store::{Stone, StoreError};
 
 const SMALL_INT: u64 = 0b001;
@@ -17,7 +17,7 @@ fn int(n: u64) -> u64 {
 }
 
 fn record(oop: Oop, class: Oop, words: Vec<u64>) -> ObjectRecord {
-    ObjectRecord { oop, class, kind: 2, hash: oop as u32, named: 0, words, bytes: Vec::new() }
+    ObjectRecord { oop, class, kind: 0, hash: oop as u32, named: 0, words, bytes: Vec::new() }
 }
 
 /// A repository whose root holds one counter object (answered with its class's OOP).
@@ -125,6 +125,36 @@ fn commits_that_name_unknown_or_dangling_objects_are_refused_and_change_nothing(
 }
 
 #[test]
+fn records_that_are_no_object_are_refused_at_commit_and_change_nothing() {
+    let (_dir, stone, class, counter) = repository();
+    let (s, _) = ok(stone.login());
+    let before = ok(stone.last_commit());
+    let shaped = |kind: u8, words: Vec<u64>, bytes: Vec<u8>| ObjectRecord {
+        kind,
+        words,
+        bytes,
+        ..record(counter, class, vec![])
+    };
+    let huge = [(1u64 << 40).to_le_bytes(), 0u64.to_le_bytes()].concat();
+    let hostile = [
+        ("a chunked header claiming 2^40 slots", shaped(0x80, vec![], huge)),
+        ("a 3-byte Float", shaped(2, vec![], vec![1, 2, 3])),
+        ("an unknown kind", shaped(9, vec![], vec![])),
+        ("an odd-length dictionary", shaped(5, vec![int(1)], vec![])),
+        ("a method without its three words", shaped(4, vec![int(1)], b"foo ^1".to_vec())),
+        ("a method whose source is not UTF-8", shaped(4, vec![ref_word(class), int(1), int(2)], vec![0xff])),
+        ("a slot word that is no value", shaped(0, vec![0b111], vec![])),
+        ("more named slots than slots", ObjectRecord { named: 4, ..record(counter, class, vec![int(1)]) }),
+    ];
+    for (what, r) in hostile {
+        let refused = stone.commit(s, vec![r]);
+        assert!(matches!(&refused, Err(StoreError::Invalid(m)) if m.contains("malformed")), "{what}: {refused:?}");
+    }
+    assert_eq!(ok(stone.last_commit()), before);
+    assert_eq!(value_of(&stone, s, counter), 0);
+}
+
+#[test]
 fn locks_are_per_session_and_released_at_commit_and_abort() {
     let (_dir, stone, class, counter) = repository();
     let (a, _) = ok(stone.login());
@@ -217,9 +247,12 @@ fn commits_the_log_holds_beyond_the_last_checkpoint_are_replayed_at_open() {
     // A crash right after a commit's log sync: the log holds it, the object table does not.
     let repo = ok(Repository::open(dir.path()));
     let (durable, id) = (ok(repo.snapshot().and_then(|s| s.meta())), ok(repo.id()));
+    assert!(!ok(repo.log_pending()), "a stone that stopped cleanly leaves nothing to replay");
+    // As the committer does before the first record after a checkpoint.
+    ok(repo.mark_log_pending());
     drop(repo);
-    let (mut log, pending) = ok(TranLog::open(dir.path(), id, durable.commit_seq));
-    assert!(pending.is_empty(), "a stone that stopped cleanly leaves nothing to replay");
+    let (mut log, recovered) = ok(TranLog::open(dir.path(), id, durable.commit_seq, true, Recovery::Strict));
+    assert!(recovered.batches.is_empty());
     let meta = Meta { oop_high: durable.oop_high + 5, commit_seq: durable.commit_seq + 1 };
     let logged = ok(log.append(durable.commit_seq, meta, &[record(counter, class, vec![int(17)])]));
     assert!(logged.is_some());

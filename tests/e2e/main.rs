@@ -7,6 +7,7 @@
 //! - `gems`: gem processes sharing a repository through a stone.
 //! - `errors`: the stone's failures, told apart by kind through a gem's session and its agent.
 //! - `crash`: a stone killed during a commit storm keeps every acknowledged commit.
+//! - `integrity`: hostile records, and damaged files, refused or found, never read as data.
 //! - `logins`: what a login to an agent may do, and how long its token and handles last.
 //! - `sessions`: the stone's sessions as the agents show them, and their events.
 //! - `tidy`: repository hygiene.
@@ -18,6 +19,7 @@ mod agent;
 mod crash;
 mod errors;
 mod gems;
+mod integrity;
 mod logins;
 mod sessions;
 mod stone;

@@ -79,7 +79,7 @@ pub(crate) fn int(n: u64) -> u64 {
 }
 
 pub(crate) fn record(oop: Oop, class: Oop, words: Vec<u64>) -> ObjectRecord {
-    ObjectRecord { oop, class, kind: 2, hash: 7, named: 0, words, bytes: Vec::new() }
+    ObjectRecord { oop, class, kind: 0, hash: 7, named: 0, words, bytes: Vec::new() }
 }
 
 /// Commits a root holding a counter; answers (class, counter).

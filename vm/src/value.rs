@@ -17,7 +17,7 @@
 
 use std::fmt;
 
-use onyx_record::word::{TAG_BITS, TAG_CHAR, TAG_INT, TAG_MASK, TAG_OBJECT, TAG_SPECIAL};
+use onyx_record::word::{self, TAG_BITS, TAG_CHAR, TAG_INT, TAG_MASK, TAG_OBJECT};
 
 /// A Smalltalk value: an immediate or a reference through the object table.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -26,11 +26,11 @@ pub struct Value(u64);
 
 impl Value {
     /// `nil`
-    pub const NIL: Value = Value(TAG_SPECIAL);
+    pub const NIL: Value = Value(word::NIL);
     /// `true`
-    pub const TRUE: Value = Value((1 << TAG_BITS) | TAG_SPECIAL);
+    pub const TRUE: Value = Value(word::TRUE);
     /// `false`
-    pub const FALSE: Value = Value((2 << TAG_BITS) | TAG_SPECIAL);
+    pub const FALSE: Value = Value(word::FALSE);
 
     /// The largest SmallInteger, `2 ** 60 - 1`.
     pub const MAX_INT: i64 = (1 << 60) - 1;
@@ -142,14 +142,7 @@ impl Value {
     /// The immediate (SmallInteger, Character, nil, true or false) with these bits, if they
     /// are one; object references and anything malformed answer `None`.
     pub fn immediate_from_bits(bits: u64) -> Option<Value> {
-        let v = Value(bits);
-        let ok = match bits & TAG_MASK {
-            TAG_INT => true,
-            TAG_CHAR => bits >> TAG_BITS <= u64::from(u32::MAX),
-            TAG_SPECIAL => v == Value::NIL || v == Value::TRUE || v == Value::FALSE,
-            _ => false,
-        };
-        ok.then_some(v)
+        word::is_immediate(bits).then_some(Value(bits))
     }
 }
 

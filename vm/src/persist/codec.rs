@@ -1,14 +1,6 @@
-//! Local objects as records and back: how each kind of body is stored.
-//!
-//! | body | kind | words | bytes |
-//! |---|---|---|---|
-//! | pointer slots | 0 | the slots | |
-//! | bytes (String, ByteArray, ...) | 1 | | the bytes |
-//! | Float | 2 | | the IEEE double, little-endian |
-//! | large integer | 3 | | the magnitude, little-endian (the class gives the sign) |
-//! | compiled method | 4 | its class, selector, protocol | its source (recompiled when loaded) |
-//! | native dictionary | 5 | keys and values, alternating | |
-//! | Semaphore | 6 | | excess signals (waiting processes are not kept) |
+//! Local objects as records and back: each kind of body as the record of its kind
+//! (`onyx_record::shape` says what each holds). A method is stored as its source and
+//! recompiled when loaded; a Semaphore keeps its excess signals, not its waiting processes.
 //!
 //! Symbols are never records: a slot that holds one holds its id in the stone's symbol table
 //! (see `onyx_record::word`). Processes are transient; committing one is an error.
@@ -24,13 +16,7 @@ use crate::heap::{Body, Dict, SemaphoreBody};
 use crate::value::Value;
 use crate::vm::Vm;
 
-pub(super) const SLOTS: u8 = 0;
-pub(super) const BYTES: u8 = 1;
-pub(super) const FLOAT: u8 = 2;
-pub(super) const LARGE: u8 = 3;
-pub(super) const METHOD: u8 = 4;
-pub(super) const DICT: u8 = 5;
-pub(super) const SEMAPHORE: u8 = 6;
+pub(super) use onyx_record::shape::{BYTES, DICT, FLOAT, LARGE, MAX_BYTES, MAX_WORDS, METHOD, SEMAPHORE, SLOTS};
 
 /// How a local reference is named in a record: the persistent object's OOP, or a symbol's
 /// id. Answers `None` for an object that has neither (the caller makes it persistent first).
@@ -124,9 +110,9 @@ pub(super) fn whole(r: ObjectRecord, resolve: &mut impl Resolving) -> Result<Obj
     }
     let Some((words, bytes)) = r.chunked_sizes() else { return Ok(r) };
     let kind = r.kind & !CHUNKED_HEADER;
-    let too_large = || damaged(format!("object {}: too large", r.oop));
-    let nwords = usize::try_from(words).map_err(|_| too_large())?;
-    let nbytes = usize::try_from(bytes).map_err(|_| too_large())?;
+    let too_large = || damaged(format!("object {}: {words} slots and {bytes} bytes, more than an object holds", r.oop));
+    let nwords = usize::try_from(words).ok().filter(|&n| n <= MAX_WORDS).ok_or_else(too_large)?;
+    let nbytes = usize::try_from(bytes).ok().filter(|&n| n <= MAX_BYTES).ok_or_else(too_large)?;
     let split = nwords.checked_mul(8).ok_or_else(too_large)?;
     let total = split.checked_add(nbytes).ok_or_else(too_large)?;
     let data = resolve.contents(r.oop, total)?;
@@ -151,11 +137,13 @@ pub(super) fn decode(vm: &mut Vm, r: &ObjectRecord, resolve: &mut impl Resolving
         if r.kind & !CHUNKED_HEADER != SLOTS {
             return Err(bad("only pointer objects stay in chunks"));
         }
-        let nwords = usize::try_from(words).map_err(|_| bad("too large"))?;
+        let nwords = usize::try_from(words).ok().filter(|&n| n <= MAX_WORDS).ok_or_else(|| bad("too many slots"))?;
         return Ok(Some(Body::Chunked(Box::new(crate::heap::Chunked::unloaded(nwords)))));
     }
     Ok(Some(match r.kind {
-        SLOTS => Body::Slots(values_of(vm, &r.words, resolve)?.into()),
+        SLOTS => {
+            Body::Slots(values_of(vm, &r.words, resolve).map_err(|e| e.context(&format!("object {}", r.oop)))?.into())
+        }
         BYTES => Body::Bytes(r.bytes.clone()),
         FLOAT => {
             let bytes: [u8; 8] = r.bytes.as_slice().try_into().map_err(|_| bad("a Float of bad size"))?;
@@ -167,7 +155,7 @@ pub(super) fn decode(vm: &mut Vm, r: &ObjectRecord, resolve: &mut impl Resolving
             Body::Large(Box::new(BigInt::from_bytes_le(sign, &r.bytes)))
         }
         DICT => {
-            let flat = values_of(vm, &r.words, resolve)?;
+            let flat = values_of(vm, &r.words, resolve).map_err(|e| e.context(&format!("object {}", r.oop)))?;
             if flat.len() % 2 != 0 {
                 return Err(bad("a dictionary with an odd number of words"));
             }

@@ -156,30 +156,50 @@ impl Persistence {
                         && !(guessed.contains(&r.oop) && codec::comes_in_whole(r)))
             })
             .collect();
-        let records =
-            fetched.into_iter().map(|r| codec::whole(r, self)).collect::<Result<Vec<ObjectRecord>, StoneError>>()?;
+        // A record this gem cannot use leaves its object a stub and the rest goes on: the
+        // damage is reported when the object itself is asked for (here, or when it is touched).
+        let mut failed: Option<StoneError> = None;
+        let mut damaged = |oop: Oop, e: StoneError| {
+            if wanted.contains(&oop) && failed.is_none() {
+                failed = Some(e);
+            }
+        };
+        let mut records = Vec::with_capacity(fetched.len());
+        for r in fetched {
+            let oop = r.oop;
+            match codec::whole(r, self) {
+                Ok(r) => records.push(r),
+                Err(e) => damaged(oop, e),
+            }
+        }
         self.stats.objects_loaded += records.len() as u64;
         self.learn_symbols(vm, records.iter().flat_map(|r| r.symbols().collect::<Vec<_>>()).collect())?;
         let mut methods = Vec::new();
         for r in &records {
             let v = codec::Resolving::local_for(self, vm, r.oop);
             let class = codec::Resolving::local_for(self, vm, r.class);
-            match codec::decode(vm, r, self)? {
-                Some(body) => self.install(vm, v, class, r, body),
-                None => methods.push((v, class, r)),
+            match codec::decode(vm, r, self) {
+                Ok(Some(body)) => self.install(vm, v, class, r, body),
+                Ok(None) => methods.push((v, class, r)),
+                Err(e) => damaged(r.oop, e),
             }
         }
         for (v, class, r) in methods {
-            let (method_class, protocol, source) = codec::method_parts(vm, r, self)?;
-            let code = self
-                .compile_loaded(vm, &source, method_class)
-                .map_err(|e| e.context(&format!("object {}: its method does not compile", r.oop)))?;
-            code.method_class.set(method_class);
-            code.protocol.set(protocol);
-            self.install(vm, v, class, r, Body::Method(code));
+            let compiled = codec::method_parts(vm, r, self).and_then(|(method_class, protocol, source)| {
+                let code = self
+                    .compile_loaded(vm, &source, method_class)
+                    .map_err(|e| e.context(&format!("object {}: its method does not compile", r.oop)))?;
+                code.method_class.set(method_class);
+                code.protocol.set(protocol);
+                Ok(code)
+            });
+            match compiled {
+                Ok(code) => self.install(vm, v, class, r, Body::Method(code)),
+                Err(e) => damaged(r.oop, e),
+            }
         }
         vm.flush_caches();
-        Ok(())
+        failed.map_or(Ok(()), Err)
     }
 
     /// Brings in stub `v` (and, within the fault budget, what it references and its

@@ -6,10 +6,12 @@
 //! - `processes`: scheduling, semaphores, delays, interrupts.
 //! - `memory`: the collector under allocation pressure, deep recursion.
 //! - `robustness`: random and malformed source never panics.
+//! - `damage`: records a gem cannot use, already in a repository, harm nothing else.
 //! - `kernel`: the kernel's own SUnit suite.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // tests fail loudly
 
+mod damage;
 mod exceptions;
 mod kernel;
 mod memory;
