@@ -120,11 +120,17 @@ fn method_ref(name: &str) -> Result<pb::MethodRef> {
     })
 }
 
-/// Logs in to the gem's agent at `gem` as `ONYX_USER` (default DataCurator) with
-/// `ONYX_PASSWORD` (default GemStone's swordfish).
-pub async fn login(gem: &str) -> Result<AgentSession> {
+/// Who the command line logs in as, to a stone or a gem's agent: `ONYX_USER` (default
+/// DataCurator) with `ONYX_PASSWORD` (default GemStone's swordfish).
+pub fn credentials() -> (String, String) {
     let user = std::env::var("ONYX_USER").unwrap_or_else(|_| "DataCurator".into());
     let password = std::env::var("ONYX_PASSWORD").unwrap_or_else(|_| users::DEFAULT_PASSWORD.into());
+    (user, password)
+}
+
+/// Logs in to the gem's agent at `gem` as [`credentials`] say.
+pub async fn login(gem: &str) -> Result<AgentSession> {
+    let (user, password) = credentials();
     AgentSession::login(gem, &user, &password).await.map_err(|e| match e {
         LoginError::Refused { status } => anyhow!("the gem at {gem}: {}", status.message()),
         other => anyhow!(other),

@@ -38,10 +38,16 @@ pub fn eval_in_session(setup: &Setup, addr: &str, code: &str) -> Result<ExitCode
     print_evaluation(&mut vm, code)
 }
 
-/// A VM logged in to the stone at `addr`: the repository's committed state.
+/// A VM logged in to the stone at `addr` as [`crate::client::credentials`] say: the
+/// repository's committed state, with that user's rights.
 pub fn login(config: VmConfig, addr: &str) -> Result<Vm> {
-    let session = StoneSession::connect(addr)?;
-    Vm::login(Box::new(session), config).map_err(|e| anyhow!("cannot log in to the stone at {addr}: {e}"))
+    let (user, password) = crate::client::credentials();
+    let session = StoneSession::connect(addr, &user, &password)?;
+    let may_change_code = onyx_record::StoneLink::user(&session).may_change_code;
+    let mut vm =
+        Vm::login(Box::new(session), config).map_err(|e| anyhow!("cannot log in to the stone at {addr}: {e}"))?;
+    vm.set_may_change_code(may_change_code);
+    Ok(vm)
 }
 
 /// Evaluates `code` and prints its value (exit 0) or the error and its stack (exit 1).

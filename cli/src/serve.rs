@@ -91,7 +91,8 @@ pub fn gem(
         println!("gem session {session} on {stone}, agent listening on {addr}");
         std::io::stdout().flush()
     };
-    let options = GemOptions { config, stone, listen, tls, idle_logout };
+    let (user, password) = crate::client::credentials();
+    let options = GemOptions { config, stone, user: &user, password: &password, listen, tls, idle_logout };
     onyx_server_agent::gem::serve_until(options, listening, Until::Signalled)?;
     Ok(ExitCode::SUCCESS)
 }

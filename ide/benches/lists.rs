@@ -28,7 +28,7 @@ const WHEEL: f32 = 60.0;
 fn main() -> Result<()> {
     let rounds: usize = std::env::args().skip(1).find_map(|a| a.parse().ok()).unwrap_or(5);
     let dir = tempfile::tempdir()?;
-    let server = Embedded::start(dir.path(), Setup::default())?;
+    let server = Embedded::start(dir.path(), Setup::default(), "DataCurator", "swordfish")?;
     let started = Instant::now();
     evaluate(
         &server.gem,

@@ -68,9 +68,10 @@ fn run(args: Args) -> Result<()> {
         None => {
             let dir = args.repository.clone().map_or_else(default_repository, Ok)?;
             std::fs::create_dir_all(&dir).map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
-            let embedded = Embedded::start(&dir, Setup::default()).map_err(|e| e.to_string())?;
+            let password = password.unwrap_or_else(|| "swordfish".into());
+            let embedded = Embedded::start(&dir, Setup::default(), &args.user, &password).map_err(|e| e.to_string())?;
             let address = embedded.gem.clone();
-            (Some(embedded), address, password.unwrap_or_else(|| "swordfish".into()))
+            (Some(embedded), address, password)
         }
     };
     // Logged in before the window opens: a gem that cannot be reached, or a refused login, is

@@ -1,8 +1,8 @@
-//! The stone protocol's messages and what they carry, both ways: object records, what a gem
-//! says of itself and the stone's list of sessions, and a failed request as the typed
+//! The stone protocol's messages and what they carry, both ways: object records, users, what
+//! a gem says of itself and the stone's list of sessions, and a failed request as the typed
 //! [`StoneError`] (a gem makes the same error from a [`pb::Failure`] as the stone had).
 
-use onyx_record::{About, LockKind, ObjectRecord, SessionInfo, StoneError};
+use onyx_record::{About, LockKind, ObjectRecord, SessionInfo, StoneError, UserInfo};
 
 use crate::stone as pb;
 
@@ -19,9 +19,20 @@ pub fn to_wire(r: &ObjectRecord) -> pb::Object {
         kind: u32::from(r.kind),
         hash: r.hash,
         named: r.named,
+        policy: r.policy,
         words: r.words.clone(),
         bytes: r.bytes.clone(),
     }
+}
+
+/// A user as a message.
+pub fn user_to_wire(u: &UserInfo) -> pb::UserInfo {
+    pb::UserInfo { name: u.name.clone(), may_change_code: u.may_change_code, default_policy: u.default_policy }
+}
+
+/// A message of a user.
+pub fn user_from_wire(u: pb::UserInfo) -> UserInfo {
+    UserInfo { name: u.name, may_change_code: u.may_change_code, default_policy: u.default_policy }
 }
 
 /// A protocol message as a record; a kind or shape no record can have is an error.
@@ -31,7 +42,16 @@ pub fn from_wire(o: pb::Object) -> Result<ObjectRecord, Malformed> {
     if o.named as usize > o.words.len() {
         return Err(Malformed(format!("object {}: {} named slots but {} slots", o.oop, o.named, o.words.len())));
     }
-    Ok(ObjectRecord { oop: o.oop, class: o.class, kind, hash: o.hash, named: o.named, words: o.words, bytes: o.bytes })
+    Ok(ObjectRecord {
+        oop: o.oop,
+        class: o.class,
+        kind,
+        hash: o.hash,
+        named: o.named,
+        policy: o.policy,
+        words: o.words,
+        bytes: o.bytes,
+    })
 }
 
 /// What a gem says of itself, as a message.
@@ -141,11 +161,12 @@ mod tests {
 
     #[test]
     fn objects_no_record_can_be_are_refused() {
-        let r = ObjectRecord { oop: 20, class: 16, kind: 3, hash: 7, named: 1, words: vec![1], bytes: vec![2] };
+        let r =
+            ObjectRecord { oop: 20, class: 16, kind: 3, hash: 7, named: 1, policy: 0, words: vec![1], bytes: vec![2] };
         assert_eq!(from_wire(to_wire(&r)), Ok(r));
         let wide = pb::Object { kind: 300, ..pb::Object::default() };
         assert!(from_wire(wide).is_err());
-        let lying = pb::Object { named: 2, words: vec![1], ..pb::Object::default() };
+        let lying = pb::Object { named: 2, policy: 0, words: vec![1], ..pb::Object::default() };
         assert!(from_wire(lying).is_err());
     }
 }

@@ -21,6 +21,7 @@
 //!     kind: 0,
 //!     hash: 1,
 //!     named: 1,
+//!     policy: 0,
 //!     words: vec![word::ref_word(101)],
 //!     bytes: Vec::new(),
 //! };
@@ -38,5 +39,7 @@ pub mod shape;
 pub mod word;
 
 pub use error::StoneError;
-pub use link::{About, CommitOutcome, LockKind, SessionInfo, StoneLink, ViewChange};
+pub use link::{
+    About, CommitOutcome, LockKind, NO_POLICY, SYSTEM_POLICY, SessionInfo, StoneLink, UserInfo, ViewChange,
+};
 pub use record::{CHUNK, CHUNKED_HEADER, DecodeError, FIRST_OOP, ObjectRecord, Oop, ROOT};

@@ -43,6 +43,31 @@ pub trait StoneLink {
     fn describe(&mut self, about: &About) -> Result<(), StoneError>;
     /// Every session of the stone, and the number of the latest commit.
     fn sessions(&mut self) -> Result<(Vec<SessionInfo>, u64), StoneError>;
+    /// The user the session is, as the stone knows them.
+    fn user(&self) -> &UserInfo;
+    /// Checks `password` against the session's user's, as a login does (a gem's agent
+    /// checks its own logins so); refused with [`StoneError::PermissionDenied`].
+    fn authenticate(&mut self, password: &str) -> Result<(), StoneError>;
+    /// Adds user `name` with `password` (or gives an existing one a new password and
+    /// privilege); only a user who may change code adds users.
+    fn add_user(&mut self, name: &str, password: &str, may_change_code: bool) -> Result<(), StoneError>;
+}
+
+/// The policy of an object that belongs to none: everyone may read and change it.
+pub const NO_POLICY: u32 = 0;
+/// The policy of the kernel (classes, methods, the system dictionary, the root): everyone
+/// reads it, only users who may change code change it.
+pub const SYSTEM_POLICY: u32 = 1;
+
+/// A user, as their session knows them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct UserInfo {
+    /// Their name.
+    pub name: String,
+    /// Whether they may change code (compile, define and remove classes, add users).
+    pub may_change_code: bool,
+    /// The policy the objects they make belong to.
+    pub default_policy: u32,
 }
 
 /// Which lock.

@@ -47,16 +47,19 @@ pub struct ObjectRecord {
     pub hash: u32,
     /// How many of `words` are named instance variables.
     pub named: u32,
+    /// The object security policy it belongs to, which says who may read and change it
+    /// (see [`crate::link::NO_POLICY`]).
+    pub policy: u32,
     /// Slot words (references and immediates).
     pub words: Vec<u64>,
     /// Byte contents (strings, byte arrays, the encoded parts of floats, integers, methods).
     pub bytes: Vec<u8>,
 }
 
-/// Encoding version, the first byte of every encoded record.
-pub const VERSION: u8 = 1;
-/// Fixed part: version, class, kind, hash, named, word count, byte count.
-pub const HEADER: usize = 1 + 8 + 1 + 4 + 4 + 4 + 4;
+/// Encoding version, the first byte of every encoded record (2: with its policy).
+pub const VERSION: u8 = 2;
+/// Fixed part: version, class, kind, hash, named, policy, word count, byte count.
+pub const HEADER: usize = 1 + 8 + 1 + 4 + 4 + 4 + 4 + 4;
 
 impl ObjectRecord {
     /// For the header of an object sent chunk by chunk: its word and byte counts.
@@ -97,6 +100,7 @@ impl ObjectRecord {
         out.push(self.kind);
         out.extend_from_slice(&self.hash.to_le_bytes());
         out.extend_from_slice(&self.named.to_le_bytes());
+        out.extend_from_slice(&self.policy.to_le_bytes());
         out.extend_from_slice(&(self.words.len() as u32).to_le_bytes());
         out.extend_from_slice(&(self.bytes.len() as u32).to_le_bytes());
         for w in &self.words {
@@ -109,25 +113,37 @@ impl ObjectRecord {
     /// Decodes what [`ObjectRecord::encode`] wrote for object `oop`; anything else (a
     /// truncated, padded or foreign value) is a [`DecodeError`].
     pub fn decode(oop: Oop, data: &[u8]) -> Result<ObjectRecord, DecodeError> {
+        let (mut record, nwords, nbytes) = ObjectRecord::decode_head(oop, data)?;
+        if data.len() != HEADER + 8 * nwords + nbytes {
+            return Err(DecodeError { oop, what: "length does not match its header".into() });
+        }
+        if record.named as usize > nwords {
+            return Err(DecodeError { oop, what: "more named slots than slots".into() });
+        }
+        let mut r = Reader { data, at: HEADER };
+        record.words = (0..nwords).map(|_| r.u64().unwrap_or_default()).collect();
+        record.bytes = data[r.at..].to_vec();
+        Ok(record)
+    }
+
+    /// The fixed part of an encoded record (its first [`HEADER`] bytes): the record without
+    /// contents, and how many slot words and bytes the contents hold.
+    pub fn decode_head(oop: Oop, data: &[u8]) -> Result<(ObjectRecord, usize, usize), DecodeError> {
         let corrupt = |what: &str| DecodeError { oop, what: what.to_string() };
         let mut r = Reader { data, at: 0 };
         let version = r.u8().ok_or_else(|| corrupt("empty record"))?;
         if version != VERSION {
             return Err(corrupt(&format!("unknown record version {version}")));
         }
-        let (class, kind, hash, named, nwords, nbytes) = match (r.u64(), r.u8(), r.u32(), r.u32(), r.u32(), r.u32()) {
-            (Some(c), Some(k), Some(h), Some(n), Some(w), Some(b)) => (c, k, h, n, w as usize, b as usize),
-            _ => return Err(corrupt("truncated header")),
-        };
-        if data.len() != HEADER + 8 * nwords + nbytes {
-            return Err(corrupt("length does not match its header"));
-        }
-        if named as usize > nwords {
-            return Err(corrupt("more named slots than slots"));
-        }
-        let words = (0..nwords).map(|_| r.u64().unwrap_or_default()).collect();
-        let bytes = data[r.at..].to_vec();
-        Ok(ObjectRecord { oop, class, kind, hash, named, words, bytes })
+        let (class, kind, hash, named, policy, nwords, nbytes) =
+            match (r.u64(), r.u8(), r.u32(), r.u32(), r.u32(), r.u32(), r.u32()) {
+                (Some(c), Some(k), Some(h), Some(n), Some(p), Some(w), Some(b)) => {
+                    (c, k, h, n, p, w as usize, b as usize)
+                }
+                _ => return Err(corrupt("truncated header")),
+            };
+        let record = ObjectRecord { oop, class, kind, hash, named, policy, words: Vec::new(), bytes: Vec::new() };
+        Ok((record, nwords, nbytes))
     }
 }
 
@@ -166,6 +182,7 @@ mod tests {
             kind: 2,
             hash: 0xdead,
             named: 1,
+            policy: 3,
             words: vec![ref_word(101), 0b011, (42 << 3) | 1],
             bytes: b"abc".to_vec(),
         }
@@ -194,6 +211,9 @@ mod tests {
         assert!(ObjectRecord::decode(100, &foreign).is_err());
         let mut lying = data;
         lying[14] = 200; // named > words
+        assert!(ObjectRecord::decode(100, &lying).is_err());
+        let mut lying = sample().encode();
+        lying[22] = 200; // more words than there are
         assert!(ObjectRecord::decode(100, &lying).is_err());
     }
 }

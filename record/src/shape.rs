@@ -87,7 +87,7 @@ mod tests {
     use crate::word::{TAG_INT, ref_word};
 
     fn object(kind: u8, words: Vec<u64>, bytes: Vec<u8>) -> ObjectRecord {
-        ObjectRecord { oop: 40, class: 17, kind, hash: 1, named: 0, words, bytes }
+        ObjectRecord { oop: 40, class: 17, kind, hash: 1, named: 0, policy: 0, words, bytes }
     }
 
     #[test]

@@ -27,6 +27,8 @@ pub struct Embedded {
     /// The stone's address.
     pub stone: String,
     setup: Setup,
+    /// The user the gems' sessions are, unless told otherwise, and their password.
+    user: (String, String),
     /// What the gems' agents serve TLS with (none: plain TCP).
     tls: ServerFiles,
     /// The gems first, then the stone: the order they stop in.
@@ -35,14 +37,21 @@ pub struct Embedded {
 
 impl Embedded {
     /// Serves the repository in `dir`, created with the kernel (and the users SystemUser and
-    /// DataCurator, password `swordfish`) if `dir` holds none yet.
-    pub fn start(dir: &Path, setup: Setup) -> Result<Embedded, GemError> {
-        Embedded::start_with(dir, setup, ServerFiles::default())
+    /// DataCurator, password `swordfish`) if `dir` holds none yet, with a first gem whose
+    /// session is `user`'s (`password` theirs).
+    pub fn start(dir: &Path, setup: Setup, user: &str, password: &str) -> Result<Embedded, GemError> {
+        Embedded::start_with(dir, setup, ServerFiles::default(), user, password)
     }
 
     /// As [`Embedded::start`], with the gems' agents serving TLS with the certificate and
     /// key `tls` names (their clients trust the authority `ONYX_TLS_CA` names).
-    pub fn start_with(dir: &Path, setup: Setup, tls: ServerFiles) -> Result<Embedded, GemError> {
+    pub fn start_with(
+        dir: &Path,
+        setup: Setup,
+        tls: ServerFiles,
+        user: &str,
+        password: &str,
+    ) -> Result<Embedded, GemError> {
         tls.config()?;
         if !dir.join(onyx_store::repo::FILE).exists() {
             repository::create(&setup, dir, &Passwords::default())?;
@@ -62,16 +71,25 @@ impl Embedded {
             };
             Ok(onyx_stone::serve_until(options, ready, Until::Told(until))?)
         })?;
-        let mut embedded =
-            Embedded { gem: String::new(), stone: String::new(), setup, tls, servers: vec![(stop_stone, stone)] };
+        let user = (user.to_string(), password.to_string());
+        let servers = vec![(stop_stone, stone)];
+        let mut embedded = Embedded { gem: String::new(), stone: String::new(), setup, user, tls, servers };
         embedded.stone = embedded.wait(&listening)?.to_string();
         embedded.gem = embedded.add_gem()?;
         Ok(embedded)
     }
 
-    /// Starts another gem on the stone (another session, for another user or another
+    /// Starts another gem on the stone (another session of the first gem's user, for another
     /// transaction); answers its agent's address. It stops with the others.
     pub fn add_gem(&mut self) -> Result<String, GemError> {
+        let (user, password) = self.user.clone();
+        self.add_gem_as(&user, &password)
+    }
+
+    /// Starts another gem on the stone whose session is `user`'s; answers its agent's
+    /// address. It stops with the others.
+    pub fn add_gem_as(&mut self, user: &str, password: &str) -> Result<String, GemError> {
+        let (user, password) = (user.to_string(), password.to_string());
         let loopback = SocketAddr::from(([127, 0, 0, 1], 0));
         let (stone_addr, config, tls) = (self.stone.clone(), self.setup.config, self.tls.clone());
         let (stop_gem, until) = oneshot::channel();
@@ -81,6 +99,8 @@ impl Embedded {
             let options = GemOptions {
                 config,
                 stone: &stone_addr,
+                user: &user,
+                password: &password,
                 listen: loopback,
                 tls: &tls,
                 idle_logout: Duration::from_secs(8 * 3600),

@@ -26,6 +26,10 @@ pub struct GemOptions<'a> {
     pub config: VmConfig,
     /// The stone's address.
     pub stone: &'a str,
+    /// The user the gem's session is.
+    pub user: &'a str,
+    /// Their password.
+    pub password: &'a str,
     /// Where the agent listens (port 0 picks one).
     pub listen: SocketAddr,
     /// The certificate and key to serve TLS with (none: plain TCP).
@@ -41,7 +45,7 @@ pub fn serve_until(
     listening: impl FnOnce(u64, SocketAddr) -> std::io::Result<()>,
     until: Until,
 ) -> Result<(), GemError> {
-    let GemOptions { config, stone, listen, tls, idle_logout } = options;
+    let GemOptions { config, stone, user, password, listen, tls, idle_logout } = options;
     let tls = tls.config()?;
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     let listener = runtime
@@ -51,14 +55,17 @@ pub fn serve_until(
     let (work, work_queue) = std::sync::mpsc::channel();
     let (events, _) = broadcast::channel(256);
     let (ready, logged_in) = std::sync::mpsc::channel();
-    let stone_addr = stone.to_string();
+    let (stone_addr, user, password) = (stone.to_string(), user.to_string(), password.to_string());
     let advertised = advertised(addr, tls.is_some());
     let vm_events = events.clone();
     let vm_thread = std::thread::Builder::new().name("vm".into()).spawn(move || {
-        let vm = StoneSession::connect(&stone_addr).and_then(|session| Vm::login(Box::new(session), config));
+        let vm = StoneSession::connect(&stone_addr, &user, &password)
+            .and_then(|session| Vm::login(Box::new(session), config));
+        drop(password);
         match vm {
             Ok(mut vm) => {
-                let _ = ready.send(Ok(vm.session_id().unwrap_or_default()));
+                let owner = vm.session_user().cloned().unwrap_or_default();
+                let _ = ready.send(Ok((vm.session_id().unwrap_or_default(), owner)));
                 let about = About {
                     user: String::new(),
                     host: vm_thread::host_name(),
@@ -73,7 +80,7 @@ pub fn serve_until(
             }
         }
     })?;
-    let session = logged_in
+    let (session, owner) = logged_in
         .recv()
         .map_err(|_| GemError::VmThread)?
         .map_err(|cause| GemError::Login { stone: stone.to_string(), cause })?;
@@ -82,7 +89,7 @@ pub fn serve_until(
         listening(session, addr)?;
         let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
         let (closing, closed) = tokio::sync::watch::channel(false);
-        let service = AgentServer::new(AgentService::new(work, events, closed.clone(), idle_logout));
+        let service = AgentServer::new(AgentService::new(owner, work, events, closed.clone(), idle_logout));
         let mut builder = Server::builder();
         if let Some(tls) = tls {
             builder = builder.tls_config(tls)?;

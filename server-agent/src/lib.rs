@@ -9,7 +9,7 @@
 //! - `agent`: the gRPC service, a thin layer that validates messages into those types and
 //!   answers theirs.
 //! - [`stone_client`]: the gem's session with its stone over gRPC, as the VM's `StoneLink`.
-//! - [`users`]: users and their passwords in the repository.
+//! - [`users`]: the agent's login tokens (users and passwords are the stone's).
 //! - [`repository`]: a new repository holding the kernel (`onyx init`).
 //! - [`embedded`]: a stone and gems inside another program (the IDE's default).
 //!
@@ -96,9 +96,6 @@ pub enum GemError {
         /// Why.
         cause: StoneError,
     },
-    /// A user could not be added.
-    #[error("{0}")]
-    Users(String),
     /// The TLS files cannot be used.
     #[error(transparent)]
     Tls(#[from] TlsError),

@@ -5,6 +5,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use onyx_record::SYSTEM_POLICY;
 use onyx_store::{LocalLink, Stone};
 
 use crate::{GemError, Setup, users};
@@ -18,23 +19,27 @@ pub struct Passwords {
     pub data_curator: Option<String>,
 }
 
-/// Creates a repository in `dir` holding the kernel, with the users `SystemUser` and
-/// `DataCurator` (both may change code); answers the users given the default password.
+/// Creates a repository in `dir` holding the kernel, with the users `SystemUser` (whose
+/// objects, the kernel's, are in the system policy) and `DataCurator` (both may change code);
+/// answers the users given the default password. `UserGlobals` belongs to no policy: every
+/// user may keep objects there.
 pub fn create(setup: &Setup, dir: &Path, passwords: &Passwords) -> Result<Vec<&'static str>, GemError> {
     let mut vm = setup.boot()?;
     let mut defaulted = Vec::new();
-    for (user, password) in [("SystemUser", &passwords.system_user), ("DataCurator", &passwords.data_curator)] {
-        let password = password.clone().unwrap_or_else(|| {
+    let mut password_of = |user: &'static str, given: &Option<String>| {
+        given.clone().unwrap_or_else(|| {
             defaulted.push(user);
             users::DEFAULT_PASSWORD.to_string()
-        });
-        let hashed = users::hash(&password).map_err(GemError::Users)?;
-        users::add(&mut vm, user, &hashed, true)
-            .map_err(|e| GemError::Users(format!("cannot add user {user}: {e}")))?;
-    }
+        })
+    };
+    let system_user = password_of("SystemUser", &passwords.system_user);
+    let data_curator = password_of("DataCurator", &passwords.data_curator);
     let stone = Arc::new(Stone::create(dir)?);
-    let link = LocalLink::login(Arc::clone(&stone))?;
-    vm.create_repository(Box::new(link))
+    stone.add_user(None, "SystemUser", &system_user, true, Some(SYSTEM_POLICY))?;
+    stone.add_user(None, "DataCurator", &data_curator, true, None)?;
+    let link = LocalLink::login(Arc::clone(&stone), "SystemUser", &system_user)?;
+    let open: Vec<_> = vm.global("UserGlobals").into_iter().collect();
+    vm.create_repository(Box::new(link), &open)
         .map_err(|e| GemError::Stone(e.context("the kernel could not be committed")))?;
     Ok(defaulted)
 }

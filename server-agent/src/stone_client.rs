@@ -10,7 +10,9 @@ use std::ops::Range;
 use onyx_protocol::records::{self, from_wire, to_wire};
 use onyx_protocol::stone::{self as pb, reply::Answer, request::Op, stone_client::StoneClient};
 use onyx_protocol::tls;
-use onyx_record::{About, CommitOutcome, LockKind, ObjectRecord, Oop, SessionInfo, StoneError, StoneLink, ViewChange};
+use onyx_record::{
+    About, CommitOutcome, LockKind, ObjectRecord, Oop, SessionInfo, StoneError, StoneLink, UserInfo, ViewChange,
+};
 use tokio::runtime::Runtime;
 use tokio::sync::mpsc;
 use tokio_stream::wrappers::ReceiverStream;
@@ -25,19 +27,25 @@ pub struct StoneSession {
     requests: mpsc::Sender<pb::Request>,
     replies: tonic::Streaming<pb::Reply>,
     session: u64,
+    user: UserInfo,
 }
 
 impl StoneSession {
     /// Connects to the stone at `addr` (`host:port`, or `https://host:port`) and opens a
-    /// session.
-    pub fn connect(addr: &str) -> Result<StoneSession, StoneError> {
+    /// session as `user` with `password` (refused with [`StoneError::PermissionDenied`]).
+    pub fn connect(addr: &str, user: &str, password: &str) -> Result<StoneSession, StoneError> {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .map_err(|e| gone(format!("cannot start the client runtime: {e}")))?;
         let endpoint = tls::endpoint(addr).map_err(|e| StoneError::Invalid(format!("the stone at {addr}: {e}")))?;
         let (requests, outgoing) = mpsc::channel(1);
-        let (replies, session) = runtime.block_on(async {
+        let login = pb::Login { user: user.to_string(), password: password.to_string() };
+        // The login goes first, and is in the stream before the session is asked for.
+        requests
+            .try_send(pb::Request { op: Some(Op::Login(login)) })
+            .map_err(|_| StoneError::Protocol("cannot send the login".into()))?;
+        let (replies, session, user) = runtime.block_on(async {
             let channel = endpoint
                 .connect()
                 .await
@@ -46,11 +54,13 @@ impl StoneSession {
             let mut replies =
                 client.session(ReceiverStream::new(outgoing)).await.map_err(|s| refused(addr, &s))?.into_inner();
             match replies.message().await.map_err(|s| refused(addr, &s))? {
-                Some(pb::Reply { answer: Some(Answer::Opened(o)) }) => Ok((replies, o.session)),
+                Some(pb::Reply { answer: Some(Answer::Opened(pb::Opened { session, user: Some(user), .. })) }) => {
+                    Ok((replies, session, records::user_from_wire(user)))
+                }
                 _ => Err(StoneError::Protocol(format!("the stone at {addr} did not open a session"))),
             }
         })?;
-        Ok(StoneSession { runtime, requests, replies, session })
+        Ok(StoneSession { runtime, requests, replies, session, user })
     }
 
     /// Sends one request and waits for its reply.
@@ -168,6 +178,19 @@ impl StoneLink for StoneSession {
         done(self.call(Op::Describe(records::about_to_wire(about)))?)
     }
 
+    fn user(&self) -> &UserInfo {
+        &self.user
+    }
+
+    fn authenticate(&mut self, password: &str) -> Result<(), StoneError> {
+        done(self.call(Op::Authenticate(pb::Password { password: password.to_string() }))?)
+    }
+
+    fn add_user(&mut self, name: &str, password: &str, may_change_code: bool) -> Result<(), StoneError> {
+        let user = pb::NewUser { name: name.to_string(), password: password.to_string(), may_change_code };
+        done(self.call(Op::AddUser(user))?)
+    }
+
     fn sessions(&mut self) -> Result<(Vec<SessionInfo>, u64), StoneError> {
         match self.call(Op::Sessions(pb::Empty {}))? {
             Answer::Sessions(list) => {
@@ -183,7 +206,7 @@ fn refused(addr: &str, status: &tonic::Status) -> StoneError {
     let message = format!("the stone at {addr}: {}", status.message());
     match status.code() {
         tonic::Code::InvalidArgument => StoneError::Invalid(message),
-        tonic::Code::PermissionDenied => StoneError::PermissionDenied(message),
+        tonic::Code::PermissionDenied | tonic::Code::Unauthenticated => StoneError::PermissionDenied(message),
         tonic::Code::Internal => StoneError::Storage(message),
         _ => gone(message),
     }

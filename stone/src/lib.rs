@@ -11,6 +11,7 @@
 #![deny(missing_docs)]
 
 mod service;
+mod throttle;
 
 use std::net::SocketAddr;
 use std::path::Path;

@@ -4,7 +4,9 @@
 //! the committer; the session ends when its stream does. A request that fails answers a
 //! [`pb::Failure`] that says what kind of failure it is, and the session goes on.
 
+use std::net::IpAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use onyx_protocol::records::{self, from_wire, to_wire};
 use onyx_protocol::stone::{self as pb, reply::Answer, request::Op, stone_server};
@@ -14,17 +16,52 @@ use tokio::sync::{mpsc, watch};
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status, Streaming};
 
+use crate::throttle::Throttle;
+
 /// The service over one stone.
 pub struct StoneService {
     stone: Arc<Stone>,
     /// Turns true when the stone stops: every session ends then.
     closing: watch::Receiver<bool>,
+    /// Failed logins (and password checks), per user and address.
+    throttle: Arc<Throttle>,
 }
 
 impl StoneService {
     /// The service over `stone`, whose sessions end when `closing` turns true.
     pub fn new(stone: Arc<Stone>, closing: watch::Receiver<bool>) -> StoneService {
-        StoneService { stone, closing }
+        StoneService { stone, closing, throttle: Arc::default() }
+    }
+}
+
+/// How long a new session may take to send its login.
+const LOGIN_WAIT: Duration = Duration::from_secs(10);
+
+/// A user and password checked by `check` (a login, or a session's password check), unless
+/// the user or the address has failed too often of late; counted either way.
+async fn checked<T: Send + 'static>(
+    stone: &Arc<Stone>,
+    throttle: &Throttle,
+    user: &str,
+    from: Option<IpAddr>,
+    check: impl FnOnce(&Stone) -> Result<T, StoreError> + Send + 'static,
+) -> Result<T, StoneError> {
+    if let Some(wait) = throttle.wait(user, from) {
+        return Err(StoneError::PermissionDenied(format!(
+            "too many failed logins for user {user} or from this address: try again in {} s",
+            wait.as_secs().max(1)
+        )));
+    }
+    match blocking(stone, check).await {
+        Ok(t) => {
+            throttle.succeeded(user);
+            Ok(t)
+        }
+        Err(e @ StoreError::PermissionDenied(_)) => {
+            throttle.failed(user, from);
+            Err(e.into())
+        }
+        Err(e) => Err(e.into()),
     }
 }
 
@@ -52,14 +89,33 @@ impl stone_server::Stone for StoneService {
     type SessionStream = ReceiverStream<Result<pb::Reply, Status>>;
 
     async fn session(&self, request: Request<Streaming<pb::Request>>) -> Result<Response<Self::SessionStream>, Status> {
+        let from = request.remote_addr().map(|a| a.ip());
         let mut requests = request.into_inner();
+        let first = tokio::time::timeout(LOGIN_WAIT, requests.message())
+            .await
+            .map_err(|_| Status::unauthenticated("log in first: no login came"))?
+            .map_err(|s| Status::invalid_argument(format!("a request the stone cannot read: {}", s.message())))?;
+        let Some(pb::Request { op: Some(Op::Login(login)) }) = first else {
+            return Err(Status::unauthenticated("the first request of a session must be its login"));
+        };
         let stone = Arc::clone(&self.stone);
-        let (session, view) =
-            blocking(&self.stone, move |s| s.login().map(|(session, view)| (LoggedIn { stone, session }, view)))
-                .await
-                .map_err(|e| status(&StoneError::from(e)))?;
+        let pb::Login { user, password } = login;
+        let opened = checked(&self.stone, &self.throttle, &user.clone(), from, move |s| {
+            let (session, view) = s.login(&user, &password)?;
+            let session = LoggedIn { stone, session };
+            let user = s.user_of(session.session)?;
+            Ok((session, view, user))
+        })
+        .await;
+        let (session, view, user) = opened.map_err(|e| match e {
+            StoneError::PermissionDenied(m) => Status::unauthenticated(m),
+            e => status(&e),
+        })?;
+        let session =
+            Session { logged_in: session, from, throttle: Arc::clone(&self.throttle), user: user.name.clone() };
         let (replies, stream) = mpsc::channel(4);
-        let opened = Answer::Opened(pb::Opened { session: session.session, view });
+        let user = Some(records::user_to_wire(&user));
+        let opened = Answer::Opened(pb::Opened { session: session.logged_in.session, view, user });
         // The channel is empty: the first reply always fits.
         let _ = replies.try_send(Ok(pb::Reply { answer: Some(opened) }));
         let mut closing = self.closing.clone();
@@ -91,9 +147,19 @@ async fn blocking<T: Send + 'static>(
         .unwrap_or_else(|e| Err(StoreError::Storage(format!("the stone failed: {e}"))))
 }
 
+/// A session as its task holds it.
+struct Session {
+    logged_in: LoggedIn,
+    /// Where its gem is.
+    from: Option<IpAddr>,
+    throttle: Arc<Throttle>,
+    /// Its user's name.
+    user: String,
+}
+
 /// Answers one request of a session.
-async fn answer(logged_in: &LoggedIn, request: pb::Request) -> Result<Answer, StoneError> {
-    let (stone, session) = (&logged_in.stone, logged_in.session);
+async fn answer(s: &Session, request: pb::Request) -> Result<Answer, StoneError> {
+    let (stone, session) = (&s.logged_in.stone, s.logged_in.session);
     let op = request.op.ok_or_else(|| StoneError::Invalid("an empty request".into()))?;
     let done = |()| Answer::Done(pb::Empty {});
     let answer = match op {
@@ -149,6 +215,16 @@ async fn answer(logged_in: &LoggedIn, request: pb::Request) -> Result<Answer, St
         Op::CollectGarbage(_) => blocking(stone, |s| s.collect_garbage())
             .await
             .map(|r| Answer::Collected(pb::GcReport { live: r.live, reclaimed: r.reclaimed })),
+        Op::Login(_) => Err(StoreError::Invalid("the session has logged in already".into())),
+        Op::Authenticate(p) => {
+            let check = move |st: &Stone| st.authenticate(session, &p.password);
+            return checked(stone, &s.throttle, &s.user, s.from, check).await.map(done);
+        }
+        Op::AddUser(u) => {
+            blocking(stone, move |s| s.add_user(Some(session), &u.name, &u.password, u.may_change_code, None))
+                .await
+                .map(done)
+        }
     };
     answer.map_err(StoneError::from)
 }

@@ -17,8 +17,9 @@ use std::time::{Duration, Instant};
 
 use crate::error::StoreError;
 use crate::repo::{Durability, Meta, Snapshot, WriteError};
-use crate::stone::{Shared, State, changed_between, prune_log};
+use crate::stone::{Shared, State, changed_between, denied, prune_log};
 use crate::tranlog::TranLog;
+use crate::users::{self, Access};
 use onyx_record::{CommitOutcome, ObjectRecord, Oop, ROOT, ViewChange};
 
 /// How long commits stay in the transaction log alone at most (bounding recovery time and
@@ -287,11 +288,24 @@ fn check(st: &State, snap: &Snapshot, p: &Pending) -> Result<Vec<Oop>, StoreErro
     let mut named: HashSet<Oop> = HashSet::with_capacity(p.records.len());
     let mut modified: Vec<Oop> = Vec::new();
     let objects = snap.objects()?;
+    let may_write = |policy: u32| users::access(&st.policies, &session.user, policy) == Access::Write;
     for r in &p.records {
         if !named.insert(r.oop) {
             return Err(StoreError::Invalid(format!("the commit names object {} twice", r.oop)));
         }
-        if objects.contains(r.oop)? {
+        // The user changes the object as it is, and puts it in the policy the record names:
+        // both must be theirs to write.
+        if !may_write(r.policy) {
+            let who = &session.user.name;
+            return Err(StoreError::PermissionDenied(format!(
+                "user {who} may not put object {} in policy {}",
+                r.oop, r.policy
+            )));
+        }
+        if let Some(stored) = snap.head(r.oop)? {
+            if !may_write(stored.policy) {
+                return Err(denied(&session.user, "change", r.oop, stored.policy));
+            }
             modified.push(r.oop);
         } else if r.oop == ROOT && st.log.iter().any(|(seq, w)| *seq > st.durable_seq && w.contains(&ROOT)) {
             // Another commit of this batch created the root first.

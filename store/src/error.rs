@@ -37,6 +37,9 @@ pub enum StoreError {
     /// The stone is shutting down.
     #[error("the stone is shutting down")]
     ShuttingDown,
+    /// The session's user may not do this (or the login's user or password is not known).
+    #[error("{0}")]
+    PermissionDenied(String),
 }
 
 impl From<DecodeError> for StoreError {
@@ -52,6 +55,7 @@ impl From<StoreError> for StoneError {
         match e {
             StoreError::LockDenied { oop, holder, kind } => StoneError::LockDenied { oop, holder, kind },
             StoreError::Invalid(_) => StoneError::Invalid(message),
+            StoreError::PermissionDenied(_) => StoneError::PermissionDenied(message),
             StoreError::NoSession(_) | StoreError::ShuttingDown => StoneError::Unavailable(message),
             StoreError::Corrupt(_) | StoreError::NotARepository(_) => StoneError::Damaged(message),
             StoreError::NotFound(_) | StoreError::Storage(_) => StoneError::Storage(message),

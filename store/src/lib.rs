@@ -8,6 +8,7 @@
 //!   checkpoints).
 //! - [`tranlog`]: the transaction log, where commits become durable.
 //! - [`locks`]: object locks.
+//! - [`users`]: users, their passwords, and object security policies.
 //! - [`gc`]: the repository's garbage collector.
 //! - [`verify`]: the offline check of a whole repository (`onyx verify`).
 //! - [`local`]: a session of a stone in the same process, as the VM's `StoneLink`.
@@ -24,6 +25,7 @@ pub mod locks;
 pub mod repo;
 pub mod stone;
 pub mod tranlog;
+pub mod users;
 pub mod verify;
 
 pub use commit::Reply;

@@ -5,7 +5,9 @@
 use std::ops::Range;
 use std::sync::Arc;
 
-use onyx_record::{About, CommitOutcome, LockKind, ObjectRecord, Oop, SessionInfo, StoneError, StoneLink, ViewChange};
+use onyx_record::{
+    About, CommitOutcome, LockKind, ObjectRecord, Oop, SessionInfo, StoneError, StoneLink, UserInfo, ViewChange,
+};
 
 use crate::stone::Stone;
 
@@ -13,13 +15,15 @@ use crate::stone::Stone;
 pub struct LocalLink {
     stone: Arc<Stone>,
     session: u64,
+    user: UserInfo,
 }
 
 impl LocalLink {
-    /// Logs in to `stone`.
-    pub fn login(stone: Arc<Stone>) -> Result<LocalLink, StoneError> {
-        let (session, _) = stone.login()?;
-        Ok(LocalLink { stone, session })
+    /// Logs in to `stone` as `user` with `password`.
+    pub fn login(stone: Arc<Stone>, user: &str, password: &str) -> Result<LocalLink, StoneError> {
+        let (session, _) = stone.login(user, password)?;
+        let user = stone.user_of(session)?;
+        Ok(LocalLink { stone, session, user })
     }
 }
 
@@ -91,5 +95,17 @@ impl StoneLink for LocalLink {
 
     fn sessions(&mut self) -> Result<(Vec<SessionInfo>, u64), StoneError> {
         Ok(self.stone.sessions())
+    }
+
+    fn user(&self) -> &UserInfo {
+        &self.user
+    }
+
+    fn authenticate(&mut self, password: &str) -> Result<(), StoneError> {
+        Ok(self.stone.authenticate(self.session, password)?)
+    }
+
+    fn add_user(&mut self, name: &str, password: &str, may_change_code: bool) -> Result<(), StoneError> {
+        Ok(self.stone.add_user(Some(self.session), name, password, may_change_code, None)?)
     }
 }

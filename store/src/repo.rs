@@ -5,7 +5,8 @@
 //! exceed [`CHUNK`](onyx_record::CHUNK) bytes keeps only its header there and its contents in `chunks`, keyed by
 //! OOP and chunk number, so one element of a large Array is read without the rest; `meta`
 //! holds the format version, the OOP high-water mark and the last commit's number;
-//! `symbol_names` and `symbol_ids` are the symbol table (see `record.rs`). Every
+//! `symbol_names` and `symbol_ids` are the symbol table (see `record.rs`); `users` and
+//! `policies` are the users and object security policies (`users.rs`). Every
 //! write is one redb transaction. Symbols and deletions are durable when their call returns;
 //! commits are written with [`Durability::AtCheckpoint`] once the transaction log holds them
 //! (`tranlog.rs`), and are on disk after the next [`Repository::checkpoint`]. The `pending`
@@ -22,17 +23,23 @@ use std::path::{Path, PathBuf};
 
 use redb::{Database, ReadTransaction, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition};
 
+use std::collections::HashMap;
+
 use crate::error::StoreError;
+use crate::users::{Policies, Policy, User, encoding};
 use onyx_record::record::{HEADER, VERSION};
-use onyx_record::{CHUNK, CHUNKED_HEADER, FIRST_OOP, ObjectRecord, Oop};
+use onyx_record::{CHUNK, CHUNKED_HEADER, FIRST_OOP, ObjectRecord, Oop, SYSTEM_POLICY};
 
 const OBJECTS: TableDefinition<u64, &[u8]> = TableDefinition::new("objects");
 const CHUNKS: TableDefinition<(u64, u32), &[u8]> = TableDefinition::new("chunks");
 const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
 const SYMBOL_NAMES: TableDefinition<u64, &[u8]> = TableDefinition::new("symbol_names");
 const SYMBOL_IDS: TableDefinition<&[u8], u64> = TableDefinition::new("symbol_ids");
+const USERS: TableDefinition<&str, &[u8]> = TableDefinition::new("users");
+const POLICIES: TableDefinition<u32, &[u8]> = TableDefinition::new("policies");
 
-/// The repository format this code reads and writes (2: records carry checksums).
+/// The repository format this code reads and writes (2: records carry checksums and
+/// policies, and the stone keeps its users).
 const FORMAT: u64 = 2;
 /// The bytes of the checksum after each stored record and chunk.
 const SEAL: usize = 4;
@@ -95,6 +102,9 @@ impl Repository {
             txn.open_table(CHUNKS)?;
             txn.open_table(SYMBOL_NAMES)?;
             txn.open_table(SYMBOL_IDS)?;
+            txn.open_table(USERS)?;
+            let system = seal(&[u64::from(SYSTEM_POLICY)], encoding::policy(&Policy::system()));
+            txn.open_table(POLICIES)?.insert(SYSTEM_POLICY, system.as_slice())?;
             let mut meta = txn.open_table(META)?;
             meta.insert("format", FORMAT)?;
             meta.insert("id", new_id())?;
@@ -133,6 +143,52 @@ impl Repository {
             Some(other) => Err(not_ours(format!("format {other}, this version reads format {FORMAT}"))),
             None => Err(not_ours("no format mark".into())),
         }
+    }
+
+    /// Every user, by name.
+    pub fn users(&self) -> Result<HashMap<String, User>, StoreError> {
+        let txn = self.db.begin_read()?;
+        let mut out = HashMap::new();
+        for entry in txn.open_table(USERS)?.iter()? {
+            let (name, value) = entry?;
+            let name = name.value().to_string();
+            let data = unseal(&[], value.value(), || format!("the entry of user {name}"))?;
+            let user = encoding::decode_user(&data)
+                .filter(|u| u.name == name)
+                .ok_or_else(|| StoreError::Corrupt(format!("the entry of user {name} does not decode")))?;
+            out.insert(name, user);
+        }
+        Ok(out)
+    }
+
+    /// Every object security policy, by id.
+    pub fn policies(&self) -> Result<Policies, StoreError> {
+        let txn = self.db.begin_read()?;
+        let mut out = Policies::new();
+        for entry in txn.open_table(POLICIES)?.iter()? {
+            let (id, value) = entry?;
+            let id = id.value();
+            let data = unseal(&[u64::from(id)], value.value(), || format!("policy {id}"))?;
+            let policy = encoding::decode_policy(&data)
+                .ok_or_else(|| StoreError::Corrupt(format!("policy {id} does not decode")))?;
+            out.insert(id, policy);
+        }
+        Ok(out)
+    }
+
+    /// Writes `user` (replacing their entry) and, when given, a new policy, durably in one
+    /// transaction.
+    pub fn put_user(&self, user: &User, policy: Option<(u32, &Policy)>) -> Result<(), StoreError> {
+        let mut txn = self.db.begin_write()?;
+        txn.set_two_phase_commit(true);
+        {
+            txn.open_table(USERS)?.insert(user.name.as_str(), seal(&[], encoding::user(user)).as_slice())?;
+            if let Some((id, p)) = policy {
+                txn.open_table(POLICIES)?.insert(id, seal(&[u64::from(id)], encoding::policy(p)).as_slice())?;
+            }
+        }
+        txn.commit()?;
+        Ok(())
     }
 
     /// Whether the transaction log may hold commits the object table has not got on disk.
@@ -334,6 +390,15 @@ fn unseal(ids: &[u64], stored: &[u8], what: impl FnOnce() -> String) -> Result<V
     Ok(data.to_vec())
 }
 
+/// The fixed part of a chunked object's stored header, and its contents' word and byte counts.
+fn chunked_head(oop: Oop, mut stored: Vec<u8>) -> Result<(ObjectRecord, usize, usize), StoreError> {
+    if stored.len() != HEADER {
+        return Err(StoreError::Corrupt(format!("object {oop}: a chunked header of bad size")));
+    }
+    stored[0] = VERSION;
+    Ok(ObjectRecord::decode_head(oop, &stored)?)
+}
+
 /// A transaction log left in a folder where a new repository is made belongs to an older
 /// one: it goes.
 fn remove_stale_log(dir: &Path) -> Result<(), StoreError> {
@@ -467,30 +532,23 @@ impl Snapshot {
     /// Object `oop` as a fetch sends it: whole, or, when it is stored in chunks, only its
     /// header (see [`onyx_record::CHUNKED_HEADER`]).
     pub fn get_for_fetch(&self, oop: Oop) -> Result<Option<ObjectRecord>, StoreError> {
-        let Some(mut header) = self.stored(oop)? else { return Ok(None) };
-        if header.first() != Some(&CHUNKED) {
-            return Ok(Some(ObjectRecord::decode(oop, &header)?));
+        let Some(stored) = self.stored(oop)? else { return Ok(None) };
+        if stored.first() != Some(&CHUNKED) {
+            return Ok(Some(ObjectRecord::decode(oop, &stored)?));
         }
-        header[0] = VERSION;
-        // The header says how much the chunks hold; decode it as an empty record of that shape.
-        let sizes = header.get(HEADER - 8..HEADER).map(<[u8]>::to_vec).unwrap_or_default();
-        let (nwords, nbytes) = match sizes.as_slice() {
-            [w0, w1, w2, w3, b0, b1, b2, b3] => {
-                (u32::from_le_bytes([*w0, *w1, *w2, *w3]), u32::from_le_bytes([*b0, *b1, *b2, *b3]))
-            }
-            _ => return Err(StoreError::Corrupt(format!("object {oop}: a chunked header of bad size"))),
-        };
-        // Decoded as an empty record: no slots, so no named ones either (put back after).
-        let named = header.get(HEADER - 12..HEADER - 8).map(<[u8]>::to_vec).unwrap_or_default();
-        header[HEADER - 12..HEADER].fill(0);
-        let mut record = ObjectRecord::decode(oop, &header)?;
-        record.named = match named.as_slice() {
-            [a, b, c, d] => u32::from_le_bytes([*a, *b, *c, *d]),
-            _ => 0,
-        };
+        let (mut record, nwords, nbytes) = chunked_head(oop, stored)?;
         record.kind |= CHUNKED_HEADER;
-        record.bytes = [u64::from(nwords).to_le_bytes(), u64::from(nbytes).to_le_bytes()].concat();
+        record.bytes = [(nwords as u64).to_le_bytes(), (nbytes as u64).to_le_bytes()].concat();
         Ok(Some(record))
+    }
+
+    /// Object `oop`'s class, kind, hash, named slot count and policy, without its contents.
+    pub fn head(&self, oop: Oop) -> Result<Option<ObjectRecord>, StoreError> {
+        let Some(stored) = self.stored(oop)? else { return Ok(None) };
+        if stored.first() != Some(&CHUNKED) {
+            return Ok(Some(ObjectRecord::decode_head(oop, &stored)?.0));
+        }
+        Ok(Some(chunked_head(oop, stored)?.0))
     }
 
     /// Chunk `index` of a chunked object's contents (its slot words, 8 bytes each, then its

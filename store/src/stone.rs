@@ -16,17 +16,26 @@ use std::thread::JoinHandle;
 use crate::commit::{self, Committer, Pending, Queue, Reply};
 use crate::error::StoreError;
 use onyx_record::word::MAX_OOP;
-use onyx_record::{About, CommitOutcome, LockKind, ObjectRecord, Oop, SessionInfo, ViewChange};
+use onyx_record::{
+    About, CommitOutcome, LockKind, ObjectRecord, Oop, SYSTEM_POLICY, SessionInfo, UserInfo, ViewChange,
+};
 
 use crate::locks::LockTable;
 use crate::repo::{Durability, Repository, Snapshot};
 use crate::tranlog::{Recovery, TranLog};
+use crate::users::{self, Access, Policies, Policy, User};
 
 /// The objects one commit wrote.
 pub(crate) type WriteSet = Arc<HashSet<Oop>>;
 
+/// What a read of a session needs, taken out of the stone's lock: its view, its user, and
+/// the policies.
+type Reader = (Arc<Snapshot>, Arc<User>, Arc<Policies>);
+
 /// A logged-in session: one gem's transaction state in the stone.
 pub(crate) struct Session {
+    /// Its user, as they were when the session logged in.
+    pub user: Arc<User>,
     /// The commit its view shows.
     pub view_seq: u64,
     pub view: Arc<Snapshot>,
@@ -47,6 +56,10 @@ pub(crate) struct State {
     /// shows it always finds its write sets.
     pub log: VecDeque<(u64, WriteSet)>,
     pub locks: LockTable,
+    /// The users by name.
+    pub users: HashMap<String, Arc<User>>,
+    /// The object security policies (replaced whole when one is added).
+    pub policies: Arc<Policies>,
     /// The last commit known to be on disk.
     pub durable_seq: u64,
     pub shutting_down: bool,
@@ -113,7 +126,11 @@ impl Stone {
         }
         log.start_over();
         let meta = repo.snapshot()?.meta()?;
+        let users = repo.users()?.into_iter().map(|(name, u)| (name, Arc::new(u))).collect();
+        let policies = Arc::new(repo.policies()?);
         let state = State {
+            users,
+            policies,
             sessions: HashMap::new(),
             next_session: 1,
             oop_high: meta.oop_high,
@@ -142,8 +159,16 @@ impl Stone {
         self.dropped.as_deref()
     }
 
-    /// Logs a new session in, with a view of the latest commit. Answers its id and view.
-    pub fn login(&self) -> Result<(u64, u64), StoreError> {
+    /// Logs a new session of user `name` in, if `password` is theirs, with a view of the
+    /// latest commit. Answers its id and view. A refused login says nothing of whether the
+    /// user exists, and takes as long either way (see [`users::verify`]).
+    pub fn login(&self, name: &str, password: &str) -> Result<(u64, u64), StoreError> {
+        let user = self.shared.state().users.get(name).cloned();
+        // Checking a password takes tens of milliseconds on purpose: not under the lock.
+        if !users::verify(user.as_deref(), password) {
+            return Err(StoreError::PermissionDenied(format!("user {name} or its password is not known")));
+        }
+        let user = user.ok_or_else(|| StoreError::PermissionDenied(format!("user {name} is not known")))?;
         // The snapshot is taken under the state lock, so that no write set it does not show
         // can be pruned from the log before the session is registered (the committer never
         // holds the lock while it writes, so this does not wait for the disk).
@@ -155,8 +180,75 @@ impl Stone {
         let view_seq = view.meta()?.commit_seq;
         let id = st.next_session;
         st.next_session += 1;
-        st.sessions.insert(id, Session { view_seq, view, allocated: Vec::new(), about: About::default() });
+        st.sessions.insert(id, Session { user, view_seq, view, allocated: Vec::new(), about: About::default() });
         Ok((id, view_seq))
+    }
+
+    /// The user session `session` is.
+    pub fn user_of(&self, session: u64) -> Result<UserInfo, StoreError> {
+        let st = self.shared.state();
+        st.sessions.get(&session).map(|s| s.user.info()).ok_or(StoreError::NoSession(session))
+    }
+
+    /// Checks `password` against the session's user's (as it is now).
+    pub fn authenticate(&self, session: u64, password: &str) -> Result<(), StoreError> {
+        let user = {
+            let st = self.shared.state();
+            let name = &st.sessions.get(&session).ok_or(StoreError::NoSession(session))?.user.name;
+            st.users.get(name).cloned()
+        };
+        if users::verify(user.as_deref(), password) {
+            return Ok(());
+        }
+        Err(StoreError::PermissionDenied("the password is not the session user's".into()))
+    }
+
+    /// Adds user `name` with `password`, or gives an existing one a new password and
+    /// privilege, durably. `by` is the session asking, whose user must be allowed to change
+    /// code; `None` is the holder of this stone itself (`onyx init`, which adds the first
+    /// users). A new user gets a policy of their own for their objects (`default_policy`
+    /// names another, as `SystemUser`'s is the kernel's).
+    pub fn add_user(
+        &self,
+        by: Option<u64>,
+        name: &str,
+        password: &str,
+        may_change_code: bool,
+        default_policy: Option<u32>,
+    ) -> Result<(), StoreError> {
+        users::check_new(name, password)?;
+        if let Some(session) = by {
+            let st = self.shared.state();
+            let asking = &st.sessions.get(&session).ok_or(StoreError::NoSession(session))?.user;
+            if !asking.may_change_code {
+                return Err(StoreError::PermissionDenied(format!(
+                    "user {} may not add users or change their passwords",
+                    asking.name
+                )));
+            }
+        }
+        let hash = users::hash(password)?;
+        // One writer of users at a time: under the lock (the hash is made before it).
+        let mut st = self.shared.state();
+        let existing = st.users.get(name).cloned();
+        let (default_policy, new_policy) = match (&existing, default_policy) {
+            (Some(u), None) => (u.default_policy, None),
+            (_, Some(id)) => (id, None),
+            (None, None) => {
+                let id = st.policies.keys().max().copied().unwrap_or(SYSTEM_POLICY) + 1;
+                (id, Some((id, Policy::own(name))))
+            }
+        };
+        let groups = existing.map(|u| u.groups.clone()).unwrap_or_default();
+        let user = User { name: name.to_string(), hash, may_change_code, groups, default_policy };
+        self.shared.repo.put_user(&user, new_policy.as_ref().map(|(id, p)| (*id, p)))?;
+        if let Some((id, p)) = new_policy {
+            let mut policies = (*st.policies).clone();
+            policies.insert(id, p);
+            st.policies = Arc::new(policies);
+        }
+        st.users.insert(name.to_string(), Arc::new(user));
+        Ok(())
     }
 
     /// Logs a session out, releasing its locks and its view.
@@ -229,13 +321,17 @@ impl Stone {
         nearby: &[Oop],
         budget: usize,
     ) -> Result<Vec<ObjectRecord>, StoreError> {
-        let view = self.view_of(session)?;
+        let (view, user, policies) = self.view_of(session)?;
+        let readable = |r: &ObjectRecord| users::access(&policies, &user, r.policy) >= Access::Read;
         let mut seen: HashSet<Oop> = HashSet::new();
         let mut queue: VecDeque<Oop> = VecDeque::new();
         let mut out = Vec::new();
         let mut bytes = 0usize;
         for &oop in oops {
             let Some(record) = view.get_for_fetch(oop)? else { continue };
+            if !readable(&record) {
+                return Err(denied(&user, "read", oop, record.policy));
+            }
             if seen.insert(oop) {
                 bytes += record.encoded_len();
                 queue.extend(record.slot_references());
@@ -248,7 +344,8 @@ impl Stone {
             if !seen.insert(oop) {
                 continue;
             }
-            if let Some(record) = view.get_for_fetch(oop)? {
+            // What the user may not read is not sent along; asked for, it is refused.
+            if let Some(record) = view.get_for_fetch(oop)?.filter(|r| readable(r)) {
                 bytes += record.encoded_len();
                 queue.extend(record.slot_references());
                 out.push(record);
@@ -260,7 +357,12 @@ impl Stone {
     /// Chunk `index` of a large object's contents (its slot words, 8 bytes each, then its
     /// bytes, in pieces of [`onyx_record::CHUNK`] bytes) as the session's view shows it.
     pub fn fetch_chunk(&self, session: u64, oop: Oop, index: u32) -> Result<Vec<u8>, StoreError> {
-        let view = self.view_of(session)?;
+        let (view, user, policies) = self.view_of(session)?;
+        if let Some(head) = view.head(oop)?
+            && users::access(&policies, &user, head.policy) < Access::Read
+        {
+            return Err(denied(&user, "read", oop, head.policy));
+        }
         view.chunk(oop, index)?.ok_or_else(|| StoreError::Invalid(format!("object {oop} has no chunk {index}")))
     }
 
@@ -400,9 +502,11 @@ impl Stone {
         Ok(self.shared.repo.snapshot()?.meta()?.commit_seq)
     }
 
-    fn view_of(&self, session: u64) -> Result<Arc<Snapshot>, StoreError> {
+    /// A session's view, user, and the policies as they are now.
+    fn view_of(&self, session: u64) -> Result<Reader, StoreError> {
         let st = self.shared.state();
-        st.sessions.get(&session).map(|s| Arc::clone(&s.view)).ok_or(StoreError::NoSession(session))
+        let s = st.sessions.get(&session).ok_or(StoreError::NoSession(session))?;
+        Ok((Arc::clone(&s.view), Arc::clone(&s.user), Arc::clone(&st.policies)))
     }
 }
 
@@ -415,6 +519,11 @@ impl Drop for Stone {
             let _ = t.join();
         }
     }
+}
+
+/// The refusal of what `user` may not do (`what`: read or change) to object `oop`.
+pub(crate) fn denied(user: &User, what: &str, oop: Oop, policy: u32) -> StoreError {
+    StoreError::PermissionDenied(format!("user {} may not {what} object {oop} (policy {policy})", user.name))
 }
 
 /// The objects committed after commit `from` up to and including commit `to`, leaving out

@@ -411,7 +411,7 @@ mod tests {
     use super::*;
 
     fn record(oop: Oop, value: u64) -> ObjectRecord {
-        ObjectRecord { oop, class: 20, kind: 0, hash: 1, named: 0, words: vec![value], bytes: Vec::new() }
+        ObjectRecord { oop, class: 20, kind: 0, hash: 1, named: 0, policy: 0, words: vec![value], bytes: Vec::new() }
     }
 
     fn meta(seq: u64) -> Meta {

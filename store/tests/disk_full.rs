@@ -48,7 +48,7 @@ impl StorageBackend for LimitedFile {
 }
 
 fn record(oop: u64, class: u64, words: Vec<u64>) -> ObjectRecord {
-    ObjectRecord { oop, class, kind: 0, hash: 1, named: 0, words, bytes: Vec::new() }
+    ObjectRecord { oop, class, kind: 0, hash: 1, named: 0, policy: 0, words, bytes: Vec::new() }
 }
 
 #[test]
@@ -61,7 +61,8 @@ fn a_commit_on_a_full_disk_fails_clearly_and_loses_nothing_committed_before() {
     let backend = LimitedFile { inner, limit: Arc::clone(&limit) };
     let repo = Repository::create_with_backend(&path, backend).unwrap_or_else(|e| panic!("{e}"));
     let stone = Stone::serve(repo, onyx_store::tranlog::Recovery::Strict).unwrap_or_else(|e| panic!("{e}"));
-    let (s, _) = stone.login().unwrap_or_else(|e| panic!("{e}"));
+    stone.add_user(None, "tester", "secret", true, None).unwrap_or_else(|e| panic!("{e}"));
+    let (s, _) = stone.login("tester", "secret").unwrap_or_else(|e| panic!("{e}"));
     let r = stone.allocate(s, 3).unwrap_or_else(|e| panic!("{e}"));
     let (class, counter, big) = (r.start, r.start + 1, r.start + 2);
     let seed = vec![
@@ -80,7 +81,7 @@ fn a_commit_on_a_full_disk_fails_clearly_and_loses_nothing_committed_before() {
         other => panic!("expected a storage error, got {other:?}"),
     }
     // The stone goes on: sessions log in, read, abort; nothing panicked.
-    let (t, _) = stone.login().unwrap_or_else(|e| panic!("{e}"));
+    let (t, _) = stone.login("tester", "secret").unwrap_or_else(|e| panic!("{e}"));
     let counter_now = stone.fetch(t, &[counter], &[], 0).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(counter_now[0].words, vec![9], "the failed commit is not visible");
     assert!(stone.abort(s).is_ok());
@@ -90,7 +91,7 @@ fn a_commit_on_a_full_disk_fails_clearly_and_loses_nothing_committed_before() {
 
     // Reopened (space freed), the repository holds what was committed before the disk filled.
     let stone = Stone::open(dir.path()).unwrap_or_else(|e| panic!("{e}"));
-    let (u, _) = stone.login().unwrap_or_else(|e| panic!("{e}"));
+    let (u, _) = stone.login("tester", "secret").unwrap_or_else(|e| panic!("{e}"));
     let value = stone.fetch(u, &[counter], &[], 0).unwrap_or_else(|e| panic!("{e}"))[0].words.clone();
     assert!(value == vec![9] || value == vec![25], "{value:?}");
     assert!(

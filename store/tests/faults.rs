@@ -13,6 +13,16 @@ use onyx_record::word::ref_word;
 use onyx_record::{CHUNK, CommitOutcome, ObjectRecord, Oop, ROOT};
 use onyx_store::{Stone, StoreError, repo, tranlog, verify};
 
+const USER: &str = "tester";
+const PASSWORD: &str = "secret";
+
+/// A stone over a new repository in `dir`, with the user the tests log in as.
+fn created(dir: &std::path::Path) -> Result<Stone, StoreError> {
+    let stone = Stone::create(dir)?;
+    stone.add_user(None, USER, PASSWORD, true, None)?;
+    Ok(stone)
+}
+
 /// Cases per run; each is a fresh copy of the crash image, damaged once.
 const CASES: u64 = 240;
 
@@ -27,13 +37,13 @@ fn int(n: u64) -> u64 {
 /// The words a committed object holds: its own number and the round that wrote it.
 fn slots(oop: Oop, class: Oop, round: u64) -> ObjectRecord {
     let words = (0..16).map(|i| int(oop * 1000 + round * 16 + i)).collect();
-    ObjectRecord { oop, class, kind: 0, hash: 1, named: 0, words, bytes: Vec::new() }
+    ObjectRecord { oop, class, kind: 0, hash: 1, named: 0, policy: 0, words, bytes: Vec::new() }
 }
 
 /// A string large enough to be stored in chunks.
 fn text(oop: Oop, class: Oop, round: u64) -> ObjectRecord {
     let bytes = (0..CHUNK * 2 + 100).map(|i| (i as u64 * 7 + round) as u8).collect();
-    ObjectRecord { oop, class, kind: 1, hash: 1, named: 0, words: Vec::new(), bytes }
+    ObjectRecord { oop, class, kind: 1, hash: 1, named: 0, policy: 0, words: Vec::new(), bytes }
 }
 
 /// The image of a crash: 60 objects and 20 rounds of commits checkpointed (a clean stop),
@@ -42,16 +52,16 @@ fn text(oop: Oop, class: Oop, round: u64) -> ObjectRecord {
 /// acknowledged commit left, by object.
 fn crash_image(dir: &Path, crash: bool) -> BTreeMap<Oop, ObjectRecord> {
     let mut expected = BTreeMap::new();
-    let stone = ok(Stone::create(dir));
-    let (s, _) = ok(stone.login());
+    let stone = ok(created(dir));
+    let (s, _) = ok(stone.login(USER, PASSWORD));
     let r = ok(stone.allocate(s, 61));
     let class = r.start;
     let objects: Vec<Oop> = (r.start + 1..r.end).collect();
     let mut root = vec![ref_word(class)];
     root.extend(objects.iter().map(|&o| ref_word(o)));
     let mut first = vec![
-        ObjectRecord { oop: ROOT, class, kind: 0, hash: 1, named: 0, words: root, bytes: Vec::new() },
-        ObjectRecord { oop: class, class, kind: 0, hash: 1, named: 0, words: Vec::new(), bytes: Vec::new() },
+        ObjectRecord { oop: ROOT, class, kind: 0, hash: 1, named: 0, policy: 0, words: root, bytes: Vec::new() },
+        ObjectRecord { oop: class, class, kind: 0, hash: 1, named: 0, policy: 0, words: Vec::new(), bytes: Vec::new() },
     ];
     let version =
         |oop: Oop, round: u64| if oop == objects[0] { text(oop, class, round) } else { slots(oop, class, round) };
@@ -70,7 +80,7 @@ fn crash_image(dir: &Path, crash: bool) -> BTreeMap<Oop, ObjectRecord> {
     go(&stone, s, 20, 20, &mut expected);
     drop(stone);
     let stone = ok(Stone::open(dir));
-    let (s, _) = ok(stone.login());
+    let (s, _) = ok(stone.login(USER, PASSWORD));
     go(&stone, s, 12, 5, &mut expected);
     if !crash {
         return expected;
@@ -185,7 +195,7 @@ fn run(dir: &Path, expected: &BTreeMap<Oop, ObjectRecord>, case: &str) -> Outcom
         Ok(stone) => stone,
         Err(_) => return Outcome::Refused,
     };
-    let (s, _) = ok(stone.login());
+    let (s, _) = ok(stone.login(USER, PASSWORD));
     for (&oop, want) in expected {
         let got = match stone.fetch(s, &[oop], &[], 0) {
             Ok(records) => records.into_iter().next(),

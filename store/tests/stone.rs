@@ -10,6 +10,16 @@ use onyx_store::repo::{Meta, Repository};
 use onyx_store::tranlog::{Recovery, TranLog};
 use onyx_store::{Stone, StoreError};
 
+const USER: &str = "tester";
+const PASSWORD: &str = "secret";
+
+/// A stone over a new repository in `dir`, with the user the tests log in as.
+fn created(dir: &std::path::Path) -> Result<Stone, StoreError> {
+    let stone = Stone::create(dir)?;
+    stone.add_user(None, USER, PASSWORD, true, None)?;
+    Ok(stone)
+}
+
 const SMALL_INT: u64 = 0b001;
 
 fn int(n: u64) -> u64 {
@@ -17,14 +27,14 @@ fn int(n: u64) -> u64 {
 }
 
 fn record(oop: Oop, class: Oop, words: Vec<u64>) -> ObjectRecord {
-    ObjectRecord { oop, class, kind: 0, hash: oop as u32, named: 0, words, bytes: Vec::new() }
+    ObjectRecord { oop, class, kind: 0, hash: oop as u32, named: 0, policy: 0, words, bytes: Vec::new() }
 }
 
 /// A repository whose root holds one counter object (answered with its class's OOP).
 fn repository() -> (tempfile::TempDir, Stone, Oop, Oop) {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let stone = Stone::create(dir.path()).unwrap_or_else(|e| panic!("{e}"));
-    let (s, _) = stone.login().unwrap_or_else(|e| panic!("{e}"));
+    let stone = created(dir.path()).unwrap_or_else(|e| panic!("{e}"));
+    let (s, _) = stone.login(USER, PASSWORD).unwrap_or_else(|e| panic!("{e}"));
     let r = stone.allocate(s, 2).unwrap_or_else(|e| panic!("{e}"));
     let (class, counter) = (r.start, r.start + 1);
     let records = vec![
@@ -48,8 +58,8 @@ fn value_of(stone: &Stone, s: u64, oop: Oop) -> u64 {
 #[test]
 fn a_commit_is_seen_by_views_taken_after_it_and_not_before() {
     let (_dir, stone, class, counter) = repository();
-    let (a, _) = ok(stone.login());
-    let (b, _) = ok(stone.login());
+    let (a, _) = ok(stone.login(USER, PASSWORD));
+    let (b, _) = ok(stone.login(USER, PASSWORD));
     let outcome = ok(stone.commit(a, vec![record(counter, class, vec![int(5)])]));
     assert!(matches!(outcome, CommitOutcome::Committed(_)));
     assert_eq!(value_of(&stone, a, counter), 5, "the committer's new view shows its commit");
@@ -62,8 +72,8 @@ fn a_commit_is_seen_by_views_taken_after_it_and_not_before() {
 #[test]
 fn the_second_of_two_commits_to_one_object_conflicts_until_it_aborts() {
     let (_dir, stone, class, counter) = repository();
-    let (a, _) = ok(stone.login());
-    let (b, _) = ok(stone.login());
+    let (a, _) = ok(stone.login(USER, PASSWORD));
+    let (b, _) = ok(stone.login(USER, PASSWORD));
     assert!(matches!(ok(stone.commit(a, vec![record(counter, class, vec![int(1)])])), CommitOutcome::Committed(_)));
     let outcome = ok(stone.commit(b, vec![record(counter, class, vec![int(2)])]));
     assert_eq!(outcome, CommitOutcome::Conflict(vec![counter]));
@@ -81,7 +91,7 @@ fn concurrent_sessions_incrementing_with_retry_lose_no_update() {
         .map(|_| {
             let stone = Arc::clone(&stone);
             std::thread::spawn(move || {
-                let (s, _) = ok(stone.login());
+                let (s, _) = ok(stone.login(USER, PASSWORD));
                 let mut conflicts = 0;
                 for _ in 0..increments {
                     loop {
@@ -103,14 +113,14 @@ fn concurrent_sessions_incrementing_with_retry_lose_no_update() {
     for t in threads {
         assert!(t.join().is_ok());
     }
-    let (s, _) = ok(stone.login());
+    let (s, _) = ok(stone.login(USER, PASSWORD));
     assert_eq!(value_of(&stone, s, counter), sessions * increments);
 }
 
 #[test]
 fn commits_that_name_unknown_or_dangling_objects_are_refused_and_change_nothing() {
     let (_dir, stone, class, counter) = repository();
-    let (s, _) = ok(stone.login());
+    let (s, _) = ok(stone.login(USER, PASSWORD));
     let before = ok(stone.last_commit());
     let unknown = stone.commit(s, vec![record(1_000_000, class, vec![])]);
     assert!(matches!(unknown, Err(StoreError::Invalid(ref m)) if m.contains("does not exist")), "{unknown:?}");
@@ -127,7 +137,7 @@ fn commits_that_name_unknown_or_dangling_objects_are_refused_and_change_nothing(
 #[test]
 fn records_that_are_no_object_are_refused_at_commit_and_change_nothing() {
     let (_dir, stone, class, counter) = repository();
-    let (s, _) = ok(stone.login());
+    let (s, _) = ok(stone.login(USER, PASSWORD));
     let before = ok(stone.last_commit());
     let shaped = |kind: u8, words: Vec<u64>, bytes: Vec<u8>| ObjectRecord {
         kind,
@@ -157,8 +167,8 @@ fn records_that_are_no_object_are_refused_at_commit_and_change_nothing() {
 #[test]
 fn locks_are_per_session_and_released_at_commit_and_abort() {
     let (_dir, stone, class, counter) = repository();
-    let (a, _) = ok(stone.login());
-    let (b, _) = ok(stone.login());
+    let (a, _) = ok(stone.login(USER, PASSWORD));
+    let (b, _) = ok(stone.login(USER, PASSWORD));
     ok(stone.lock(a, counter, LockKind::Write));
     assert!(
         matches!(stone.lock(b, counter, LockKind::Write), Err(StoreError::LockDenied { holder, .. }) if holder == a)
@@ -177,8 +187,8 @@ fn locks_are_per_session_and_released_at_commit_and_abort() {
 #[test]
 fn traversals_follow_references_up_to_their_budget() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let stone = ok(Stone::create(dir.path()));
-    let (s, _) = ok(stone.login());
+    let stone = ok(created(dir.path()));
+    let (s, _) = ok(stone.login(USER, PASSWORD));
     let n = 1000u64;
     let r = ok(stone.allocate(s, n + 1));
     let class = r.start;
@@ -205,8 +215,8 @@ fn traversals_follow_references_up_to_their_budget() {
 #[test]
 fn large_objects_are_stored_in_chunks_readable_one_at_a_time() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let stone = ok(Stone::create(dir.path()));
-    let (s, _) = ok(stone.login());
+    let stone = ok(created(dir.path()));
+    let (s, _) = ok(stone.login(USER, PASSWORD));
     let r = ok(stone.allocate(s, 2));
     let (class, big) = (r.start, r.start + 1);
     let words: Vec<u64> = (0..1_000_000).map(int).collect();
@@ -230,11 +240,11 @@ fn large_objects_are_stored_in_chunks_readable_one_at_a_time() {
 #[test]
 fn a_reopened_repository_holds_every_commit_and_hands_out_fresh_oops() {
     let (dir, stone, class, counter) = repository();
-    let (s, _) = ok(stone.login());
+    let (s, _) = ok(stone.login(USER, PASSWORD));
     assert!(matches!(ok(stone.commit(s, vec![record(counter, class, vec![int(42)])])), CommitOutcome::Committed(_)));
     drop(stone);
     let stone = ok(Stone::open(dir.path()));
-    let (s, _) = ok(stone.login());
+    let (s, _) = ok(stone.login(USER, PASSWORD));
     assert_eq!(value_of(&stone, s, counter), 42);
     let fresh = ok(stone.allocate(s, 10));
     assert!(fresh.start > counter, "fresh OOPs never collide with committed objects");
@@ -258,7 +268,7 @@ fn commits_the_log_holds_beyond_the_last_checkpoint_are_replayed_at_open() {
     assert!(logged.is_some());
     drop(log);
     let stone = ok(Stone::open(dir.path()));
-    let (s, view) = ok(stone.login());
+    let (s, view) = ok(stone.login(USER, PASSWORD));
     assert_eq!(view, durable.commit_seq + 1);
     assert_eq!(value_of(&stone, s, counter), 17);
     assert!(ok(stone.allocate(s, 1)).start >= meta.oop_high, "the logged high-water mark is kept");
@@ -266,14 +276,14 @@ fn commits_the_log_holds_beyond_the_last_checkpoint_are_replayed_at_open() {
     assert!(matches!(ok(stone.commit(s, vec![record(counter, class, vec![int(18)])])), CommitOutcome::Committed(_)));
     drop(stone);
     let stone = ok(Stone::open(dir.path()));
-    let (s, view) = ok(stone.login());
+    let (s, view) = ok(stone.login(USER, PASSWORD));
     assert_eq!((view, value_of(&stone, s, counter)), (durable.commit_seq + 2, 18));
 }
 
 #[test]
 fn a_log_is_only_replayed_into_its_own_repository() {
     let (dir, stone, class, counter) = repository();
-    let (s, _) = ok(stone.login());
+    let (s, _) = ok(stone.login(USER, PASSWORD));
     assert!(matches!(ok(stone.commit(s, vec![record(counter, class, vec![int(5)])])), CommitOutcome::Committed(_)));
     drop(stone);
     let log = dir.path().join(onyx_store::tranlog::LOG_FILE);
@@ -282,7 +292,7 @@ fn a_log_is_only_replayed_into_its_own_repository() {
     std::fs::remove_file(dir.path().join(onyx_store::repo::FILE)).unwrap_or_else(|e| panic!("{e}"));
     drop(repository_in(dir.path()));
     let stone = ok(Stone::open(dir.path()));
-    let (s, view) = ok(stone.login());
+    let (s, view) = ok(stone.login(USER, PASSWORD));
     assert_eq!(view, 1, "only the new repository's own commit");
     assert!(ok(stone.fetch(s, &[counter], &[], 0)).is_empty());
     drop(stone);
@@ -303,7 +313,7 @@ fn a_log_whose_making_was_cut_short_is_made_again() {
     let log = dir.path().join(onyx_store::tranlog::LOG_FILE);
     std::fs::write(&log, vec![0u8; 100]).unwrap_or_else(|e| panic!("{e}"));
     let stone = ok(Stone::open(dir.path()));
-    let (s, _) = ok(stone.login());
+    let (s, _) = ok(stone.login(USER, PASSWORD));
     assert_eq!(value_of(&stone, s, counter), 0);
 }
 
@@ -326,8 +336,8 @@ fn opening_what_is_not_a_repository_is_a_clear_error() {
 }
 
 fn repository_in(dir: &std::path::Path) -> Stone {
-    let stone = ok(Stone::create(dir));
-    let (s, _) = ok(stone.login());
+    let stone = ok(created(dir));
+    let (s, _) = ok(stone.login(USER, PASSWORD));
     let r = ok(stone.allocate(s, 1));
     let records = vec![record(ROOT, r.start, vec![]), record(r.start, r.start, vec![])];
     assert!(matches!(ok(stone.commit(s, records)), CommitOutcome::Committed(_)));
@@ -355,7 +365,7 @@ fn symbols_are_interned_once_by_name_and_commits_may_only_name_known_ones() {
         .collect();
     let shared: Vec<u64> = threads.into_iter().map(|t| t.join().unwrap_or_default()).collect();
     assert!(shared.iter().all(|&id| id == shared[0] && id != 0), "{shared:?}");
-    let (s, _) = ok(stone.login());
+    let (s, _) = ok(stone.login(USER, PASSWORD));
     let named = record(counter, class, vec![symbol_word(ids[0])]);
     assert!(matches!(ok(stone.commit(s, vec![named])), CommitOutcome::Committed(_)));
     let bogus = record(counter, class, vec![symbol_word(9999)]);
@@ -369,8 +379,8 @@ fn symbols_are_interned_once_by_name_and_commits_may_only_name_known_ones() {
 #[test]
 fn garbage_no_view_can_reach_is_reclaimed_and_churn_stops_growing_the_repository() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let stone = ok(Stone::create(dir.path()));
-    let (s, _) = ok(stone.login());
+    let stone = ok(created(dir.path()));
+    let (s, _) = ok(stone.login(USER, PASSWORD));
     let class = ok(stone.allocate(s, 1)).start;
     assert!(matches!(
         ok(stone.commit(s, vec![record(ROOT, class, vec![]), record(class, class, vec![])])),
@@ -386,7 +396,7 @@ fn garbage_no_view_can_reach_is_reclaimed_and_churn_stops_growing_the_repository
     };
     let first = round(&stone);
     // A session whose view still reaches the first round keeps it alive.
-    let (old, _) = ok(stone.login());
+    let (old, _) = ok(stone.login(USER, PASSWORD));
     round(&stone);
     let report = ok(stone.collect_garbage());
     assert_eq!(report.reclaimed, 0, "the old view still reaches the first round");
@@ -416,8 +426,8 @@ fn what_an_object_kept_by_an_old_view_refers_to_now_is_kept_too() {
     // reference to G. G lives on through the old view, and may be committed again as it is
     // now: K must survive the collection.
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let stone = ok(Stone::create(dir.path()));
-    let (s, _) = ok(stone.login());
+    let stone = ok(created(dir.path()));
+    let (s, _) = ok(stone.login(USER, PASSWORD));
     let r = ok(stone.allocate(s, 4));
     let (class, p, g, k) = (r.start, r.start + 1, r.start + 2, r.start + 3);
     let first = vec![
@@ -427,7 +437,7 @@ fn what_an_object_kept_by_an_old_view_refers_to_now_is_kept_too() {
         record(g, class, vec![int(0)]),
     ];
     assert!(matches!(ok(stone.commit(s, first)), CommitOutcome::Committed(_)));
-    let (old, _) = ok(stone.login());
+    let (old, _) = ok(stone.login(USER, PASSWORD));
     let second = vec![record(g, class, vec![ref_word(k)]), record(k, class, vec![]), record(p, class, vec![0b011])];
     assert!(matches!(ok(stone.commit(s, second)), CommitOutcome::Committed(_)));
     ok(stone.collect_garbage());
@@ -440,7 +450,7 @@ fn what_an_object_kept_by_an_old_view_refers_to_now_is_kept_too() {
 #[test]
 fn bad_chunk_and_symbol_requests_are_clear_errors() {
     let (_dir, stone, _class, counter) = repository();
-    let (s, _) = ok(stone.login());
+    let (s, _) = ok(stone.login(USER, PASSWORD));
     assert!(matches!(stone.fetch_chunk(s, counter, 0), Err(StoreError::Invalid(_))), "not a chunked object");
     assert!(matches!(stone.fetch_chunk(s, 999_999, 3), Err(StoreError::Invalid(_))));
     assert!(matches!(stone.fetch_chunk(777, counter, 0), Err(StoreError::NoSession(777))));

@@ -28,9 +28,20 @@ impl GemProcess {
 
     /// A gem started with further options.
     pub(crate) fn start_with(stone: &StoneProcess, options: &[&str]) -> GemProcess {
+        GemProcess::spawn(stone, options, ("DataCurator", "swordfish"))
+    }
+
+    /// A gem whose session is `user`'s.
+    pub(crate) fn start_as(stone: &StoneProcess, user: &str, password: &str) -> GemProcess {
+        GemProcess::spawn(stone, &[], (user, password))
+    }
+
+    fn spawn(stone: &StoneProcess, options: &[&str], (user, password): (&str, &str)) -> GemProcess {
         let mut child = Command::new(onyx_tests::onyx())
             .args(["gem", "--stone", &stone.addr, "--listen", "127.0.0.1:0"])
             .args(options)
+            .env("ONYX_USER", user)
+            .env("ONYX_PASSWORD", password)
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
@@ -447,14 +458,15 @@ fn only_logged_in_users_are_served_and_only_some_may_change_code() {
             login(&gem, "DataCurator", "sword").await.err().map(|s| s.code()),
             Some(tonic::Code::Unauthenticated)
         );
+        // The gem's session is one user's: no one else logs in to it.
         assert_eq!(
             login(&gem, "Nobody", "swordfish").await.err().map(|s| s.code()),
-            Some(tonic::Code::Unauthenticated)
+            Some(tonic::Code::PermissionDenied)
         );
         // DataCurator adds a user who may not change code.
         let mut curator = client(&gem).await;
         add_reader(&mut curator).await;
-        let readers_gem = GemProcess::start(&stone);
+        let readers_gem = GemProcess::start_as(&stone, "reader", "secret");
         let mut reader = login(&readers_gem, "reader", "secret").await.expect("reader logs in");
         let compile =
             pb::CompileMethod { class: class("Object"), protocol: String::new(), source: "sneaky ^ 1".into() };
@@ -507,12 +519,21 @@ fn onyx_init_takes_the_users_passwords() {
     assert!(init.status.success());
     assert!(!String::from_utf8_lossy(&init.stdout).contains("swordfish"));
     let stone = StoneProcess::serve(&repo);
-    let (gem, other) = (GemProcess::start(&stone), GemProcess::start(&stone));
+    let (gem, other) =
+        (GemProcess::start_as(&stone, "DataCurator", "tuna"), GemProcess::start_as(&stone, "SystemUser", "marlin"));
     runtime().block_on(async {
         assert!(login(&gem, "DataCurator", "tuna").await.is_ok());
         assert!(login(&other, "SystemUser", "marlin").await.is_ok());
         assert!(login(&gem, "DataCurator", "swordfish").await.is_err());
     });
+    // A gem whose user's password is wrong does not start.
+    let refused = Command::new(onyx_tests::onyx())
+        .args(["gem", "--stone", &stone.addr])
+        .env("ONYX_USER", "DataCurator")
+        .env("ONYX_PASSWORD", "swordfish")
+        .output()
+        .expect("onyx gem runs");
+    assert!(!refused.status.success() && String::from_utf8_lossy(&refused.stderr).contains("not known"));
 }
 
 fn method_names(outcome: &Outcome) -> Vec<String> {

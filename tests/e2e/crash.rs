@@ -12,7 +12,6 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use onyx_record::{CommitOutcome, ObjectRecord, ROOT, StoneLink as _};
-use onyx_server_agent::stone_client::StoneSession;
 
 use crate::stone::StoneProcess;
 
@@ -20,7 +19,7 @@ const GEMS: usize = 8;
 const ROUNDS: usize = 10;
 
 fn pair(oop: u64, class: u64, k: u64) -> ObjectRecord {
-    ObjectRecord { oop, class, kind: 0, hash: 1, named: 0, words: vec![(k << 3) | 1], bytes: Vec::new() }
+    ObjectRecord { oop, class, kind: 0, hash: 1, named: 0, policy: 0, words: vec![(k << 3) | 1], bytes: Vec::new() }
 }
 
 /// The storm gem: runs only as the child the crash test starts (its environment names the
@@ -28,7 +27,7 @@ fn pair(oop: u64, class: u64, k: u64) -> ObjectRecord {
 #[test]
 fn storm_gem() {
     let Ok(addr) = std::env::var("ONYX_STORM_STONE") else { return };
-    let Ok(mut s) = StoneSession::connect(&addr) else { return };
+    let Ok(mut s) = crate::stone::connect(&addr) else { return };
     let Ok(oops) = s.allocate(2) else { return };
     let class = s.fetch(&[ROOT], &[], 0).ok().and_then(|r| r.first().map(|r| r.class)).unwrap_or(ROOT);
     let (a, b) = (oops.start, oops.start + 1);
@@ -94,7 +93,7 @@ fn a_stone_killed_during_a_commit_storm_keeps_every_acknowledged_commit() {
         let gems: Vec<Gem> = readers.into_iter().map(|r| r.join().expect("a reader")).collect();
         assert!(gems.iter().any(|g| g.acked.is_some()), "round {round}: no commit was acknowledged");
         stone = StoneProcess::serve(&repo);
-        let mut s = StoneSession::connect(&stone.addr).expect("the restarted stone serves");
+        let mut s = crate::stone::connect(&stone.addr).expect("the restarted stone serves");
         let mut seen: HashMap<u64, u64> = HashMap::new();
         for gem in gems.iter().filter(|g| g.objects.is_some()) {
             let (a, b) = gem.objects.unwrap_or_default();

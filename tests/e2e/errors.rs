@@ -6,7 +6,6 @@
 
 use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
 use onyx_record::{LockKind, StoneError, StoneLink as _};
-use onyx_server_agent::stone_client::StoneSession;
 
 use crate::agent::{GemProcess, client, error, evaluate, execute, login, op, repository, runtime};
 use crate::stone::{StoneProcess, int, record, seed};
@@ -17,8 +16,8 @@ fn a_gems_session_tells_a_denied_lock_a_refused_request_damage_and_a_gone_stone_
     let repo = dir.path().join("repo");
     let stone = StoneProcess::start(&repo);
     let (class, counter) = seed(&stone);
-    let mut a = StoneSession::connect(&stone.addr).expect("session a");
-    let mut b = StoneSession::connect(&stone.addr).expect("session b");
+    let mut a = crate::stone::connect(&stone.addr).expect("session a");
+    let mut b = crate::stone::connect(&stone.addr).expect("session b");
     a.lock(counter, LockKind::Write).expect("a locks");
     let denied = b.lock(counter, LockKind::Read).expect_err("b is denied");
     assert_eq!(denied, StoneError::LockDenied { oop: counter, holder: a.session(), kind: LockKind::Write });
@@ -39,7 +38,7 @@ fn a_gems_session_tells_a_denied_lock_a_refused_request_damage_and_a_gone_stone_
         txn.commit().expect("committed");
     }
     let mut stone = StoneProcess::serve(&repo);
-    let mut c = StoneSession::connect(&stone.addr).expect("session c");
+    let mut c = crate::stone::connect(&stone.addr).expect("session c");
     let damaged = c.fetch(&[counter], &[], 0).expect_err("a damaged record");
     assert!(matches!(damaged, StoneError::Damaged(ref m) if m.contains("damaged")), "{damaged:?}");
 
@@ -47,7 +46,7 @@ fn a_gems_session_tells_a_denied_lock_a_refused_request_damage_and_a_gone_stone_
     stone.kill();
     let gone = c.lock(counter, LockKind::Write).expect_err("no stone");
     assert!(matches!(gone, StoneError::Unavailable(_)), "{gone:?}");
-    let unreachable = StoneSession::connect(&stone.addr).err().expect("nothing listens");
+    let unreachable = crate::stone::connect(&stone.addr).err().expect("nothing listens");
     assert!(matches!(unreachable, StoneError::Unavailable(_)), "{unreachable:?}");
 }
 
@@ -94,7 +93,7 @@ fn a_gems_agent_answers_each_kind_of_repository_failure_with_a_code_of_its_own()
         assert!(matches!(&out[4], Outcome::Evaluated(e) if e.print_string == "#LockError"), "{:?}", out[4]);
 
         // A user who may not change code, committing code.
-        let readers_gem = GemProcess::start(&stone);
+        let readers_gem = GemProcess::start_as(&stone, "reader", "secret");
         let mut reader = login(&readers_gem, "reader", "secret").await.expect("the reader logs in");
         let made = "UserGlobals at: #Made put: MethodDictionary new. System commitTransaction";
         let out = execute(&mut reader, vec![evaluate(made), op(Op::CommitTransaction(pb::Empty {}))]).await;

@@ -9,7 +9,6 @@ use std::time::{Duration, Instant};
 
 use onyx_record::shape::{FLOAT, METHOD};
 use onyx_record::{CHUNKED_HEADER, CommitOutcome, ObjectRecord, StoneError, StoneLink as _};
-use onyx_server_agent::stone_client::StoneSession;
 use onyx_store::repo::{Durability, Repository};
 use onyx_store::tranlog::LOG_FILE;
 
@@ -62,7 +61,7 @@ fn records_that_are_no_object_are_refused_at_commit_and_the_stone_goes_on() {
     let dir = tempfile::tempdir().expect("a temp dir");
     let stone = StoneProcess::start(&dir.path().join("repo"));
     let (class, counter) = seed(&stone);
-    let mut s = StoneSession::connect(&stone.addr).expect("a session");
+    let mut s = crate::stone::connect(&stone.addr).expect("a session");
     let shaped = |kind: u8, words: Vec<u64>, bytes: Vec<u8>| ObjectRecord {
         kind,
         words,
@@ -82,7 +81,7 @@ fn records_that_are_no_object_are_refused_at_commit_and_the_stone_goes_on() {
         assert!(matches!(&refused, StoneError::Invalid(m) if m.contains("malformed")), "{r:?}: {refused:?}");
     }
     assert!(matches!(s.commit(&[record(counter, class, vec![int(3)])]), Ok(CommitOutcome::Committed(_))));
-    let mut other = StoneSession::connect(&stone.addr).expect("the stone still serves");
+    let mut other = crate::stone::connect(&stone.addr).expect("the stone still serves");
     assert_eq!(other.fetch(&[counter], &[], 0).expect("fetched")[0].words, vec![int(3)]);
 }
 
@@ -120,7 +119,7 @@ fn a_record_a_gem_cannot_use_already_on_disk_is_named_when_touched_and_harms_not
 fn killed_with_commits_in_the_log(repo: &Path) {
     let mut stone = StoneProcess::start(repo);
     let (class, counter) = seed(&stone);
-    let mut s = StoneSession::connect(&stone.addr).expect("a session");
+    let mut s = crate::stone::connect(&stone.addr).expect("a session");
     for k in 1..=5 {
         assert!(matches!(s.commit(&[record(counter, class, vec![int(k)])]), Ok(CommitOutcome::Committed(_))));
     }

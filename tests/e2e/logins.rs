@@ -15,10 +15,14 @@ use crate::agent::{GemProcess, client, error, evaluate, execute, login, op, prin
 #[test]
 fn a_user_who_may_not_change_code_cannot_raise_their_rights() {
     let (_dir, stone) = repository();
-    let (curators_gem, readers_gem) = (GemProcess::start(&stone), GemProcess::start(&stone));
+    let curators_gem = GemProcess::start(&stone);
     runtime().block_on(async {
         let mut curator = client(&curators_gem).await;
         crate::agent::add_reader(&mut curator).await;
+    });
+    let readers_gem = GemProcess::start_as(&stone, "reader", "secret");
+    runtime().block_on(async {
+        let mut curator = client(&curators_gem).await;
         let mut reader = login(&readers_gem, "reader", "secret").await.expect("reader logs in");
         // Ordinary data commits.
         let out =
@@ -29,15 +33,12 @@ fn a_user_who_may_not_change_code_cannot_raise_their_rights() {
         let refused = login(&readers_gem, "DataCurator", "swordfish").await.expect_err("the reader's gem");
         assert_eq!(refused.code(), tonic::Code::PermissionDenied, "{refused:?}");
         assert!(refused.message().contains("reader's"), "{refused:?}");
-        // Changing a profile (the reader's own, to the curator's password and full rights), the
-        // users' dictionary, the global that holds it (under whatever key), or making code
-        // cannot be committed.
+        let wrong = login(&readers_gem, "reader", "guess").await.expect_err("a wrong password");
+        assert_eq!(wrong.code(), tonic::Code::Unauthenticated, "{wrong:?}");
+        // Code, the system dictionary and its bindings cannot be committed.
         let attempts = [
-            "(AllUsers at: 'reader') setUserId: 'reader' passwordHash: (AllUsers at: 'DataCurator') passwordHash \
-             mayChangeCode: true",
-            "AllUsers removeKey: 'SystemUser'",
-            "(Smalltalk associationAt: #AllUsers) value: Dictionary new",
-            "(Smalltalk associationAt: #AllUsers) key: #Elsewhere; value: Dictionary new",
+            "Smalltalk at: #Sneaky put: 3",
+            "(Smalltalk associationAt: #Transcript) value: nil",
             "UserGlobals at: #Made put: MethodDictionary new",
         ];
         for attempt in attempts {
@@ -49,32 +50,80 @@ fn a_user_who_may_not_change_code_cannot_raise_their_rights() {
                 ],
             )
             .await;
-            assert!(error(&out[0]).message.contains("permission denied"), "{attempt}: {:?}", out[0]);
-            assert!(error(&out[1]).message.contains("permission denied"), "{attempt}: {:?}", out[1]);
+            // Refused by the gem when the change is made or when it is committed; the commit
+            // of a change that was made anyway is refused.
+            let said = error(&out[0]).message.clone();
+            assert!(said.contains("permission denied") || said.contains("primitive has failed"), "{attempt}: {said}");
+            if let Outcome::Error(e) = &out[1] {
+                assert!(e.message.contains("permission denied"), "{attempt}: {:?}", out[1]);
+            }
             let out = execute(&mut reader, vec![op(Op::AbortTransaction(pb::Empty {}))]).await;
             assert!(matches!(out[0], Outcome::Done(_)), "{:?}", out[0]);
         }
-        // A profile changed in the gem's view gives no rights: the session's user keeps those
-        // it logged in with.
-        let raise = "(AllUsers at: 'reader') setUserId: 'reader' passwordHash: (AllUsers at: 'DataCurator') \
-                     passwordHash mayChangeCode: true";
-        execute(&mut reader, vec![evaluate(raise)]).await;
-        let mut raised = login(&readers_gem, "reader", "swordfish").await.expect("the reader's own view");
-        let out = execute(&mut raised, vec![evaluate("Object compile: 'sneaky ^ 1'")]).await;
+        let out = execute(&mut reader, vec![evaluate("Object compile: 'sneaky ^ 1'")]).await;
         assert!(error(&out[0]).message.contains("permission denied"), "{:?}", out[0]);
+        // Nor can the reader add users, or give themself rights.
+        let add = pb::AddUser { user: "reader".into(), password: "x".into(), may_change_code: true };
+        let out = execute(&mut reader, vec![op(Op::AddUser(add))]).await;
+        assert!(error(&out[0]).message.contains("only a user who may change code"), "{:?}", out[0]);
         // The repository is as it was.
         let out = execute(
             &mut curator,
-            vec![
-                op(Op::AbortTransaction(pb::Empty {})),
-                evaluate("(AllUsers keys asSortedCollection: [:a :b | a <= b]) asArray"),
-                evaluate("(AllUsers at: 'reader') mayChangeCode"),
-            ],
+            vec![op(Op::AbortTransaction(pb::Empty {})), evaluate("Smalltalk includesKey: #Sneaky")],
         )
         .await;
-        assert_eq!(printed(&out[1]), "#('DataCurator' 'SystemUser' 'reader')");
-        assert_eq!(printed(&out[2]), "false");
+        assert_eq!(printed(&out[1]), "false");
     });
+}
+
+#[test]
+fn the_stone_itself_refuses_what_a_user_may_not_do_whatever_client_asks() {
+    let (_dir, stone) = repository();
+    let curators_gem = GemProcess::start(&stone);
+    runtime().block_on(async {
+        crate::agent::add_reader(&mut client(&curators_gem).await).await;
+    });
+    // No password, no session: the stone checks every client.
+    for (user, password) in [("reader", "guess"), ("mallory", "guess"), ("", "")] {
+        let refused = onyx_server_agent::stone_client::StoneSession::connect(&stone.addr, user, password);
+        assert!(matches!(refused, Err(onyx_record::StoneError::PermissionDenied(_))), "{user}: {:?}", refused.err());
+    }
+    // A raw session of the reader (no gem to check anything) changing the kernel's root, or
+    // adding a user who may change code, is refused by the stone.
+    let mut raw = onyx_server_agent::stone_client::StoneSession::connect(&stone.addr, "reader", "secret")
+        .expect("the reader's own session");
+    use onyx_record::StoneLink as _;
+    assert!(!raw.user().may_change_code);
+    let root = raw.fetch(&[onyx_record::ROOT], &[], 0).expect("the kernel is readable").remove(0);
+    let mut changed = root.clone();
+    changed.words.reverse();
+    let denied = raw.commit(&[changed.clone()]).expect_err("the root is the kernel's");
+    assert!(matches!(&denied, onyx_record::StoneError::PermissionDenied(m) if m.contains("reader")), "{denied:?}");
+    let moved = onyx_record::ObjectRecord { policy: raw.user().default_policy, ..changed };
+    let denied = raw.commit(&[moved]).expect_err("nor moved into the reader's policy");
+    assert!(matches!(denied, onyx_record::StoneError::PermissionDenied(_)), "{denied:?}");
+    let denied = raw.add_user("reader", "secret", true).expect_err("no rights of one's own making");
+    assert!(matches!(denied, onyx_record::StoneError::PermissionDenied(_)), "{denied:?}");
+    // `onyx eval --stone` as the reader: the same.
+    let out = Command::new(onyx_tests::onyx())
+        .args([
+            "eval",
+            "--stone",
+            &stone.addr,
+            "UserGlobals at: #M put: MethodDictionary new. System commitTransaction",
+        ])
+        .env("ONYX_USER", "reader")
+        .env("ONYX_PASSWORD", "secret")
+        .output()
+        .expect("onyx eval runs");
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("permission denied"));
+    // Password guessing waits after a few tries.
+    let mut last = String::new();
+    for _ in 0..7 {
+        let refused = onyx_server_agent::stone_client::StoneSession::connect(&stone.addr, "reader", "guess");
+        last = refused.err().map(|e| e.to_string()).unwrap_or_default();
+    }
+    assert!(last.contains("too many failed logins"), "{last}");
 }
 
 #[test]
@@ -141,9 +190,15 @@ fn a_print_string_that_never_returns_costs_an_error_not_the_gem() {
 #[test]
 fn the_command_line_adds_users_who_then_work_within_their_rights() {
     let (_dir, stone) = repository();
-    let (curators_gem, readers_gem) = (GemProcess::start(&stone), GemProcess::start(&stone));
+    let curators_gem = GemProcess::start(&stone);
+    let readers_gem = std::cell::OnceCell::new();
     let onyx = |args: &[&str], user: &str, password: &str, input: &str| {
-        let gem = if user == "reader" { &readers_gem } else { &curators_gem };
+        // The reader's gem starts once the reader exists: its session is theirs.
+        let gem = if user == "reader" {
+            readers_gem.get_or_init(|| GemProcess::start_as(&stone, "reader", "secret"))
+        } else {
+            &curators_gem
+        };
         let mut child = Command::new(onyx_tests::onyx())
             .args(args)
             .args(["--gem", &gem.addr])

@@ -103,10 +103,11 @@ fn an_oversized_request_is_refused_and_the_gem_goes_on() {
 #[test]
 fn a_process_keeps_the_privilege_of_the_user_who_started_it() {
     let (_dir, stone) = repository();
-    let (gem, readers_gem) = (GemProcess::start(&stone), GemProcess::start(&stone));
+    let gem = GemProcess::start(&stone);
+    runtime().block_on(async { crate::agent::add_reader(&mut client(&gem).await).await });
+    let readers_gem = GemProcess::start_as(&stone, "reader", "secret");
     runtime().block_on(async {
         let mut curator = client(&gem).await;
-        crate::agent::add_reader(&mut curator).await;
         let mut reader = crate::agent::login(&readers_gem, "reader", "secret").await.expect("reader logs in");
         // The reader's process compiles later, while another evaluation is running.
         let forked = "[(Delay forMilliseconds: 200) wait. [Object compile: 'forked ^ 1'] on: Error do: [:e | UserGlobals at: #ForkResult put: e messageText]] fork. #forked";

@@ -74,17 +74,22 @@ impl Drop for StoneProcess {
     }
 }
 
+/// A session of the stone at `addr` as DataCurator (who may change code).
+pub(crate) fn connect(addr: &str) -> Result<StoneSession, StoneError> {
+    StoneSession::connect(addr, "DataCurator", "swordfish")
+}
+
 pub(crate) fn int(n: u64) -> u64 {
     (n << 3) | 1
 }
 
 pub(crate) fn record(oop: Oop, class: Oop, words: Vec<u64>) -> ObjectRecord {
-    ObjectRecord { oop, class, kind: 0, hash: 7, named: 0, words, bytes: Vec::new() }
+    ObjectRecord { oop, class, kind: 0, hash: 7, named: 0, policy: 0, words, bytes: Vec::new() }
 }
 
 /// Commits a root holding a counter; answers (class, counter).
 pub(crate) fn seed(stone: &StoneProcess) -> (Oop, Oop) {
-    let mut s = StoneSession::connect(&stone.addr).expect("a session");
+    let mut s = connect(&stone.addr).expect("a session");
     let r = s.allocate(2).expect("OOPs");
     let (class, counter) = (r.start, r.start + 1);
     let records = [
@@ -105,8 +110,8 @@ fn gems_commit_conflict_and_see_each_others_work_through_the_stone() {
     let dir = tempfile::tempdir().expect("a temp dir");
     let stone = StoneProcess::start(&dir.path().join("repo"));
     let (class, counter) = seed(&stone);
-    let mut a = StoneSession::connect(&stone.addr).expect("session a");
-    let mut b = StoneSession::connect(&stone.addr).expect("session b");
+    let mut a = connect(&stone.addr).expect("session a");
+    let mut b = connect(&stone.addr).expect("session b");
     assert_ne!(a.session(), b.session());
     assert!(matches!(a.commit(&[record(counter, class, vec![int(1)])]), Ok(CommitOutcome::Committed(_))));
     let second = b.commit(&[record(counter, class, vec![int(2)])]).expect("an answer");
@@ -123,8 +128,8 @@ fn locks_hold_across_sessions_until_the_holder_aborts_or_goes_away() {
     let dir = tempfile::tempdir().expect("a temp dir");
     let stone = StoneProcess::start(&dir.path().join("repo"));
     let (_class, counter) = seed(&stone);
-    let mut a = StoneSession::connect(&stone.addr).expect("session a");
-    let mut b = StoneSession::connect(&stone.addr).expect("session b");
+    let mut a = connect(&stone.addr).expect("session a");
+    let mut b = connect(&stone.addr).expect("session b");
     a.lock(counter, LockKind::Write).expect("a locks");
     let denied = b.lock(counter, LockKind::Write).expect_err("b is denied");
     assert!(matches!(denied, StoneError::LockDenied { .. }), "{denied:?}");
@@ -145,7 +150,7 @@ fn bad_requests_get_clear_errors_and_the_stone_stays_up() {
     let dir = tempfile::tempdir().expect("a temp dir");
     let stone = StoneProcess::start(&dir.path().join("repo"));
     let (class, counter) = seed(&stone);
-    let mut s = StoneSession::connect(&stone.addr).expect("a session");
+    let mut s = connect(&stone.addr).expect("a session");
     let unknown = s.commit(&[record(123_456_789, class, vec![])]).expect_err("unknown OOP");
     assert!(matches!(unknown, StoneError::Invalid(_)), "{unknown:?}");
     assert!(unknown.to_string().contains("123456789"), "{unknown}");
@@ -155,7 +160,7 @@ fn bad_requests_get_clear_errors_and_the_stone_stays_up() {
     let missing = s.fetch(&[987_654_321], &[], 0).expect("an answer");
     assert!(missing.is_empty(), "no such object, no record");
     assert_eq!(counter_value(&mut s, counter), 0, "nothing changed");
-    assert!(StoneSession::connect(&stone.addr).is_ok(), "the stone still serves");
+    assert!(connect(&stone.addr).is_ok(), "the stone still serves");
 }
 
 #[test]
@@ -181,6 +186,8 @@ fn a_request_the_stone_cannot_read_fails_alone_and_the_session_goes_on() {
     runtime.block_on(async {
         let mut client = StoneClient::connect(format!("http://{}", stone.addr)).await.expect("a connection");
         let (requests, outgoing) = tokio::sync::mpsc::channel(4);
+        let login = pb::Login { user: "DataCurator".into(), password: "swordfish".into() };
+        requests.send(pb::Request { op: Some(Op::Login(login)) }).await.expect("the login is sent");
         let mut replies = client
             .session(tokio_stream::wrappers::ReceiverStream::new(outgoing))
             .await
@@ -207,5 +214,5 @@ fn a_request_the_stone_cannot_read_fails_alone_and_the_session_goes_on() {
         assert!(matches!(next().await, Answer::Failure(f) if f.message.contains("allocate")));
         assert!(matches!(next().await, Answer::Objects(o) if o.objects.len() == 1 && o.objects[0].oop == counter));
     });
-    assert!(StoneSession::connect(&stone.addr).is_ok(), "the stone still serves");
+    assert!(connect(&stone.addr).is_ok(), "the stone still serves");
 }

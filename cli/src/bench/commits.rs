@@ -56,10 +56,13 @@ fn commit_rate(b: &CommitBench) -> Result<(f64, f64)> {
     let done = Arc::new(AtomicU64::new(0));
     let mut gems = Vec::new();
     for _ in 0..b.gems {
-        let mut s = StoneSession::connect(b.stone)?;
+        let (user, password) = crate::client::credentials();
+        let mut s = StoneSession::connect(b.stone, &user, &password)?;
         let class =
             s.fetch(&[ROOT], &[], 0)?.first().map(|r| r.class).ok_or_else(|| anyhow!("the repository has no root"))?;
         let oops = s.allocate(b.objects as u64)?;
+        // In the user's policy, as a gem's new objects are: the stone checks it at every commit.
+        let policy = s.user().default_policy;
         let mut records: Vec<ObjectRecord> = oops
             .map(|oop| ObjectRecord {
                 oop,
@@ -67,6 +70,7 @@ fn commit_rate(b: &CommitBench) -> Result<(f64, f64)> {
                 kind: 0,
                 hash: 1,
                 named: 0,
+                policy,
                 words: vec![1; b.words],
                 bytes: Vec::new(),
             })

@@ -27,7 +27,8 @@ mod transactions;
 /// and its subclass `SubProbe` (package `Probes-Sub`), served in this process.
 pub fn server() -> (tempfile::TempDir, Embedded) {
     let dir = tempfile::tempdir().expect("a temp dir");
-    let embedded = Embedded::start(dir.path(), Setup::default()).expect("the embedded server starts");
+    let embedded =
+        Embedded::start(dir.path(), Setup::default(), "DataCurator", "swordfish").expect("the embedded server starts");
     run(
         &embedded.gem,
         "Object subclass: #Probe instanceVariableNames: 'a b' classVariableNames: '' package: 'Probes'. \

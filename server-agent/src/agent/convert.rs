@@ -8,7 +8,7 @@ use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome as PbOutco
 
 use crate::ops::request::{
     Answer, BatchAnswer, ClassRef, Done, ErrorKind, Evaluate, Event, Failure, InspectRequest, InstVarRef, Listed,
-    MethodRef, Operation, Outcome, Package, Page, Paged, Request, Secret,
+    MethodRef, Operation, Outcome, Package, Page, Paged, Password, Request,
 };
 
 /// A protocol operation as the gem's: the request and its page.
@@ -64,7 +64,7 @@ fn request(op: Op) -> Request {
         Op::Inspect(r) => Request::Inspect(InspectRequest { handle: r.handle, from: r.from, page_size: r.page_size }),
         Op::Release(r) => Request::Release(r.handles),
         Op::AddUser(r) => {
-            Request::AddUser { user: r.user, secret: Secret::Password(r.password), may_change_code: r.may_change_code }
+            Request::AddUser { user: r.user, password: Password(r.password), may_change_code: r.may_change_code }
         }
         Op::DefineClass(r) => Request::DefineClass(r.definition),
         Op::RemoveClass(r) => Request::RemoveClass(r.class_name),

@@ -1,5 +1,5 @@
-//! The agent's gRPC service, a thin layer over the VM thread: a login checks the password
-//! against the user's profile (read by the VM thread, checked here) and answers a token; each
+//! The agent's gRPC service, a thin layer over the VM thread: a login of the gem's own user
+//! has the stone check the password (through the VM thread's session) and answers a token; each
 //! batch of a token's user is validated into the gem's own terms (`convert.rs`) and goes to
 //! the VM thread, and its answer comes back through a channel; events come from a broadcast
 //! the VM thread feeds.
@@ -14,12 +14,13 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use onyx_protocol::agent::{self as pb, agent_server};
+use onyx_record::{StoneError, UserInfo};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tokio_stream::{Stream, wrappers::ReceiverStream};
 use tonic::{Request, Response, Status};
 
-use crate::ops::request::{Event, Failure, Operation, Request as OpRequest, Secret};
+use crate::ops::request::{Event, Password};
 use crate::users;
 use crate::vm_thread::{Job, Work};
 
@@ -37,8 +38,8 @@ pub struct AgentService {
     work: Sender<Work>,
     events: broadcast::Sender<Event>,
     tokens: Arc<Mutex<HashMap<String, Login>>>,
-    /// The user whose session the gem is (the first to log in), and their right to change code.
-    owner: Mutex<Option<(String, bool)>>,
+    /// The user whose session the gem is, as the stone knows them.
+    owner: UserInfo,
     logins: AtomicU64,
     /// How long a token may go unused.
     idle_logout: Duration,
@@ -47,23 +48,17 @@ pub struct AgentService {
 }
 
 impl AgentService {
-    /// The service handing its work to `work`, its events from `events`; its event streams
-    /// end when `closing` turns true, and tokens unused for `idle_logout` end.
+    /// The service of the session of `owner`, handing its work to `work`, its events from
+    /// `events`; its event streams end when `closing` turns true, and tokens unused for
+    /// `idle_logout` end.
     pub fn new(
+        owner: UserInfo,
         work: Sender<Work>,
         events: broadcast::Sender<Event>,
         closing: watch::Receiver<bool>,
         idle_logout: Duration,
     ) -> AgentService {
-        AgentService {
-            work,
-            events,
-            tokens: Arc::default(),
-            owner: Mutex::new(None),
-            logins: AtomicU64::new(1),
-            idle_logout,
-            closing,
-        }
+        AgentService { work, events, tokens: Arc::default(), owner, logins: AtomicU64::new(1), idle_logout, closing }
     }
 
     /// The login whose token the request carries (its token counts as used); tokens unused
@@ -100,36 +95,21 @@ fn stopped() -> Status {
 impl agent_server::Agent for AgentService {
     async fn login(&self, request: Request<pb::LoginRequest>) -> Result<Response<pb::LoginReply>, Status> {
         let r = request.into_inner();
-        let (reply, answer) = oneshot::channel();
-        self.work.send(Work::Profile { user: r.user.clone(), reply }).map_err(|_| stopped())?;
-        let profile = answer.await.map_err(|_| stopped())?.map_err(Status::internal)?;
-        let refused = || Status::unauthenticated(format!("user {} or its password is not known", r.user));
-        let profile = profile.ok_or_else(refused)?;
-        // Checking a password takes tens of milliseconds on purpose: off the async threads.
-        let matches = tokio::task::spawn_blocking(move || users::verify(&r.password, &profile.password_hash))
-            .await
-            .map_err(|_| Status::internal("the password check failed"))?;
-        if !matches {
-            return Err(refused());
+        // A gem is one session of the stone, and a session is one user's, as in GemStone.
+        if r.user != self.owner.name {
+            return Err(Status::permission_denied(format!(
+                "this gem's session is {}'s: start a gem of your own to work as {}",
+                self.owner.name, r.user
+            )));
         }
-        // A gem is one session of the stone, and a session is one user's, as in GemStone: the
-        // first user to log in has it, with the rights their committed profile gave them then.
-        let may_change_code = {
-            let mut owner = self.owner.lock().unwrap_or_else(|e| e.into_inner());
-            match &*owner {
-                None => {
-                    *owner = Some((r.user.clone(), profile.may_change_code));
-                    profile.may_change_code
-                }
-                Some((user, may_change_code)) if *user == r.user => *may_change_code,
-                Some((user, _)) => {
-                    return Err(Status::permission_denied(format!(
-                        "this gem's session is {user}'s: start a gem of your own to work as {}",
-                        r.user
-                    )));
-                }
-            }
-        };
+        let (reply, answer) = oneshot::channel();
+        self.work.send(Work::Authenticate { password: Password(r.password), reply }).map_err(|_| stopped())?;
+        match answer.await.map_err(|_| stopped())? {
+            Ok(()) => {}
+            Err(StoneError::PermissionDenied(why)) => return Err(Status::unauthenticated(why)),
+            Err(e) => return Err(Status::unavailable(e.to_string())),
+        }
+        let may_change_code = self.owner.may_change_code;
         // The stone's list of sessions names the gem's users by the time the login is answered
         // (so a tool that lists sessions next sees this one); a gem going away is no matter.
         let (done, described) = oneshot::channel();
@@ -153,11 +133,7 @@ impl agent_server::Agent for AgentService {
     async fn execute(&self, request: Request<pb::Batch>) -> Result<Response<pb::BatchResult>, Status> {
         let (_, login) = self.login_of(&request)?;
         let arrived = Instant::now();
-        let mut operations: Vec<_> = request.into_inner().operations.into_iter().map(convert::operation).collect();
-        // A user who may not change code adds no users: the VM thread refuses, unhashed.
-        if login.may_change_code {
-            operations = hash_passwords(operations).await?;
-        }
+        let operations: Vec<_> = request.into_inner().operations.into_iter().map(convert::operation).collect();
         let (reply, answer) = oneshot::channel();
         let job = Job { operations, reply, arrived, login: login.id, may_change_code: login.may_change_code };
         self.work.send(Work::Batch(job)).map_err(|_| stopped())?;
@@ -192,29 +168,4 @@ impl agent_server::Agent for AgentService {
         });
         Ok(Response::new(Box::pin(ReceiverStream::new(stream))))
     }
-}
-
-type Operations = Vec<Result<Operation, Failure>>;
-
-/// The operations with the password of each user they add replaced by the password's hash,
-/// made here (off the async threads) rather than on the VM thread: hashing takes tens of
-/// milliseconds on purpose.
-async fn hash_passwords(mut operations: Operations) -> Result<Operations, Status> {
-    let adds_users = operations.iter().any(|o| matches!(o, Ok(Operation { request: OpRequest::AddUser { .. }, .. })));
-    if !adds_users {
-        return Ok(operations);
-    }
-    tokio::task::spawn_blocking(move || {
-        for operation in &mut operations {
-            if let Ok(Operation { request: OpRequest::AddUser { secret, .. }, .. }) = operation
-                && let Secret::Password(password) = secret
-            {
-                // A failed hash leaves nothing a password would match.
-                *secret = Secret::Hash(users::hash(password).unwrap_or_default());
-            }
-        }
-        operations
-    })
-    .await
-    .map_err(|_| Status::internal("hashing a password failed"))
 }

@@ -23,9 +23,8 @@ use onyx_vm::persist::repository_exception;
 use onyx_vm::{EvalError, Value, Vm};
 
 use self::inspect::{Handles, LoginHandles};
-use self::request::{Answer, ErrorKind, Evaluated, Failure, Outcome, Request, Secret};
+use self::request::{Answer, ErrorKind, Evaluated, Failure, Outcome, Password, Request};
 use self::search::CodeIndex;
-use crate::users;
 
 /// How long a message the agent sends on a tool's behalf (a printString, a lookup) may run;
 /// one still running then answers an interrupted error.
@@ -47,8 +46,6 @@ pub struct State {
     pub index: CodeIndex,
     /// Logins that ended.
     pub ended: std::collections::HashSet<u64>,
-    /// Whether a user has logged in (and the session may hold their work).
-    pub logged_in: bool,
 }
 
 /// What Smalltalk code wrote to the Transcript: kept (the last [`Transcript::KEPT`] bytes)
@@ -102,7 +99,7 @@ pub fn run(vm: &mut Vm, state: &mut State, login: u64, request: Request) -> Outc
             state.handles.of(login).release(vm, &handles);
             Ok(Answer::Done)
         }
-        Request::AddUser { user, secret, may_change_code } => add_user(vm, &user, secret, may_change_code),
+        Request::AddUser { user, password, may_change_code } => add_user(vm, &user, &password, may_change_code),
         Request::AutoCommit(on) => {
             state.auto_commit = on;
             Ok(Answer::Done)
@@ -135,16 +132,12 @@ pub fn run(vm: &mut Vm, state: &mut State, login: u64, request: Request) -> Outc
     }
 }
 
-fn add_user(vm: &mut Vm, user: &str, secret: Secret, may_change_code: bool) -> Outcome {
+/// Adds a user through the stone, which checks that the session's user may.
+fn add_user(vm: &mut Vm, user: &str, password: &Password, may_change_code: bool) -> Outcome {
     if !vm.may_change_code() {
         return Err(Failure::new(ErrorKind::PermissionDenied, "only a user who may change code adds users"));
     }
-    // A front end hashes passwords off the VM thread; one that did not gets no user made
-    // with a password in the clear.
-    let Secret::Hash(hash) = secret else {
-        return Err(Failure::new(ErrorKind::Invalid, "the password was not hashed"));
-    };
-    users::add(vm, user, &hash, may_change_code).map_err(|e| Failure::new(ErrorKind::Invalid, e))?;
+    vm.add_user(user, &password.0, may_change_code).map_err(stone_failure)?;
     Ok(Answer::Done)
 }
 

@@ -59,21 +59,13 @@ pub struct Evaluate {
     pub tag: u64,
 }
 
-/// A new user's password, as it reaches the VM thread: hashed first, off that thread.
+/// A password on its way to the stone, which alone hashes and checks passwords: never shown.
 #[derive(Clone, PartialEq, Eq)]
-pub enum Secret {
-    /// As the client sent it (not hashed yet).
-    Password(String),
-    /// Its argon2 hash.
-    Hash(String),
-}
+pub struct Password(pub String);
 
-impl std::fmt::Debug for Secret {
+impl std::fmt::Debug for Password {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Secret::Password(_) => "Password(..)",
-            Secret::Hash(_) => "Hash(..)",
-        })
+        f.write_str("Password(..)")
     }
 }
 
@@ -155,13 +147,12 @@ pub enum Request {
     Inspect(InspectRequest),
     /// Handles the client no longer needs.
     Release(Vec<Handle>),
-    /// Adds a user (or gives one a new password and privilege), committed with the next
-    /// commit.
+    /// Adds a user (or gives one a new password and privilege) in the stone, at once.
     AddUser {
         /// The user's name.
         user: String,
         /// Their password.
-        secret: Secret,
+        password: Password,
         /// Whether they may change code.
         may_change_code: bool,
     },

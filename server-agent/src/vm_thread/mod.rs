@@ -18,10 +18,10 @@ use tokio::sync::{broadcast, oneshot};
 
 use crate::ops::request::{
     Answer, BatchAnswer, Done, Evaluate, Event, Failure, InspectRequest, Listed, Operation, Outcome, Page, Paged,
-    Request,
+    Password, Request,
 };
 use crate::ops::{self, State};
-use crate::users;
+use onyx_record::StoneError;
 
 /// How long an evaluation runs before the thread looks for other work.
 const SLICE: Duration = Duration::from_millis(5);
@@ -30,12 +30,13 @@ const SLICE: Duration = Duration::from_millis(5);
 pub enum Work {
     /// A batch of a logged-in user.
     Batch(Job),
-    /// The profile of a user who logs in (the password is checked off the VM thread).
-    Profile {
-        /// The user.
-        user: String,
-        /// Where the profile goes.
-        reply: oneshot::Sender<Result<Option<users::Profile>, String>>,
+    /// A password of a login to the agent, for the stone to check against the session's
+    /// user's.
+    Authenticate {
+        /// The password.
+        password: Password,
+        /// Where the stone's word goes.
+        reply: oneshot::Sender<Result<(), StoneError>>,
     },
     /// A user logged in; `done` is told once the stone's list of sessions names them.
     LoggedIn {
@@ -48,7 +49,7 @@ pub enum Work {
     LoggedOut(u64),
 }
 
-/// A batch and where its answer goes. The users it adds carry their password's hash.
+/// A batch and where its answer goes.
 pub struct Job {
     /// The operations, in order; one that did not validate answers its failure in its place.
     pub operations: Vec<Result<Operation, Failure>>,
@@ -149,19 +150,11 @@ pub fn run(vm: &mut Vm, work: &Receiver<Work>, events: &broadcast::Sender<Event>
 fn take(vm: &mut Vm, work: Work, running: &mut Vec<Running>, state: &mut State, watch: &mut Watch) {
     match work {
         Work::Batch(job) => running.push(Running::new(job)),
-        Work::Profile { user, reply } => {
-            // The gem's own work has no user's rights.
-            vm.set_may_change_code(false);
-            // Before anyone has logged in the session holds no work: the login sees the
-            // latest commit (a user added since the gem started included).
-            if !state.logged_in {
-                let _ = vm.abort_transaction();
-            }
+        Work::Authenticate { password, reply } => {
             // A client that gave up no longer wants the answer.
-            let _ = reply.send(users::profile(vm, &user));
+            let _ = reply.send(vm.authenticate(&password.0));
         }
         Work::LoggedIn { user, done } => {
-            state.logged_in = true;
             watch.logged_in(vm, user);
             let _ = done.send(());
         }

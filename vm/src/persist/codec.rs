@@ -9,8 +9,11 @@
 //! record that cannot be read is damage ([`StoneError::Damaged`]).
 
 use num_bigint::{BigInt, Sign};
+use onyx_record::word::{ref_word, symbol_word};
 use onyx_record::word::{word_ref, word_symbol};
-use onyx_record::{CHUNKED_HEADER, ObjectRecord, Oop, StoneError};
+use onyx_record::{CHUNK, CHUNKED_HEADER, ObjectRecord, Oop, StoneError};
+
+use super::Persistence;
 
 use crate::heap::{Body, Dict, SemaphoreBody};
 use crate::value::Value;
@@ -71,7 +74,9 @@ pub(super) fn encode(vm: &Vm, v: Value, oop: Oop, naming: &impl Naming) -> Resul
         Body::Free | Body::NotLoaded => return Err(invalid(format!("object {} is not in memory", v.index()))),
     };
     let class = word(obj.class).map(|w| w >> 3)?;
-    Ok(ObjectRecord { oop, class, kind, hash: obj.hash, named: u32::from(obj.named), words, bytes })
+    // The policy is the persistence's to say (see `send_commit`).
+    let policy = onyx_record::NO_POLICY;
+    Ok(ObjectRecord { oop, class, kind, hash: obj.hash, named: u32::from(obj.named), policy, words, bytes })
 }
 
 /// How a record's words become local values: OOPs to local objects, symbol ids to symbols.
@@ -188,4 +193,41 @@ pub(super) fn method_parts(
     let source =
         String::from_utf8(r.bytes.clone()).map_err(|_| damaged(format!("object {}: source is not UTF-8", r.oop)))?;
     Ok((class, protocol, source))
+}
+
+impl Naming for Persistence {
+    fn word_for(&self, vm: &Vm, v: Value) -> Option<u64> {
+        if vm.is_symbol(v) {
+            return self.symbol_id.get(&v).map(|&id| symbol_word(id));
+        }
+        self.oop_of.get(&v).map(|&oop| ref_word(oop))
+    }
+}
+
+impl Resolving for Persistence {
+    fn local_for(&mut self, vm: &mut Vm, oop: Oop) -> Value {
+        if let Some(&v) = self.local_of.get(&oop) {
+            return v;
+        }
+        let v = vm.heap.alloc_stub();
+        self.map(v, oop);
+        v
+    }
+
+    fn symbol_for(&self, id: u64) -> Option<Value> {
+        self.symbol_of.get(&id).copied()
+    }
+
+    fn contents(&mut self, oop: Oop, len: usize) -> Result<Vec<u8>, StoneError> {
+        let mut data = Vec::with_capacity(len);
+        for index in 0..len.div_ceil(CHUNK) {
+            let chunk = u32::try_from(index).map_err(|_| StoneError::Damaged(format!("object {oop}: too large")))?;
+            data.extend(self.link.fetch_chunk(oop, chunk)?);
+            self.stats.fetches += 1;
+        }
+        if data.len() != len {
+            return Err(StoneError::Damaged(format!("object {oop}: its chunks hold {} bytes, not {len}", data.len())));
+        }
+        Ok(data)
+    }
 }

@@ -25,16 +25,15 @@
 mod chunks;
 mod codec;
 mod guard;
-
-pub use guard::USERS;
+mod security;
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::ops::Range;
 use std::rc::Rc;
 
-use onyx_record::word::{ref_word, symbol_word, word_ref};
+use onyx_record::word::word_ref;
 use onyx_record::{
-    About, CHUNK, CommitOutcome, LockKind, ObjectRecord, Oop, ROOT, SessionInfo, StoneError, StoneLink, ViewChange,
+    About, CommitOutcome, LockKind, ObjectRecord, Oop, ROOT, SessionInfo, StoneError, StoneLink, ViewChange,
 };
 
 use crate::bytecode::CompiledCode;
@@ -50,7 +49,7 @@ pub(super) fn lost(what: &str) -> StoneError {
 }
 
 /// The error of an operation on a repository when none is attached.
-fn detached() -> StoneError {
+pub(super) fn detached() -> StoneError {
     StoneError::Invalid("no repository is attached".into())
 }
 
@@ -85,6 +84,11 @@ pub(crate) struct Persistence {
     /// Code replaced when its method was reloaded: frames may still be running it, and they
     /// point into it, so it lives as long as the VM.
     retired: Vec<Rc<CompiledCode>>,
+    /// The policy of each persistent object that is not the session's default (as loaded, or
+    /// as assigned).
+    policy_of: HashMap<Oop, u32>,
+    /// The policies new objects are to have that are not the session's default.
+    assigned: HashMap<Value, u32>,
     /// The objects the last failed commit conflicted on.
     conflicts: Vec<Value>,
     /// Set when the view moved on without this transaction's changes being checked against
@@ -113,6 +117,8 @@ impl Persistence {
             symbol_of: HashMap::new(),
             fresh: 0..0,
             retired: Vec::new(),
+            policy_of: HashMap::new(),
+            assigned: HashMap::new(),
             conflicts: Vec::new(),
             must_abort: false,
             stats: StoreStats::default(),
@@ -292,6 +298,7 @@ impl Persistence {
     }
 
     fn install(&mut self, vm: &mut Vm, v: Value, class: Value, r: &ObjectRecord, body: Body) {
+        self.note_policy(r.oop, r.policy);
         let named = u16::try_from(r.named).unwrap_or(u16::MAX);
         let code = matches!(body, Body::Method(_))
             || class == vm.known.method_dictionary
@@ -321,43 +328,6 @@ impl Persistence {
             self.symbol_id.insert(symbol, id);
         }
         Ok(())
-    }
-}
-
-impl codec::Naming for Persistence {
-    fn word_for(&self, vm: &Vm, v: Value) -> Option<u64> {
-        if vm.is_symbol(v) {
-            return self.symbol_id.get(&v).map(|&id| symbol_word(id));
-        }
-        self.oop_of.get(&v).map(|&oop| ref_word(oop))
-    }
-}
-
-impl codec::Resolving for Persistence {
-    fn local_for(&mut self, vm: &mut Vm, oop: Oop) -> Value {
-        if let Some(&v) = self.local_of.get(&oop) {
-            return v;
-        }
-        let v = vm.heap.alloc_stub();
-        self.map(v, oop);
-        v
-    }
-
-    fn symbol_for(&self, id: u64) -> Option<Value> {
-        self.symbol_of.get(&id).copied()
-    }
-
-    fn contents(&mut self, oop: Oop, len: usize) -> Result<Vec<u8>, StoneError> {
-        let mut data = Vec::with_capacity(len);
-        for index in 0..len.div_ceil(CHUNK) {
-            let chunk = u32::try_from(index).map_err(|_| StoneError::Damaged(format!("object {oop}: too large")))?;
-            data.extend(self.link.fetch_chunk(oop, chunk)?);
-            self.stats.fetches += 1;
-        }
-        if data.len() != len {
-            return Err(StoneError::Damaged(format!("object {oop}: its chunks hold {} bytes, not {len}", data.len())));
-        }
-        Ok(data)
     }
 }
 
@@ -395,9 +365,11 @@ impl Vm {
     }
 
     /// Makes this VM's objects a new repository's contents through `link` (a session with a
-    /// stone over an empty repository): commits the root and everything it reaches.
-    pub fn create_repository(&mut self, link: Box<dyn StoneLink>) -> Result<(), StoneError> {
+    /// stone over an empty repository): commits the root and everything it reaches, in the
+    /// session's user's policy but for `open`, which belong to none (everyone may change them).
+    pub fn create_repository(&mut self, link: Box<dyn StoneLink>, open: &[Value]) -> Result<(), StoneError> {
         let mut p = Persistence::new(link);
+        p.assigned.extend(open.iter().map(|&v| (v, onyx_record::NO_POLICY)));
         let known = self.known.objects();
         let root = self.new_array(known);
         p.map(root, ROOT);
@@ -529,9 +501,18 @@ impl Vm {
         let mut records = Vec::with_capacity(dirty.len() + new.len());
         for &v in dirty.iter().chain(new) {
             let oop = p.oop_of.get(&v).copied().ok_or_else(|| lost("a changed object lost its OOP"))?;
-            records.push(codec::encode(self, v, oop, p)?);
+            let record = codec::encode(self, v, oop, p)?;
+            records.push(ObjectRecord { policy: p.policy_for(v, oop), ..record });
         }
-        p.link.commit(&records)
+        let outcome = p.link.commit(&records)?;
+        if matches!(outcome, CommitOutcome::Committed(_)) {
+            for &v in new {
+                if let (Some(policy), Some(&oop)) = (p.assigned.remove(&v), p.oop_of.get(&v)) {
+                    p.policy_of.insert(oop, policy);
+                }
+            }
+        }
+        Ok(outcome)
     }
 
     /// After a refused commit: new objects are transient again and the changed ones stay

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use onyx_record::shape::{DICT, FLOAT, METHOD, SLOTS};
 use onyx_record::{CHUNKED_HEADER, ObjectRecord};
+use onyx_store::Stone;
 use onyx_store::repo::{Durability, Repository};
-use onyx_store::{LocalLink, Stone};
 use onyx_vm::{Vm, VmConfig};
 
 use crate::util::{eval_in, vm};
@@ -32,9 +32,9 @@ const SHAPES: usize = 6;
 fn a_gem_logs_in_past_records_it_cannot_use_and_names_them_when_touched() {
     let dir = tempfile::tempdir().expect("a temp dir");
     {
-        let stone = Arc::new(Stone::create(dir.path()).expect("a repository"));
+        let stone = Arc::new(crate::util::stone(dir.path()));
         let mut kernel = vm();
-        kernel.create_repository(Box::new(LocalLink::login(Arc::clone(&stone)).expect("a session"))).expect("commits");
+        kernel.create_repository(Box::new(crate::util::session(&stone)), &[]).expect("commits");
         let floats: Vec<String> = (0..SHAPES).map(|i| format!("Smalltalk at: #Fragile{i} put: {i}.25")).collect();
         let source = format!("{}. System commitTransaction", floats.join(". "));
         assert_eq!(eval_in(&mut kernel, &source).expect("commits"), "true");
@@ -55,7 +55,7 @@ fn a_gem_logs_in_past_records_it_cannot_use_and_names_them_when_touched() {
     repo.write(&changed, meta, Durability::Now).expect("written");
     drop(repo);
     let stone = Arc::new(Stone::open(dir.path()).expect("opens"));
-    let link = LocalLink::login(Arc::clone(&stone)).expect("a session");
+    let link = crate::util::session(&stone);
     let mut gem = Vm::login(Box::new(link), VmConfig::default()).expect("the gem logs in all the same");
     assert_eq!(eval_in(&mut gem, "3 + 4").expect("runs"), "7");
     assert_eq!(

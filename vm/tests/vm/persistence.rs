@@ -3,7 +3,6 @@
 
 use std::sync::Arc;
 
-use onyx_store::LocalLink;
 use onyx_store::Stone;
 use onyx_vm::{Vm, VmConfig};
 
@@ -12,15 +11,15 @@ use crate::util::{eval_in, vm};
 /// A stone over a new repository holding the kernel.
 fn repository() -> (tempfile::TempDir, Arc<Stone>) {
     let dir = tempfile::tempdir().expect("a temp dir");
-    let stone = Arc::new(Stone::create(dir.path()).expect("a repository"));
+    let stone = Arc::new(crate::util::stone(dir.path()));
     let mut kernel = vm();
-    let link = LocalLink::login(Arc::clone(&stone)).expect("a session");
-    kernel.create_repository(Box::new(link)).expect("the kernel commits");
+    let link = crate::util::session(&stone);
+    kernel.create_repository(Box::new(link), &[]).expect("the kernel commits");
     (dir, stone)
 }
 
 fn gem(stone: &Arc<Stone>) -> Vm {
-    let link = LocalLink::login(Arc::clone(stone)).expect("a session");
+    let link = crate::util::session(stone);
     Vm::login(Box::new(link), VmConfig::default()).expect("the gem logs in")
 }
 
@@ -248,12 +247,12 @@ fn a_gem_that_faults_in_everything_lazily_passes_the_kernel_suite() {
     // The kernel with its tests, committed; a gem that logs in with nothing but the root and
     // the classes the VM knows, and faults everything else in a few objects at a time.
     let dir = tempfile::tempdir().expect("a temp dir");
-    let stone = Arc::new(Stone::create(dir.path()).expect("a repository"));
+    let stone = Arc::new(crate::util::stone(dir.path()));
     let kernel = onyx_vm::KernelSource::embedded();
     let mut full = Vm::boot_with(&kernel, VmConfig::default()).expect("the kernel and its tests load");
-    full.create_repository(Box::new(LocalLink::login(Arc::clone(&stone)).expect("a session"))).expect("commits");
+    full.create_repository(Box::new(crate::util::session(&stone)), &[]).expect("commits");
     let config = VmConfig { login_budget: 0, fault_budget: 2048, ..VmConfig::default() };
-    let link = LocalLink::login(Arc::clone(&stone)).expect("a session");
+    let link = crate::util::session(&stone);
     let mut g = Vm::login(Box::new(link), config).expect("the gem logs in");
     let loaded_at_login = g.heap.live_count();
     let list = kernel.test_package_names().iter().map(|n| format!("'{n}'")).collect::<Vec<_>>().join(" ");
@@ -271,7 +270,7 @@ fn walking_a_persistent_structure_faults_it_in_many_objects_per_round_trip() {
         "| list | list := nil. 1 to: 20000 do: [:i | list := Array with: i with: list]. UserGlobals at: #List put: list. System commitTransaction",
     );
     let config = VmConfig { login_budget: 64 << 10, ..VmConfig::default() };
-    let mut b = Vm::login(Box::new(LocalLink::login(Arc::clone(&stone)).expect("a session")), config).expect("login");
+    let mut b = Vm::login(Box::new(crate::util::session(&stone)), config).expect("login");
     let before = b.heap.live_count();
     let trips_before = b.store_stats().expect("a gem").fetches;
     assert_eq!(
@@ -295,7 +294,7 @@ fn a_gem_over_its_memory_budget_drops_clean_objects_and_faults_them_back() {
         "| list | list := nil. 1 to: 100000 do: [:i | list := Array with: i with: list]. UserGlobals at: #Big put: list. System commitTransaction",
     );
     let config = VmConfig { login_budget: 64 << 10, memory_budget: Some(4 << 20), ..VmConfig::default() };
-    let mut b = Vm::login(Box::new(LocalLink::login(Arc::clone(&stone)).expect("a session")), config).expect("login");
+    let mut b = Vm::login(Box::new(crate::util::session(&stone)), config).expect("login");
     let walk = "| n node | n := 0. node := UserGlobals at: #Big. \
                 [node notNil] whileTrue: [n := n + (node at: 1). node := node at: 2. \
                  (n \\\\ 1000) = 0 ifTrue: [Smalltalk garbageCollect]]. n";
@@ -303,8 +302,7 @@ fn a_gem_over_its_memory_budget_drops_clean_objects_and_faults_them_back() {
     run(&mut b, "Smalltalk garbageCollect");
     // The same walk in a gem without a budget keeps every node.
     let unbounded = VmConfig { login_budget: 64 << 10, ..VmConfig::default() };
-    let mut c =
-        Vm::login(Box::new(LocalLink::login(Arc::clone(&stone)).expect("a session")), unbounded).expect("login");
+    let mut c = Vm::login(Box::new(crate::util::session(&stone)), unbounded).expect("login");
     assert_eq!(run(&mut c, walk), "5000050000");
     run(&mut c, "Smalltalk garbageCollect");
     let (kept, all) = (b.heap.footprint(), c.heap.footprint());
@@ -353,7 +351,7 @@ fn touching_one_element_of_a_large_array_brings_in_only_its_chunk() {
         "| big | big := Array new: 1000000. 1 to: 1000000 do: [:i | big at: i put: i * 2]. UserGlobals at: #Big put: big. System commitTransaction",
     );
     let config = VmConfig { login_budget: 64 << 10, ..VmConfig::default() };
-    let mut b = Vm::login(Box::new(LocalLink::login(Arc::clone(&stone)).expect("a session")), config).expect("login");
+    let mut b = Vm::login(Box::new(crate::util::session(&stone)), config).expect("login");
     let before = b.heap.footprint();
     assert_eq!(run(&mut b, "(UserGlobals at: #Big) at: 500000"), "1000000");
     assert_eq!(run(&mut b, "(UserGlobals at: #Big) size"), "1000000");
@@ -381,7 +379,7 @@ fn walking_a_large_collection_faults_its_elements_many_per_round_trip() {
         "| boxes | boxes := Array new: 30000. 1 to: 30000 do: [:i | boxes at: i put: (Array with: i with: 'box')]. UserGlobals at: #Boxes put: boxes. System commitTransaction",
     );
     let config = VmConfig { login_budget: 64 << 10, ..VmConfig::default() };
-    let mut b = Vm::login(Box::new(LocalLink::login(Arc::clone(&stone)).expect("a session")), config).expect("login");
+    let mut b = Vm::login(Box::new(crate::util::session(&stone)), config).expect("login");
     let trips_before = b.store_stats().expect("a gem").fetches;
     assert_eq!(
         run(&mut b, "(UserGlobals at: #Boxes) inject: 0 into: [:sum :each | sum + (each at: 1) + (each at: 2) size]"),
@@ -414,7 +412,7 @@ fn large_objects_with_named_slots_copy_and_reflect_like_small_ones() {
          UserGlobals at: #T put: ((Tagged new: 20000) tag: #label; at: 20000 put: 5; yourself). System commitTransaction",
     );
     let config = VmConfig { login_budget: 64 << 10, ..VmConfig::default() };
-    let mut b = Vm::login(Box::new(LocalLink::login(Arc::clone(&stone)).expect("a session")), config).expect("login");
+    let mut b = Vm::login(Box::new(crate::util::session(&stone)), config).expect("login");
     assert_eq!(
         run(&mut b, "| t | t := UserGlobals at: #T. {t tag. t at: 20000. t size. t instVarAt: 1}"),
         "#(#label 5 20000 #label)"
@@ -478,7 +476,7 @@ fn a_gem_logs_in_to_a_repository_whose_globals_fill_a_large_dictionary() {
         "1 to: 4000 do: [:i | Smalltalk at: ('Global', i printString) asSymbol put: i]. System commitTransaction",
     );
     let config = VmConfig { login_budget: 64 << 10, ..VmConfig::default() };
-    let mut b = Vm::login(Box::new(LocalLink::login(Arc::clone(&stone)).expect("a session")), config).expect("login");
+    let mut b = Vm::login(Box::new(crate::util::session(&stone)), config).expect("login");
     assert_eq!(run(&mut b, "(Smalltalk includesKey: #Global3999) & ((Smalltalk at: #Global17) = 17)"), "true");
     assert_eq!(run(&mut b, "3 + 4"), "7");
 }

@@ -42,3 +42,18 @@ pub fn check_all(cases: &[(&str, &str)]) {
     }
     assert!(failures.is_empty(), "{} of {} failed:\n{}", failures.len(), cases.len(), failures.join("\n"));
 }
+
+/// The user the persistence tests log in as: the kernel's owner, who may change code.
+const USER: (&str, &str) = ("SystemUser", "swordfish");
+
+/// A stone over a new repository in `dir`, with its [`USER`].
+pub fn stone(dir: &std::path::Path) -> onyx_store::Stone {
+    let stone = onyx_store::Stone::create(dir).expect("a repository");
+    stone.add_user(None, USER.0, USER.1, true, Some(onyx_record::SYSTEM_POLICY)).expect("the user is added");
+    stone
+}
+
+/// A session of `stone` as its [`USER`].
+pub fn session(stone: &std::sync::Arc<onyx_store::Stone>) -> onyx_store::LocalLink {
+    onyx_store::LocalLink::login(std::sync::Arc::clone(stone), USER.0, USER.1).expect("a session")
+}

@@ -1,0 +1,292 @@
+//! Users and object security policies, kept by the stone in tables of the repository file
+//! where no Smalltalk code reads them: each user's argon2 password hash, whether they may
+//! change code, their groups and the policy their new objects belong to; each policy's
+//! owner and who may read or write its objects (GemStone's object security policies).
+//!
+//! Every object record names its policy (`ObjectRecord::policy`); the stone checks read
+//! access on every fetch and write access on every commit, for the object's stored policy and
+//! for the one the commit gives it. [`NO_POLICY`] lets everyone read and write;
+//! [`SYSTEM_POLICY`] (the kernel's) lets everyone read and code changers write.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use argon2::Argon2;
+use argon2::password_hash::rand_core::OsRng;
+use argon2::password_hash::{PasswordHash, PasswordHasher as _, PasswordVerifier as _, SaltString};
+use onyx_record::{NO_POLICY, UserInfo};
+
+use crate::error::StoreError;
+
+/// The group every user who may change code is in: [`SYSTEM_POLICY`] lets it write.
+pub const CODE_CHANGERS: &str = "CodeChangers";
+/// The longest user name.
+pub const MAX_NAME: usize = 256;
+/// The longest password.
+pub const MAX_PASSWORD: usize = 1024;
+
+/// What a user may do with the objects of a policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Access {
+    /// Nothing: the objects are not even read.
+    None,
+    /// Read them.
+    Read,
+    /// Read and change them.
+    Write,
+}
+
+impl Access {
+    fn from_byte(b: u8) -> Option<Access> {
+        [Access::None, Access::Read, Access::Write].get(usize::from(b)).copied()
+    }
+}
+
+/// An object security policy: its owner's access, its groups', and everyone else's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Policy {
+    /// The user who owns it.
+    pub owner: String,
+    /// What its owner may do.
+    pub owner_access: Access,
+    /// What the members of each group may do.
+    pub groups: Vec<(String, Access)>,
+    /// What everyone may do.
+    pub world: Access,
+}
+
+impl Policy {
+    /// The kernel's: everyone reads, code changers write.
+    pub fn system() -> Policy {
+        Policy {
+            owner: "SystemUser".into(),
+            owner_access: Access::Write,
+            groups: vec![(CODE_CHANGERS.into(), Access::Write)],
+            world: Access::Read,
+        }
+    }
+
+    /// A new user's own: they write, everyone reads.
+    pub fn own(user: &str) -> Policy {
+        Policy { owner: user.into(), owner_access: Access::Write, groups: Vec::new(), world: Access::Read }
+    }
+}
+
+/// A user as the stone keeps them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct User {
+    /// Their name.
+    pub name: String,
+    /// The argon2 hash of their password, in PHC string form.
+    pub hash: String,
+    /// Whether they may change code (and add users).
+    pub may_change_code: bool,
+    /// The groups they are in (besides [`CODE_CHANGERS`], which code changers are in).
+    pub groups: Vec<String>,
+    /// The policy their new objects belong to.
+    pub default_policy: u32,
+}
+
+impl User {
+    /// Whether they are in `group`.
+    pub fn in_group(&self, group: &str) -> bool {
+        (group == CODE_CHANGERS && self.may_change_code) || self.groups.iter().any(|g| g == group)
+    }
+
+    /// What their session knows of them.
+    pub fn info(&self) -> UserInfo {
+        UserInfo { name: self.name.clone(), may_change_code: self.may_change_code, default_policy: self.default_policy }
+    }
+}
+
+/// The policies by id.
+pub type Policies = HashMap<u32, Policy>;
+
+/// What `user` may do with the objects of policy `id`.
+pub fn access(policies: &Policies, user: &User, id: u32) -> Access {
+    if id == NO_POLICY {
+        return Access::Write;
+    }
+    let Some(p) = policies.get(&id) else { return Access::None };
+    let mut access = p.world;
+    if p.owner == user.name {
+        access = access.max(p.owner_access);
+    }
+    for (group, granted) in &p.groups {
+        if user.in_group(group) {
+            access = access.max(*granted);
+        }
+    }
+    access
+}
+
+/// The argon2 hash of `password` with a fresh salt, in PHC string form.
+pub fn hash(password: &str) -> Result<String, StoreError> {
+    let salt = SaltString::generate(&mut OsRng);
+    Argon2::default()
+        .hash_password(password.as_bytes(), &salt)
+        .map(|h| h.to_string())
+        .map_err(|e| StoreError::Invalid(format!("cannot hash a password: {e}")))
+}
+
+/// Whether `password` is the one `user`'s hash was made from. An unknown user (`None`) is
+/// checked against a hash of no one's password, so that a login takes as long whether or not
+/// the user exists: names cannot be found by timing.
+pub fn verify(user: Option<&User>, password: &str) -> bool {
+    static NO_ONE: OnceLock<String> = OnceLock::new();
+    let no_one = NO_ONE.get_or_init(|| hash(&random_password()).unwrap_or_default());
+    let (hash, known) = match user {
+        Some(u) => (u.hash.as_str(), true),
+        None => (no_one.as_str(), false),
+    };
+    let matches =
+        PasswordHash::new(hash).is_ok_and(|h| Argon2::default().verify_password(password.as_bytes(), &h).is_ok());
+    matches && known
+}
+
+fn random_password() -> String {
+    use argon2::password_hash::rand_core::RngCore as _;
+    let mut bytes = [0u8; 16];
+    OsRng.fill_bytes(&mut bytes);
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Checks a new user's name and password.
+pub fn check_new(name: &str, password: &str) -> Result<(), StoreError> {
+    if name.is_empty() || name.len() > MAX_NAME || name.chars().any(char::is_control) {
+        return Err(StoreError::Invalid(format!("a user name has 1 to {MAX_NAME} bytes and no control characters")));
+    }
+    if password.is_empty() || password.len() > MAX_PASSWORD {
+        return Err(StoreError::Invalid(format!("a password has 1 to {MAX_PASSWORD} bytes")));
+    }
+    Ok(())
+}
+
+/// The encodings of users and policies as their tables hold them.
+pub(crate) mod encoding {
+    use super::{Access, Policy, User};
+
+    fn string(out: &mut Vec<u8>, s: &str) {
+        out.extend_from_slice(&(s.len() as u32).to_le_bytes());
+        out.extend_from_slice(s.as_bytes());
+    }
+
+    struct Reader<'a>(&'a [u8]);
+
+    impl Reader<'_> {
+        fn take(&mut self, n: usize) -> Option<&[u8]> {
+            let (head, rest) = (self.0.get(..n)?, self.0.get(n..)?);
+            self.0 = rest;
+            Some(head)
+        }
+        fn u8(&mut self) -> Option<u8> {
+            self.take(1).map(|b| b[0])
+        }
+        fn u32(&mut self) -> Option<u32> {
+            self.take(4).and_then(|b| b.try_into().ok()).map(u32::from_le_bytes)
+        }
+        fn string(&mut self) -> Option<String> {
+            let n = self.u32()? as usize;
+            String::from_utf8(self.take(n)?.to_vec()).ok()
+        }
+        fn access(&mut self) -> Option<Access> {
+            Access::from_byte(self.u8()?)
+        }
+    }
+
+    pub fn user(u: &User) -> Vec<u8> {
+        let mut out = Vec::new();
+        string(&mut out, &u.name);
+        string(&mut out, &u.hash);
+        out.push(u8::from(u.may_change_code));
+        out.extend_from_slice(&u.default_policy.to_le_bytes());
+        out.extend_from_slice(&(u.groups.len() as u32).to_le_bytes());
+        for g in &u.groups {
+            string(&mut out, g);
+        }
+        out
+    }
+
+    pub fn decode_user(data: &[u8]) -> Option<User> {
+        let mut r = Reader(data);
+        let (name, hash, may_change_code, default_policy) = (r.string()?, r.string()?, r.u8()? == 1, r.u32()?);
+        let groups = (0..r.u32()?).map(|_| r.string()).collect::<Option<Vec<String>>>()?;
+        r.0.is_empty().then_some(User { name, hash, may_change_code, groups, default_policy })
+    }
+
+    pub fn policy(p: &Policy) -> Vec<u8> {
+        let mut out = Vec::new();
+        string(&mut out, &p.owner);
+        out.push(p.owner_access as u8);
+        out.push(p.world as u8);
+        out.extend_from_slice(&(p.groups.len() as u32).to_le_bytes());
+        for (g, a) in &p.groups {
+            string(&mut out, g);
+            out.push(*a as u8);
+        }
+        out
+    }
+
+    pub fn decode_policy(data: &[u8]) -> Option<Policy> {
+        let mut r = Reader(data);
+        let (owner, owner_access, world) = (r.string()?, r.access()?, r.access()?);
+        let groups = (0..r.u32()?).map(|_| Some((r.string()?, r.access()?))).collect::<Option<Vec<_>>>()?;
+        r.0.is_empty().then_some(Policy { owner, owner_access, groups, world })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use onyx_record::SYSTEM_POLICY;
+
+    fn user(name: &str, may_change_code: bool, default_policy: u32) -> User {
+        User {
+            name: name.into(),
+            hash: hash("pw").unwrap_or_default(),
+            may_change_code,
+            groups: Vec::new(),
+            default_policy,
+        }
+    }
+
+    #[test]
+    fn access_is_the_most_of_world_owner_and_groups() {
+        let mut policies = Policies::new();
+        policies.insert(SYSTEM_POLICY, Policy::system());
+        policies.insert(5, Policy::own("bob"));
+        policies.insert(6, Policy { world: Access::None, ..Policy::own("carol") });
+        let (bob, curator) = (user("bob", false, 5), user("DataCurator", true, 7));
+        assert_eq!(access(&policies, &bob, SYSTEM_POLICY), Access::Read);
+        assert_eq!(access(&policies, &curator, SYSTEM_POLICY), Access::Write);
+        assert_eq!(access(&policies, &bob, 5), Access::Write);
+        assert_eq!(access(&policies, &curator, 5), Access::Read);
+        assert_eq!(access(&policies, &bob, 6), Access::None);
+        assert_eq!(access(&policies, &bob, NO_POLICY), Access::Write);
+        assert_eq!(access(&policies, &bob, 99), Access::None, "an unknown policy grants nothing");
+    }
+
+    #[test]
+    fn passwords_match_their_hash_only_and_unknown_users_match_nothing() {
+        let bob = user("bob", false, 5);
+        assert!(bob.hash.starts_with("$argon2"));
+        assert!(verify(Some(&bob), "pw"));
+        assert!(!verify(Some(&bob), "pw!"));
+        assert!(!verify(None, "pw"));
+        let broken = User { hash: "not a hash".into(), ..bob.clone() };
+        assert!(!verify(Some(&broken), "pw"));
+    }
+
+    #[test]
+    fn users_and_policies_round_trip_and_damage_does_not_decode() {
+        let u = User { groups: vec!["Payroll".into()], ..user("bob", true, 9) };
+        assert_eq!(encoding::decode_user(&encoding::user(&u)), Some(u.clone()));
+        let p = Policy { groups: vec![("Payroll".into(), Access::Read)], ..Policy::own("bob") };
+        assert_eq!(encoding::decode_policy(&encoding::policy(&p)), Some(p.clone()));
+        let bytes = encoding::user(&u);
+        for cut in 0..bytes.len() {
+            assert_eq!(encoding::decode_user(&bytes[..cut]), None);
+        }
+        assert!(check_new("", "pw").is_err() && check_new("bob", "").is_err() && check_new("bob", "pw").is_ok());
+    }
+}

@@ -1,0 +1,83 @@
+//! The stone's users and object security policies, enforced by the stone itself whatever
+//! the client: logins checked against the stone's own password hashes, reads checked on
+//! every fetch, writes on every commit, users added only by users who may change code.
+
+use onyx_record::word::ref_word;
+use onyx_record::{CommitOutcome, ObjectRecord, Oop, ROOT, SYSTEM_POLICY};
+use onyx_store::{Stone, StoreError};
+
+fn ok<T>(r: Result<T, StoreError>) -> T {
+    r.unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn object(oop: Oop, class: Oop, policy: u32, n: u64) -> ObjectRecord {
+    ObjectRecord { oop, class, kind: 0, hash: 1, named: 0, policy, words: vec![(n << 3) | 1], bytes: Vec::new() }
+}
+
+fn denied<T: std::fmt::Debug>(r: Result<T, StoreError>) -> String {
+    match r {
+        Err(StoreError::PermissionDenied(why)) => why,
+        other => panic!("not denied: {other:?}"),
+    }
+}
+
+#[test]
+fn the_stone_enforces_policies_on_fetch_and_commit_whatever_the_client() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let stone = ok(Stone::create(dir.path()));
+    ok(stone.add_user(None, "SystemUser", "system", true, Some(SYSTEM_POLICY)));
+    ok(stone.add_user(None, "bob", "bob's", false, None));
+    ok(stone.add_user(None, "carol", "carol's", false, None));
+    let (admin, _) = ok(stone.login("SystemUser", "system"));
+    let (bob, _) = ok(stone.login("bob", "bob's"));
+    let (carol, _) = ok(stone.login("carol", "carol's"));
+    let (bobs, carols) = (ok(stone.user_of(bob)).default_policy, ok(stone.user_of(carol)).default_policy);
+    assert!(bobs != carols && bobs > SYSTEM_POLICY);
+    // The kernel's objects: the root and a class, in the system policy.
+    let r = ok(stone.allocate(admin, 2));
+    let (class, code) = (r.start, r.start + 1);
+    let root = ObjectRecord { words: vec![ref_word(code)], ..object(ROOT, class, SYSTEM_POLICY, 0) };
+    let kernel = vec![root, object(class, class, SYSTEM_POLICY, 0), object(code, class, SYSTEM_POLICY, 1)];
+    assert!(matches!(ok(stone.commit(admin, kernel)), CommitOutcome::Committed(_)));
+    ok(stone.abort(bob));
+    ok(stone.abort(carol));
+    // Bob reads the kernel and changes none of it, however his client builds the record.
+    assert_eq!(ok(stone.fetch(bob, &[code], &[], 0))[0].words, vec![(1 << 3) | 1]);
+    assert!(denied(stone.commit(bob, vec![object(code, class, SYSTEM_POLICY, 2)])).contains("in policy 1"));
+    assert!(denied(stone.commit(bob, vec![object(code, class, bobs, 2)])).contains("may not change object"));
+    // His own objects are his to change, and everyone's to read.
+    let mine = ok(stone.allocate(bob, 1)).start;
+    assert!(denied(stone.commit(bob, vec![object(mine, class, SYSTEM_POLICY, 3)])).contains("policy 1"));
+    assert!(matches!(ok(stone.commit(bob, vec![object(mine, class, bobs, 3)])), CommitOutcome::Committed(_)));
+    ok(stone.abort(carol));
+    assert_eq!(ok(stone.fetch(carol, &[mine], &[], 0)).len(), 1);
+    assert!(denied(stone.commit(carol, vec![object(mine, class, carols, 4)])).contains("may not change object"));
+    // What a policy lets no one else read is neither sent along nor sent when asked for.
+    ok(stone.abort(bob));
+    assert_eq!(ok(stone.fetch(bob, &[mine], &[], 0)).len(), 1, "a new user's policy lets the world read");
+}
+
+#[test]
+fn logins_are_checked_by_the_stone_and_only_code_changers_add_users() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let stone = ok(Stone::create(dir.path()));
+    ok(stone.add_user(None, "DataCurator", "curator", true, None));
+    ok(stone.add_user(None, "bob", "bob's", false, None));
+    let wrong = denied(stone.login("bob", "guess"));
+    let unknown = denied(stone.login("mallory", "guess"));
+    assert_eq!(wrong.replace("bob", "X"), unknown.replace("mallory", "X"), "refusals say the same either way");
+    let (bob, _) = ok(stone.login("bob", "bob's"));
+    assert!(denied(stone.add_user(Some(bob), "bob", "new", true, None)).contains("may not add users"));
+    assert!(denied(stone.authenticate(bob, "guess")).contains("password"));
+    ok(stone.authenticate(bob, "bob's"));
+    let (curator, _) = ok(stone.login("DataCurator", "curator"));
+    ok(stone.add_user(Some(curator), "bob", "new", false, None));
+    assert!(stone.login("bob", "bob's").is_err());
+    ok(stone.login("bob", "new"));
+    assert!(matches!(stone.add_user(Some(curator), "", "x", false, None), Err(StoreError::Invalid(_))));
+    // The users are the repository's: a reopened stone knows them.
+    drop(stone);
+    let stone = ok(Stone::open(dir.path()));
+    let (again, _) = ok(stone.login("bob", "new"));
+    assert!(!ok(stone.user_of(again)).may_change_code);
+}
