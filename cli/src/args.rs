@@ -38,6 +38,9 @@ pub enum Command {
         /// Run in the session of the gem whose agent is at this address (`host:port`).
         #[arg(long, env = "ONYX_GEM")]
         gem: Option<String>,
+        /// Stop the doit (an error) after this many seconds (at least 1).
+        #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..))]
+        time_limit: u64,
     },
     /// Commit the transaction of a gem's session.
     Commit {
@@ -176,6 +179,9 @@ pub enum Command {
         /// Seconds a login's token may go unused before it ends (its handles are released).
         #[arg(long, default_value_t = 8 * 3600)]
         idle_logout: u64,
+        /// Seconds any evaluation may run at most, whatever its client asks (at least 1).
+        #[arg(long, default_value_t = 3600, value_parser = clap::value_parser!(u64).range(1..))]
+        eval_limit: u64,
     },
 }
 

@@ -12,7 +12,8 @@ use onyx_server_agent::users;
 
 /// What a client command asks of the gem.
 pub enum Request {
-    Eval(String),
+    /// A doit, stopped after the time given.
+    Eval(String, std::time::Duration),
     Commit,
     Abort,
     /// Adds a user and commits.
@@ -33,8 +34,9 @@ pub enum Request {
 /// standard error and the exit status is 1.
 pub fn run(gem: &str, request: Request) -> Result<ExitCode> {
     let op = match request {
-        Request::Eval(source) => {
-            Op::Evaluate(pb::Evaluate { source, time_limit_ms: 0, receiver: 0, inspect: false, forget: false, tag: 0 })
+        Request::Eval(source, limit) => {
+            let time_limit_ms = u64::try_from(limit.as_millis()).unwrap_or(u64::MAX);
+            Op::Evaluate(pb::Evaluate { source, time_limit_ms, receiver: 0, inspect: false, forget: false, tag: 0 })
         }
         Request::Commit => Op::CommitTransaction(pb::Empty {}),
         Request::Abort => Op::AbortTransaction(pb::Empty {}),

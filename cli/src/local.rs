@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
 use anyhow::{Context as _, Result, anyhow, bail};
 use onyx_server_agent::Setup;
@@ -26,16 +27,16 @@ fn flush_transcript(vm: &mut Vm) {
 }
 
 /// `onyx eval CODE`: a doit in a VM of its own.
-pub fn eval(setup: &Setup, code: &str) -> Result<ExitCode> {
+pub fn eval(setup: &Setup, code: &str, limit: Duration) -> Result<ExitCode> {
     let mut vm = setup.boot().context("the kernel did not load")?;
-    print_evaluation(&mut vm, code)
+    print_evaluation(&mut vm, code, limit)
 }
 
 /// `onyx eval --stone ADDR CODE`: a doit in a new session of the stone at `addr` (like
 /// `topaz -l`): it sees the committed state and commits only if it says so.
-pub fn eval_in_session(setup: &Setup, addr: &str, code: &str) -> Result<ExitCode> {
+pub fn eval_in_session(setup: &Setup, addr: &str, code: &str, limit: Duration) -> Result<ExitCode> {
     let mut vm = login(setup.config, addr)?;
-    print_evaluation(&mut vm, code)
+    print_evaluation(&mut vm, code, limit)
 }
 
 /// A VM logged in to the stone at `addr` as [`crate::client::credentials`] say: the
@@ -50,9 +51,10 @@ pub fn login(config: VmConfig, addr: &str) -> Result<Vm> {
     Ok(vm)
 }
 
-/// Evaluates `code` and prints its value (exit 0) or the error and its stack (exit 1).
-pub fn print_evaluation(vm: &mut Vm, code: &str) -> Result<ExitCode> {
-    let result = vm.evaluate(code);
+/// Evaluates `code` (stopped after `limit`) and prints its value (exit 0) or the error and its
+/// stack (exit 1).
+pub fn print_evaluation(vm: &mut Vm, code: &str, limit: Duration) -> Result<ExitCode> {
+    let result = vm.evaluate_within(code, limit);
     flush_transcript(vm);
     match result.and_then(|v| vm.print_string(v)) {
         Ok(s) => {

@@ -42,9 +42,13 @@ fn run(args: Args) -> Result<ExitCode> {
     let memory_budget = args.memory_budget.map(|mb| mb << 20);
     let setup = Setup { kernel, config: VmConfig { jit, memory_budget, ..VmConfig::default() } };
     match args.command {
-        Command::Eval { code, stone: None, gem: None } => local::eval(&setup, &code),
-        Command::Eval { code, stone: Some(addr), .. } => local::eval_in_session(&setup, &addr, &code),
-        Command::Eval { code, gem: Some(gem), .. } => client::run(&gem, Request::Eval(code)),
+        Command::Eval { code, stone: None, gem: None, time_limit } => local::eval(&setup, &code, secs(time_limit)),
+        Command::Eval { code, stone: Some(addr), time_limit, .. } => {
+            local::eval_in_session(&setup, &addr, &code, secs(time_limit))
+        }
+        Command::Eval { code, gem: Some(gem), time_limit, .. } => {
+            client::run(&gem, Request::Eval(code, secs(time_limit)))
+        }
         Command::Commit { gem } => client::run(&gem, Request::Commit),
         Command::Abort { gem } => client::run(&gem, Request::Abort),
         Command::AddUser { user, may_change_code, gem } => {
@@ -84,9 +88,9 @@ fn run(args: Args) -> Result<ExitCode> {
             };
             serve::init(&setup, &dir, &passwords)
         }
-        Command::Gem { stone, listen, tls_cert, tls_key, idle_logout } => {
+        Command::Gem { stone, listen, tls_cert, tls_key, idle_logout, eval_limit } => {
             let tls = onyx_protocol::tls::ServerFiles { cert: tls_cert, key: tls_key };
-            serve::gem(setup.config, &stone, listen, &tls, std::time::Duration::from_secs(idle_logout))
+            serve::gem(setup.config, &stone, listen, &tls, secs(idle_logout), secs(eval_limit))
         }
         Command::Stone { dir, listen, gc_interval, tls_cert, tls_key, recover_truncating } => {
             let tls = onyx_protocol::tls::ServerFiles { cert: tls_cert, key: tls_key };
@@ -94,4 +98,8 @@ fn run(args: Args) -> Result<ExitCode> {
         }
         Command::Verify { dir } => serve::verify(&dir),
     }
+}
+
+fn secs(n: u64) -> std::time::Duration {
+    std::time::Duration::from_secs(n)
 }

@@ -86,13 +86,14 @@ pub fn gem(
     listen: SocketAddr,
     tls: &ServerFiles,
     idle_logout: Duration,
+    eval_limit: Duration,
 ) -> Result<ExitCode> {
     let listening = |session, addr| {
         println!("gem session {session} on {stone}, agent listening on {addr}");
         std::io::stdout().flush()
     };
     let (user, password) = crate::client::credentials();
-    let options = GemOptions { config, stone, user: &user, password: &password, listen, tls, idle_logout };
+    let options = GemOptions { config, stone, user: &user, password: &password, listen, tls, idle_logout, eval_limit };
     onyx_server_agent::gem::serve_until(options, listening, Until::Signalled)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -104,6 +104,7 @@ impl Embedded {
                 listen: loopback,
                 tls: &tls,
                 idle_logout: Duration::from_secs(8 * 3600),
+                eval_limit: Duration::from_secs(3600),
             };
             crate::gem::serve_until(options, ready, Until::Told(until))
         })?;

@@ -36,6 +36,8 @@ pub struct GemOptions<'a> {
     pub tls: &'a ServerFiles,
     /// How long a login's token may go unused.
     pub idle_logout: Duration,
+    /// The longest any evaluation runs, whatever its client asks.
+    pub eval_limit: Duration,
 }
 
 /// Runs a gem until `until`; `listening` is told its session and the agent's address once
@@ -45,7 +47,7 @@ pub fn serve_until(
     listening: impl FnOnce(u64, SocketAddr) -> std::io::Result<()>,
     until: Until,
 ) -> Result<(), GemError> {
-    let GemOptions { config, stone, user, password, listen, tls, idle_logout } = options;
+    let GemOptions { config, stone, user, password, listen, tls, idle_logout, eval_limit } = options;
     let tls = tls.config()?;
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     let listener = runtime
@@ -73,7 +75,7 @@ pub fn serve_until(
                     agent: advertised,
                 };
                 let watch = Watch::new(&mut vm, about);
-                vm_thread::run(&mut vm, &work_queue, &vm_events, watch);
+                vm_thread::run(&mut vm, &work_queue, &vm_events, watch, eval_limit);
             }
             Err(e) => {
                 let _ = ready.send(Err(e));

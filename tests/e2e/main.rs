@@ -8,6 +8,7 @@
 //! - `errors`: the stone's failures, told apart by kind through a gem's session and its agent.
 //! - `crash`: a stone killed during a commit storm keeps every acknowledged commit.
 //! - `integrity`: hostile records, and damaged files, refused or found, never read as data.
+//! - `limits`: evaluations' time limits, and clients that go away.
 //! - `logins`: what a login to an agent may do, and how long its token and handles last.
 //! - `sessions`: the stone's sessions as the agents show them, and their events.
 //! - `tidy`: repository hygiene.
@@ -20,6 +21,7 @@ mod crash;
 mod errors;
 mod gems;
 mod integrity;
+mod limits;
 mod logins;
 mod sessions;
 mod stone;

@@ -46,6 +46,8 @@ pub struct State {
     pub index: CodeIndex,
     /// Logins that ended.
     pub ended: std::collections::HashSet<u64>,
+    /// The longest an evaluation runs.
+    pub eval_limit: std::time::Duration,
 }
 
 /// What Smalltalk code wrote to the Transcript: kept (the last [`Transcript::KEPT`] bytes)

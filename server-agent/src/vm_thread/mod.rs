@@ -77,6 +77,9 @@ struct Running {
     page: Option<Page>,
     /// With auto-commit on: the commit that followed the batch.
     auto_committed: Option<Outcome>,
+    /// The client went away before the answer: what it started was stopped, and nothing of
+    /// the batch is committed for it.
+    abandoned: bool,
 }
 
 /// A doit's process, running.
@@ -92,10 +95,17 @@ struct Evaluation {
     tag: u64,
 }
 
-/// The VM thread's loop: until every sender of `work` is gone.
-pub fn run(vm: &mut Vm, work: &Receiver<Work>, events: &broadcast::Sender<Event>, mut watch: Watch) {
+/// The VM thread's loop: until every sender of `work` is gone. No evaluation runs longer than
+/// `eval_limit`, whatever its client asked for.
+pub fn run(
+    vm: &mut Vm,
+    work: &Receiver<Work>,
+    events: &broadcast::Sender<Event>,
+    mut watch: Watch,
+    eval_limit: Duration,
+) {
     let mut running: Vec<Running> = Vec::new();
-    let mut state = State::default();
+    let mut state = State { eval_limit, ..State::default() };
     loop {
         watch.look(vm, events);
         if running.is_empty() {
@@ -124,7 +134,7 @@ pub fn run(vm: &mut Vm, work: &Receiver<Work>, events: &broadcast::Sender<Event>
             }
         }
         for r in &mut running {
-            if r.is_done() && state.auto_commit && r.auto_committed.is_none() {
+            if r.is_done() && state.auto_commit && r.auto_committed.is_none() && !r.abandoned {
                 vm.set_may_change_code(r.may_change_code);
                 r.auto_committed = Some(ops::transaction::commit(vm, &mut state.handles.of(r.login)));
             }
@@ -177,6 +187,7 @@ impl Running {
             may_change_code: job.may_change_code,
             page: None,
             auto_committed: None,
+            abandoned: false,
         }
     }
 
@@ -185,6 +196,17 @@ impl Running {
     /// operation asked to interrupt (0: all).
     fn advance(&mut self, vm: &mut Vm, state: &mut State, interrupt: &mut impl FnMut(u64)) {
         loop {
+            if !self.abandoned && self.job_reply.as_ref().is_some_and(oneshot::Sender::is_closed) {
+                // The client went away (its call cancelled, its process gone): what it started
+                // stops, and the rest of its batch is dropped.
+                self.abandoned = true;
+                if let Some(e) = self.evaluation.take() {
+                    vm.interrupt_process(e.process);
+                    vm.release(e.process);
+                }
+                self.ops = Vec::new().into_iter();
+                return;
+            }
             if let Some(e) = &self.evaluation {
                 let (process, started, deadline) = (e.process, e.started, e.deadline);
                 match vm.poll(process, SLICE) {
@@ -231,7 +253,8 @@ impl Running {
         match spawned {
             Ok(process) => {
                 vm.retain(process);
-                let deadline = e.time_limit.and_then(|limit| started.checked_add(limit));
+                let limit = e.time_limit.map_or(state.eval_limit, |l| l.min(state.eval_limit));
+                let deadline = started.checked_add(limit);
                 self.evaluation =
                     Some(Evaluation { process, started, deadline, inspect: e.inspect, forget: e.forget, tag: e.tag });
             }
