@@ -6,6 +6,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("cargo:rerun-if-changed={p}");
     }
     let fds = protox::compile(protos, ["proto"])?;
-    tonic_prost_build::configure().compile_fds(fds)?;
+    tonic_prost_build::configure().codec_path("crate::codec::Codec").compile_fds(fds)?;
     Ok(())
 }

@@ -57,7 +57,9 @@ impl AgentSession {
             .connect()
             .await
             .map_err(|e| LoginError::Unreachable { address: address.to_string(), reason: crate::error_chain(&e) })?;
-        let mut agent = AgentClient::new(channel);
+        let mut agent = AgentClient::new(channel)
+            .max_decoding_message_size(crate::codec::MAX_MESSAGE)
+            .max_encoding_message_size(crate::codec::MAX_MESSAGE);
         let request = pb::LoginRequest { user: user.into(), password: password.into() };
         let reply = agent.login(request).await.map_err(|status| LoginError::Refused { status })?.into_inner();
         let bearer = format!("Bearer {}", reply.token)

@@ -8,7 +8,9 @@
 //!   trusting the authority `ONYX_TLS_CA` names) and servers' certificates;
 //! - [`records`]: the stone protocol's messages to and from what they carry (object records,
 //!   sessions, typed errors);
-//! - [`serving`]: how a server of these services stops (signals, or its owner's word).
+//! - [`serving`]: how a server of these services stops (signals, or its owner's word);
+//! - [`codec`]: the messages' codec (a malformed one is `INVALID_ARGUMENT`) and their size,
+//!   [`codec::MAX_MESSAGE`], the same for every server and client.
 //!
 //! ```
 //! use onyx_protocol::agent::{self as pb, operation::Op};
@@ -21,6 +23,7 @@
 #![deny(missing_docs)]
 
 pub mod client;
+pub mod codec;
 pub mod records;
 pub mod serving;
 pub mod tls;

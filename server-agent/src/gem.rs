@@ -7,6 +7,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use onyx_protocol::agent::agent_server::AgentServer;
+use onyx_protocol::codec::MAX_MESSAGE;
 use onyx_protocol::serving::{self, Until};
 use onyx_protocol::tls::ServerFiles;
 use onyx_record::About;
@@ -91,7 +92,9 @@ pub fn serve_until(
         listening(session, addr)?;
         let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
         let (closing, closed) = tokio::sync::watch::channel(false);
-        let service = AgentServer::new(AgentService::new(owner, work, events, closed.clone(), idle_logout));
+        let service = AgentServer::new(AgentService::new(owner, work, events, closed.clone(), idle_logout))
+            .max_decoding_message_size(MAX_MESSAGE)
+            .max_encoding_message_size(MAX_MESSAGE);
         let mut builder = Server::builder();
         if let Some(tls) = tls {
             builder = builder.tls_config(tls)?;

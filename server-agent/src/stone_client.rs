@@ -7,6 +7,7 @@
 
 use std::ops::Range;
 
+use onyx_protocol::codec::MAX_MESSAGE;
 use onyx_protocol::records::{self, from_wire, to_wire};
 use onyx_protocol::stone::{self as pb, reply::Answer, request::Op, stone_client::StoneClient};
 use onyx_protocol::tls;
@@ -50,7 +51,8 @@ impl StoneSession {
                 .connect()
                 .await
                 .map_err(|e| gone(format!("cannot reach the stone at {addr}: {}", onyx_protocol::error_chain(&e))))?;
-            let mut client = StoneClient::new(channel).max_decoding_message_size(1 << 30);
+            let mut client =
+                StoneClient::new(channel).max_decoding_message_size(MAX_MESSAGE).max_encoding_message_size(MAX_MESSAGE);
             let mut replies =
                 client.session(ReceiverStream::new(outgoing)).await.map_err(|s| refused(addr, &s))?.into_inner();
             match replies.message().await.map_err(|s| refused(addr, &s))? {

@@ -18,6 +18,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+use onyx_protocol::codec::MAX_MESSAGE;
 use onyx_protocol::serving::{self, Until};
 use onyx_protocol::stone::stone_server::StoneServer;
 use onyx_protocol::tls::{ServerFiles, TlsError};
@@ -115,7 +116,8 @@ pub fn serve_until(
             .with_keepalive_retries(Some(4));
         let (closing, closed) = tokio::sync::watch::channel(false);
         let service = service::StoneService::new(Arc::clone(&stone), closed.clone());
-        let service = StoneServer::new(service).max_decoding_message_size(1 << 30);
+        let service =
+            StoneServer::new(service).max_decoding_message_size(MAX_MESSAGE).max_encoding_message_size(MAX_MESSAGE);
         let mut builder = Server::builder();
         if let Some(tls) = tls {
             builder = builder.tls_config(tls)?;

@@ -125,7 +125,15 @@ impl stone_server::Stone for StoneService {
                     r = requests.message() => r,
                     _ = closing.wait_for(|&c| c) => break,
                 };
-                let Ok(Some(request)) = request else { break };
+                let request = match request {
+                    Ok(Some(request)) => request,
+                    Ok(None) => break,
+                    // A message that does not decode ends the session with its error, not OK.
+                    Err(status) => {
+                        let _ = replies.send(Err(Status::new(status.code(), status.message().to_string()))).await;
+                        break;
+                    }
+                };
                 let answer = answer(&session, request).await.unwrap_or_else(|e| Answer::Failure(records::failure(&e)));
                 if replies.send(Ok(pb::Reply { answer: Some(answer) })).await.is_err() {
                     break;

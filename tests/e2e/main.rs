@@ -9,6 +9,7 @@
 //! - `crash`: a stone killed during a commit storm keeps every acknowledged commit.
 //! - `integrity`: hostile records, and damaged files, refused or found, never read as data.
 //! - `limits`: evaluations' time limits, and clients that go away.
+//! - `malformed`: messages that do not decode, answered INVALID_ARGUMENT.
 //! - `logins`: what a login to an agent may do, and how long its token and handles last.
 //! - `sessions`: the stone's sessions as the agents show them, and their events.
 //! - `tidy`: repository hygiene.
@@ -23,6 +24,7 @@ mod gems;
 mod integrity;
 mod limits;
 mod logins;
+mod malformed;
 mod sessions;
 mod stone;
 mod tidy;

@@ -91,13 +91,21 @@ fn an_oversized_request_is_refused_and_the_gem_goes_on() {
     let gem = GemProcess::start(&stone);
     runtime().block_on(async {
         let mut agent = client(&gem).await;
-        let huge = format!("'{}' size", "x".repeat(8 << 20));
+        // Past the message limit both sides share.
+        let huge = format!("'{}' size", "x".repeat(onyx_protocol::codec::MAX_MESSAGE));
         let refused = agent.execute(pb::Batch { operations: vec![evaluate(&huge)] }).await;
         let status = refused.expect_err("a request over the limit");
         assert!(status.message().contains("length") || status.message().contains("large"), "{status:?}");
         let out = execute(&mut agent, vec![evaluate("3 + 4")]).await;
         assert_eq!(printed(&out[0]), "7");
     });
+    // An answer of megabytes, under the limit, comes back to the gem's own client.
+    let out = std::process::Command::new(onyx_tests::onyx())
+        .args(["eval", "--gem", &gem.addr, "String new: 5000000 withAll: $a"])
+        .output()
+        .expect("onyx eval runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim().len(), 5_000_002, "the printString, quoted");
 }
 
 #[test]
