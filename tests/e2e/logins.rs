@@ -53,7 +53,7 @@ fn a_user_who_may_not_change_code_cannot_raise_their_rights() {
             // Refused by the gem when the change is made or when it is committed; the commit
             // of a change that was made anyway is refused.
             let said = error(&out[0]).message.clone();
-            assert!(said.contains("permission denied") || said.contains("primitive has failed"), "{attempt}: {said}");
+            assert!(said.contains("permission denied"), "{attempt}: {said}");
             if let Outcome::Error(e) = &out[1] {
                 assert!(e.message.contains("permission denied"), "{attempt}: {:?}", out[1]);
             }
