@@ -173,6 +173,9 @@ fn flipped_bytes_in_the_repository_file_are_found_by_verify_and_never_read_as_da
     assert!(ok, "{err}");
     assert!(stone.stop());
     let shown = repo.display().to_string();
+    // What is not a repository is said so.
+    let (ok, _, err) = run(&["verify", &dir.path().join("nothing").display().to_string()]);
+    assert!(!ok && err.contains("not a repository"), "{err}");
     let (ok, out, _) = run(&["verify", &shown]);
     assert!(ok && out.contains("sound"), "{out}");
     // Every stored copy of the string gets one byte flipped (the live one among them).
