@@ -20,6 +20,10 @@ pub struct Args {
     /// are dropped after a collection and faulted back in when touched.
     #[arg(long, global = true)]
     pub memory_budget: Option<usize>,
+    /// A gem's (or an evaluation's) objects may take at most this many megabytes: an
+    /// allocation past it is an `OutOfMemory` error in Smalltalk (0: no limit).
+    #[arg(long, global = true, default_value_t = onyx_vm::DEFAULT_MEMORY_LIMIT >> 20)]
+    pub memory_limit: usize,
     #[command(subcommand)]
     pub command: Command,
 }

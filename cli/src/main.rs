@@ -40,7 +40,8 @@ fn run(args: Args) -> Result<ExitCode> {
     };
     let jit = if args.no_jit { JitConfig::Off } else { JitConfig::default() };
     let memory_budget = args.memory_budget.map(|mb| mb << 20);
-    let setup = Setup { kernel, config: VmConfig { jit, memory_budget, ..VmConfig::default() } };
+    let memory_limit = (args.memory_limit > 0).then_some(args.memory_limit << 20);
+    let setup = Setup { kernel, config: VmConfig { jit, memory_budget, memory_limit, ..VmConfig::default() } };
     match args.command {
         Command::Eval { code, stone: None, gem: None, time_limit } => local::eval(&setup, &code, secs(time_limit)),
         Command::Eval { code, stone: Some(addr), time_limit, .. } => {

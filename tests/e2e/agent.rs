@@ -54,6 +54,13 @@ impl GemProcess {
     }
 
     /// Sends SIGTERM and answers how the gem exited, if it did within `within`.
+    /// The most memory the gem's process has held, in bytes (Linux's `VmHWM`).
+    pub(crate) fn peak_memory(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap_or_default();
+        let kb = status.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.trim().strip_suffix("kB"));
+        kb.and_then(|v| v.trim().parse::<u64>().ok()).map_or(0, |kb| kb << 10)
+    }
+
     pub(crate) fn terminate(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
         let _ = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
         let deadline = Instant::now() + within;

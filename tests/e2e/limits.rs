@@ -1,5 +1,6 @@
 //! Limits that hold: every evaluation has a time limit (the command line's default, the gem's
-//! own past whatever a client asks), and a client that goes away stops what it started.
+//! own past whatever a client asks), a client that goes away stops what it started, and a
+//! gem's objects stay under its memory limit.
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -71,5 +72,59 @@ fn every_evaluation_has_a_time_limit() {
             let out = execute(&mut agent, vec![op(Op::Evaluate(endless))]).await;
             assert_eq!(error(&out[0]).code, pb::Code::Interrupted as i32, "{:?}", out[0]);
         }
+    });
+}
+
+#[test]
+fn a_gem_refuses_allocations_past_its_memory_limit_and_goes_on() {
+    let (_dir, stone) = repository();
+    let gem = GemProcess::start_with(&stone, &["--memory-limit", "256"]);
+    runtime().block_on(async {
+        let mut agent = client(&gem).await;
+        let started = Instant::now();
+        let out = execute(&mut agent, vec![evaluate("Array new: 1000000000")]).await;
+        let refused = error(&out[0]);
+        assert!(refused.message.contains("OutOfMemory"), "{refused:?}");
+        assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+        // Objects that grow little by little meet the same limit.
+        let grow = "| all | all := OrderedCollection new. [all add: (String new: 1000)] repeat";
+        let out = execute(&mut agent, vec![evaluate(grow)]).await;
+        assert!(error(&out[0]).message.contains("OutOfMemory"), "{:?}", out[0]);
+        let out = execute(&mut agent, vec![evaluate("(Array new: 1000000) size")]).await;
+        assert_eq!(printed(&out[0]), "1000000", "the gem goes on");
+    });
+    let peak = gem.peak_memory();
+    assert!(peak > 0 && peak < 768 << 20, "the gem took {} MB at its peak", peak >> 20);
+}
+
+#[test]
+fn long_arithmetic_keeps_its_time_limit_and_lets_other_requests_in() {
+    let (_dir, stone) = repository();
+    let gem = GemProcess::start(&stone);
+    runtime().block_on(async {
+        let mut agent = client(&gem).await;
+        let make = "UserGlobals at: #X put: (3 raisedTo: 660000) + 1; at: #Y put: (7 raisedTo: 370000) + 3. nil";
+        let made = execute(&mut agent, vec![evaluate(make)]).await;
+        assert_eq!(printed(&made[0]), "nil", "{:?}", made[0]);
+        // A gcd of two million-bit integers takes seconds: a limit of one second holds.
+        let gcd = pb::Evaluate {
+            source: "(UserGlobals at: #X) gcd: (UserGlobals at: #Y)".into(),
+            time_limit_ms: 1000,
+            ..Default::default()
+        };
+        let mut other = client(&gem).await;
+        let started = Instant::now();
+        let long = execute(&mut agent, vec![op(Op::Evaluate(gcd))]);
+        let quick = async {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            let asked = Instant::now();
+            let out = execute(&mut other, vec![evaluate("3 + 4")]).await;
+            (printed(&out[0]).to_string(), asked.elapsed())
+        };
+        let (long, (seven, waited)) = tokio::join!(long, quick);
+        assert_eq!(error(&long[0]).code, pb::Code::Interrupted as i32, "{:?}", long[0]);
+        assert!(started.elapsed() < Duration::from_millis(2500), "the limit held {:?}", started.elapsed());
+        assert_eq!(seven, "7");
+        assert!(waited < Duration::from_millis(500), "another request waited {waited:?}");
     });
 }

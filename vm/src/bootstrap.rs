@@ -218,6 +218,7 @@ impl Vm {
         self.known.sel_cannot_return = self.intern("cannotReturn:");
         self.known.sel_about_to_return = self.intern("aboutToReturn:through:");
         self.known.sel_stack_overflow = self.intern("stackOverflow");
+        self.known.sel_out_of_memory = self.intern("outOfMemory");
         self.known.sel_do_it = self.intern("DoIt");
         self.known.sel_at_put = self.intern("at:put:");
         self.known.bin_selectors = crate::bytecode::BinOp::ALL.iter().map(|op| self.intern(op.selector())).collect();

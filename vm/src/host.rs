@@ -12,6 +12,9 @@ use crate::heap::Body;
 use crate::interpreter::Stop;
 use crate::process::{Frame, ProcessState, Status};
 use crate::scheduler::USER_PRIORITY;
+
+/// How often an idle VM looks whether arithmetic running on other threads has finished.
+const LONG_OP_LOOK: Duration = Duration::from_millis(1);
 use crate::value::Value;
 use crate::vm::Vm;
 
@@ -187,6 +190,23 @@ impl Vm {
                     let report = self.interrupt_process(process);
                     break Poll::Done(Err(EvalError::Interrupted(report)));
                 }
+                Stop::Idle if self.interrupt.load(Ordering::Relaxed) => {
+                    self.interrupt.store(false, Ordering::Relaxed);
+                    let report = self.interrupt_process(process);
+                    break Poll::Done(Err(EvalError::Interrupted(report)));
+                }
+                Stop::Idle if self.long_ops_pending() => {
+                    // Waiting for arithmetic on other threads: look again in a moment.
+                    if !self.finish_long_ops() {
+                        let now = Instant::now();
+                        if now >= deadline {
+                            break Poll::Running;
+                        }
+                        let wake = self.next_timer().unwrap_or(deadline).min(now + LONG_OP_LOOK).min(deadline);
+                        std::thread::sleep(wake.saturating_duration_since(now));
+                        self.fire_timers(Instant::now());
+                    }
+                }
                 Stop::Idle => match self.next_timer() {
                     Some(at) => {
                         let now = Instant::now();
@@ -254,7 +274,7 @@ impl Vm {
         }
     }
 
-    fn report_of(&mut self, process: Value, description: &str) -> ErrorReport {
+    pub(crate) fn report_of(&mut self, process: Value, description: &str) -> ErrorReport {
         let frames: Vec<Frame> = match self.heap.get(process).map(|o| &o.body) {
             Some(Body::Process(p)) => {
                 p.state.as_ref().map(|s| s.frames.iter().rev().cloned().collect()).unwrap_or_default()
@@ -363,6 +383,8 @@ impl Vm {
 
     /// Runs the collector now (between evaluations, a safepoint).
     pub fn collect_now(&mut self) -> usize {
-        self.collect_garbage()
+        let freed = self.collect_garbage();
+        self.check_memory();
+        freed
     }
 }

@@ -164,7 +164,7 @@ impl Vm {
         self.heap.get(process).and_then(|o| o.slots()).map_or(USER_PRIORITY as usize, priority_in)
     }
 
-    fn body_state_mut(&mut self, process: Value) -> Option<&mut Option<Box<ProcessState>>> {
+    pub(crate) fn body_state_mut(&mut self, process: Value) -> Option<&mut Option<Box<ProcessState>>> {
         match &mut self.heap.get_mut(process)?.body {
             Body::Process(p) => Some(&mut p.state),
             _ => None,
@@ -426,5 +426,6 @@ impl Vm {
         self.scheduler.state.trace(&mut |v| out.push(v));
         out.extend(self.scheduler.ready.iter());
         out.extend(self.scheduler.timers.iter().map(|t| t.0.semaphore));
+        out.extend(self.long_ops.iter().map(crate::primitives::offload::LongOp::root));
     }
 }

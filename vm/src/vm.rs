@@ -90,6 +90,7 @@ pub struct Known {
     pub sel_cannot_return: Value,
     pub sel_about_to_return: Value,
     pub sel_stack_overflow: Value,
+    pub sel_out_of_memory: Value,
     pub sel_do_it: Value,
     pub sel_at_put: Value,
     /// Selectors of the [`crate::bytecode::BinOp`]s, by discriminant.
@@ -189,7 +190,15 @@ pub struct VmConfig {
     /// the contents of clean persistent objects (they come back when touched); `None` keeps
     /// everything.
     pub memory_budget: Option<usize>,
+    /// The gem's objects may take at most this many bytes (`None`: no limit). An allocation
+    /// that would pass it, after a collection, is refused with an `OutOfMemory` error, and a
+    /// process whose objects grow past it little by little gets the same error at the next
+    /// collection. Clean persistent objects are dropped first, as under `memory_budget`.
+    pub memory_limit: Option<usize>,
 }
+
+/// The memory limit of a VM made with the default configuration: 2 GiB.
+pub const DEFAULT_MEMORY_LIMIT: usize = 2 << 30;
 
 impl Default for VmConfig {
     fn default() -> Self {
@@ -199,6 +208,7 @@ impl Default for VmConfig {
             login_budget: 32 << 20,
             fault_budget: 64 << 10,
             memory_budget: None,
+            memory_limit: Some(DEFAULT_MEMORY_LIMIT),
         }
     }
 }
@@ -252,6 +262,11 @@ pub struct Vm {
     pub(crate) last_store_error: Option<onyx_record::StoneError>,
     /// `System sessionTemps`: what the session keeps and never commits (nil until made).
     pub(crate) session_temps: Value,
+    /// Set while a process handles the `OutOfMemory` error the VM signalled at a collection
+    /// (the limit is raised by an eighth meanwhile, so the handler can run).
+    pub(crate) memory_signalled: bool,
+    /// Integer operations running off the VM thread, each with the process waiting for it.
+    pub(crate) long_ops: Vec<crate::primitives::offload::LongOp>,
     /// Why the last fault failed, until a failed send reports it (a lookup through an object
     /// that could not be faulted in finds nothing: that is this error, not a
     /// doesNotUnderstand:).
@@ -285,8 +300,17 @@ impl Vm {
             persist: None,
             last_store_error: None,
             session_temps: Value::NIL,
+            memory_signalled: false,
+            long_ops: Vec::new(),
             fault_error: None,
         }
+    }
+
+    /// Puts `config` in force (its recursion and memory limits included).
+    pub(crate) fn set_config(&mut self, config: VmConfig) {
+        self.config = config;
+        self.depth_limit = config.max_depth;
+        self.heap.set_limit(config.memory_limit);
     }
 
     /// Whether the code running now may change code (compile or remove methods, define or

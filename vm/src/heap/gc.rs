@@ -7,7 +7,7 @@
 use std::time::{Duration, Instant};
 
 use super::object::MARK;
-use super::{Body, Heap, MIN_GC_THRESHOLD};
+use super::{Body, Heap};
 use crate::bytecode::CompiledCode;
 use crate::value::Value;
 
@@ -91,7 +91,8 @@ impl Heap {
             }
         }
         self.allocated_since_gc = 0;
-        self.gc_threshold = MIN_GC_THRESHOLD.max(live_bytes);
+        self.live_bytes = live_bytes;
+        self.gc_threshold = self.threshold_for(live_bytes);
         self.stats.collections += 1;
         self.stats.freed += freed as u64;
         self.stats.live_after_last = self.live_count();

@@ -24,12 +24,19 @@ pub struct Heap {
     hash_seed: u32,
     allocated_since_gc: usize,
     gc_threshold: usize,
+    /// What the objects took after the last collection, less what was evicted since.
+    live_bytes: usize,
+    /// The memory limit: see [`Heap::has_room`].
+    limit: usize,
     write_set: Vec<Value>,
     stats: GcStats,
 }
 
 /// Bytes allocated between collections at least, whatever the live size.
 const MIN_GC_THRESHOLD: usize = 32 << 20;
+
+/// Bytes allocated between collections at least, however near the memory limit.
+const MIN_GC_THRESHOLD_NEAR_LIMIT: usize = 4 << 20;
 
 impl Default for Heap {
     fn default() -> Self {
@@ -46,6 +53,8 @@ impl Heap {
             hash_seed: 0x2545_F491,
             allocated_since_gc: 0,
             gc_threshold: MIN_GC_THRESHOLD,
+            live_bytes: 0,
+            limit: usize::MAX,
             write_set: Vec::new(),
             stats: GcStats::default(),
         }
@@ -104,6 +113,43 @@ impl Heap {
         let grown = obj.footprint().saturating_sub(footprint_before);
         self.allocated_since_gc += grown;
         Some(old)
+    }
+
+    /// Sets the memory limit (`None`: none). [`Heap::has_room`] answers against it, and
+    /// collections come often enough that the objects do not pass it unseen.
+    pub fn set_limit(&mut self, bytes: Option<usize>) {
+        self.limit = bytes.unwrap_or(usize::MAX);
+        self.gc_threshold = self.threshold_for(self.live_bytes);
+    }
+
+    /// The memory limit (`usize::MAX`: none).
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
+    /// At most the memory the objects take now: what was live after the last collection
+    /// and everything allocated since (nothing is freed between collections).
+    pub fn in_use(&self) -> usize {
+        self.live_bytes.saturating_add(self.allocated_since_gc)
+    }
+
+    /// What the objects took after the last collection (less what was evicted since).
+    pub fn live_bytes(&self) -> usize {
+        self.live_bytes
+    }
+
+    /// Whether `bytes` more fit under the memory limit, counting garbage not collected yet
+    /// as in use (so a refusal may turn into room after a collection).
+    pub fn has_room(&self, bytes: usize) -> bool {
+        self.in_use().saturating_add(bytes) <= self.limit
+    }
+
+    /// How much to allocate before the next collection, with `live` bytes alive: as much as
+    /// is alive (so collecting costs in proportion to allocating), but no further than the
+    /// memory limit.
+    fn threshold_for(&self, live: usize) -> usize {
+        let room = self.limit.saturating_sub(live);
+        MIN_GC_THRESHOLD.max(live).min(room).max(MIN_GC_THRESHOLD_NEAR_LIMIT)
     }
 
     /// Asks for a collection at the next safepoint.
@@ -183,7 +229,9 @@ impl Heap {
         let before = obj.footprint();
         obj.body = Body::NotLoaded;
         obj.flags |= NOT_LOADED;
-        before.saturating_sub(obj.footprint())
+        let freed = before.saturating_sub(obj.footprint());
+        self.live_bytes = self.live_bytes.saturating_sub(freed);
+        freed
     }
 
     /// Drops the contents of persistent object `v`, changed or not (its reload failed: it

@@ -309,6 +309,7 @@ impl Vm {
     pub(super) fn check_interrupts(&mut self, deadline: Option<Instant>) -> Option<Stop> {
         if self.heap.wants_gc() {
             self.collect_garbage();
+            self.check_memory();
         }
         if self.scheduler.state.overflow_signalled && self.scheduler.state.frames.len() < self.config.max_depth / 2 {
             self.scheduler.state.overflow_signalled = false;
@@ -323,6 +324,9 @@ impl Vm {
             if self.fire_timers(now) {
                 self.preempt();
             }
+        }
+        if self.long_ops_pending() && self.finish_long_ops() {
+            self.preempt();
         }
         if self.interrupt.load(Ordering::Relaxed) {
             return Some(Stop::Interrupted);

@@ -336,8 +336,7 @@ impl Vm {
     /// the repository's.
     pub fn login(link: Box<dyn StoneLink>, config: VmConfig) -> Result<Vm, StoneError> {
         let mut vm = Vm::empty();
-        vm.config = config;
-        vm.depth_limit = config.max_depth;
+        vm.set_config(config);
         let mut p = Persistence::new(link);
         let root_records = p.link.fetch(&[ROOT], &[], 0)?;
         let damaged = |what: &str| StoneError::Damaged(what.to_string());
@@ -736,9 +735,10 @@ impl Vm {
     /// (frames run methods' code, code reads bindings directly, lookups want the rest at
     /// hand); everything else comes back when touched.
     pub(crate) fn evict_over_budget(&mut self) {
-        let Some(budget) = self.config.memory_budget else { return };
+        let Some(budget) = self.config.memory_budget.into_iter().chain(self.config.memory_limit).min() else { return };
         let Some(p) = self.persist.as_ref() else { return };
-        let mut used = self.heap.footprint();
+        // Called right after a collection, which measured what is live.
+        let mut used = self.heap.live_bytes();
         if used <= budget {
             return;
         }

@@ -5,6 +5,7 @@ use num_bigint::{BigInt, Sign};
 use num_integer::Integer as _;
 use num_traits::{Signed, ToPrimitive, Zero};
 
+use super::offload::{Answer, LONG_BITS, run_long};
 use super::{Args, Prim, PrimResult, boolean, table};
 use crate::value::Value;
 use crate::vm::Vm;
@@ -104,8 +105,12 @@ fn slow(vm: &mut Vm, index: u16, a: Args, x: Value, y: Value) -> PrimResult {
                 return Err(Prim::Fail);
             }
             let n = big(vm, x)?;
-            let s = n.to_str_radix(base as u32).to_uppercase();
-            return Ok(vm.new_string(&s));
+            let long = n.bits() >= LONG_BITS;
+            let print = move || n.to_str_radix(base as u32).to_uppercase();
+            if long {
+                return run_long(vm, a, move || Answer::Text(print()));
+            }
+            return Ok(vm.new_string(&print()));
         }
         table::INTEGER_AS_FLOAT => {
             let n = big(vm, x)?;
@@ -131,13 +136,20 @@ fn slow(vm: &mut Vm, index: u16, a: Args, x: Value, y: Value) -> PrimResult {
             if n.is_negative() {
                 return Err(Prim::Fail);
             }
+            if n.bits() >= LONG_BITS {
+                return run_long(vm, a, move || Answer::Integer(n.sqrt()));
+            }
             return Ok(vm.new_integer(n.sqrt()));
         }
         table::INTEGER_RAISED_TO_INTEGER => {
             let n = big(vm, x)?;
             let e = y.as_int().ok_or(Prim::Fail)?;
-            if !(0..=1 << 20).contains(&e) || (n.bits() as i64).saturating_mul(e) > 1 << 26 {
+            let bits = (n.bits() as i64).saturating_mul(e);
+            if !(0..=1 << 20).contains(&e) || bits > 1 << 26 {
                 return Err(Prim::Fail);
+            }
+            if bits >= LONG_BITS as i64 {
+                return run_long(vm, a, move || Answer::Integer(num_traits::pow(n, e as usize)));
             }
             return Ok(vm.new_integer(num_traits::pow(n, e as usize)));
         }
@@ -152,6 +164,14 @@ fn slow(vm: &mut Vm, index: u16, a: Args, x: Value, y: Value) -> PrimResult {
     }
     let p = big(vm, x)?;
     let q = big(vm, y)?;
+    if p.bits().max(q.bits()) >= LONG_BITS {
+        return long(vm, index, a, x, p, q);
+    }
+    inline(vm, index, x, p, q)
+}
+
+/// A binary operation on integers, at once.
+fn inline(vm: &mut Vm, index: u16, x: Value, p: BigInt, q: BigInt) -> PrimResult {
     let r = match index {
         table::INTEGER_ADD => p + q,
         table::INTEGER_SUBTRACT => p - q,
@@ -197,4 +217,27 @@ fn slow(vm: &mut Vm, index: u16, a: Args, x: Value, y: Value) -> PrimResult {
         _ => return Err(Prim::Fail),
     };
     Ok(vm.new_integer(r))
+}
+
+/// A binary operation on integers of [`LONG_BITS`] or more: those whose time grows faster
+/// than their size run off the VM thread; the rest (sums, comparisons, bits) here.
+fn long(vm: &mut Vm, index: u16, a: Args, x: Value, p: BigInt, q: BigInt) -> PrimResult {
+    let work: Box<dyn FnOnce() -> BigInt + Send> = match index {
+        table::INTEGER_MULTIPLY => Box::new(move || p * q),
+        // Exact division fails unless the divisor divides: the kernel's fallback finds out
+        // with `gcd:` and `//`, which run off the VM thread.
+        table::INTEGER_DIVIDE => return Err(Prim::Fail),
+        table::INTEGER_MODULO | table::INTEGER_FLOOR_DIVIDE | table::INTEGER_QUOTIENT | table::INTEGER_REMAINDER
+            if q.is_zero() =>
+        {
+            return Err(Prim::Fail);
+        }
+        table::INTEGER_MODULO => Box::new(move || floor_div_mod(&p, &q).1),
+        table::INTEGER_FLOOR_DIVIDE => Box::new(move || floor_div_mod(&p, &q).0),
+        table::INTEGER_QUOTIENT => Box::new(move || p.div_rem(&q).0),
+        table::INTEGER_REMAINDER => Box::new(move || p.div_rem(&q).1),
+        table::INTEGER_GCD => Box::new(move || p.gcd(&q)),
+        _ => return inline(vm, index, x, p, q),
+    };
+    run_long(vm, a, move || Answer::Integer(work()))
 }

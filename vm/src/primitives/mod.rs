@@ -29,6 +29,7 @@ pub(crate) mod context;
 mod float;
 mod integer;
 mod object;
+pub(crate) mod offload;
 mod process;
 mod string;
 mod system;

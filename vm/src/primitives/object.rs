@@ -9,6 +9,10 @@ use crate::vm::Vm;
 /// The largest indexed size `basicNew:` accepts (keeps a typo from exhausting memory).
 const MAX_NEW: usize = 1 << 31;
 
+/// Allocations of this many bytes or more ask for room under the memory limit first
+/// (smaller ones are seen by the collector).
+const LARGE_ALLOCATION: usize = 1 << 20;
+
 pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
     let r = a.recv(vm);
     match index {
@@ -161,6 +165,14 @@ pub(crate) fn instantiate(vm: &mut Vm, class: Value, size: usize) -> PrimResult 
     let (kind, named) = vm.format_of(class).ok_or(Prim::Fail)?;
     if size > 0 && !kind.is_indexable() {
         return Err(Prim::Fail);
+    }
+    let bytes = match kind {
+        Kind::Fixed | Kind::Variable => (named + size) * 8,
+        Kind::Bytes => size,
+        _ => 0,
+    };
+    if bytes >= LARGE_ALLOCATION {
+        vm.reserve(bytes)?;
     }
     let body = match kind {
         Kind::Fixed | Kind::Variable => Body::Slots(vec![Value::NIL; named + size].into()),

@@ -20,7 +20,10 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
         table::NATIVE_DICT_AT_PUT => {
             let v = a.arg(vm, 1);
             guard_code(vm, r)?;
-            vm.dict_mut(r).ok_or(Prim::Fail)?.insert(x, v);
+            if vm.dict_mut(r).ok_or(Prim::Fail)?.insert(x, v).is_none() {
+                // A new entry: the dictionary grew (see `Object::footprint`).
+                vm.heap.note_allocation(48);
+            }
             dict_changed(vm, r);
             Ok(v)
         }

@@ -146,7 +146,7 @@ impl Vm {
     /// Boots a VM with `config` in effect from the start.
     pub fn boot_with(kernel: &KernelSource, config: VmConfig) -> Result<Vm, BootError> {
         let mut vm = Vm::with_core_classes();
-        vm.config = config;
+        vm.set_config(config);
         let packages = kernel.packages()?;
         let report = vm.load_packages(&packages)?;
         if let Some(first) = report.errors.first() {

@@ -174,3 +174,46 @@ fn an_interrupted_process_resumes_where_it_stood() {
     assert!(ticks(&mut vm) > stopped, "it went on counting");
     vm.interrupt_process(process);
 }
+
+/// The gcd of two integers of a million bits (see [`long_operands`]): it takes seconds.
+const LONG_GCD: &str = "(Smalltalk at: #X) gcd: (Smalltalk at: #Y)";
+
+fn long_operands(vm: &mut onyx_vm::Vm) {
+    let source = "Smalltalk at: #X put: (3 raisedTo: 660000) + 1; at: #Y put: (7 raisedTo: 370000) + 3. nil";
+    eval_in(vm, source).expect("the operands are made");
+}
+
+#[test]
+fn long_integer_arithmetic_lets_the_host_in_and_can_be_interrupted() {
+    let mut vm = vm();
+    long_operands(&mut vm);
+    let process = vm.spawn_doit(LONG_GCD, onyx_vm::Value::NIL).expect("compiles");
+    for _ in 0..3 {
+        let t = Instant::now();
+        assert!(matches!(vm.poll(process, Duration::from_millis(5)), Poll::Running));
+        assert!(t.elapsed() < Duration::from_millis(200), "the host waited {:?}", t.elapsed());
+    }
+    let report = vm.interrupt_process(process);
+    assert_eq!(report.class_name, "Interrupt");
+    assert!(report.stack.iter().any(|f| f.label.contains("DoIt")), "{report:?}");
+    // Meanwhile other processes run, and other long work answers right.
+    assert_eq!(eval_in(&mut vm, "3 + 4").expect("the VM goes on"), "7");
+    let exact = "| x y | x := (7 raisedTo: 40000) + 1. y := (3 raisedTo: 50000) - 1.
+        {(x * y) // y = x. (x * y) \\\\ y. ((x * y) gcd: x) = x. ((x * y) / x) = y. (x * x) sqrtFloor = x.
+         x printString size. (x printString: 16) size}";
+    assert_eq!(eval_in(&mut vm, exact).expect("answers"), "#(true 0 true true true 33804 28074)");
+}
+
+#[test]
+fn other_processes_run_while_one_waits_for_long_arithmetic() {
+    let mut vm = vm();
+    long_operands(&mut vm);
+    let source = format!(
+        "| done ticks | done := false. ticks := 0.
+         [{LONG_GCD}. done := true] forkAt: Processor activePriority.
+         [done or: [ticks >= 1000]] whileFalse: [ticks := ticks + 1. (Delay forMilliseconds: 1) wait].
+         ticks"
+    );
+    let ticks: u64 = eval_in(&mut vm, &source).expect("runs").parse().expect("a count");
+    assert!(ticks >= 100, "the other process ran {ticks} times while the gcd was computed");
+}
