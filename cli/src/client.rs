@@ -151,7 +151,40 @@ fn execute_once(gem: &str, ops: Vec<Op>) -> Result<Vec<Outcome>> {
     runtime.block_on(async {
         let mut session = login(gem).await?;
         let reply = execute(&mut session, ops).await?;
+        let mut outcomes: Vec<Outcome> = reply.results.into_iter().filter_map(|r| r.outcome).collect();
+        for outcome in &mut outcomes {
+            if let Outcome::Evaluated(e) = outcome
+                && e.rest != 0
+            {
+                read_rest(&mut session, e).await?;
+            }
+        }
         session.logout().await.map_err(|s| anyhow!("the gem at {gem}: {}", s.message()))?;
-        Ok(reply.results.into_iter().filter_map(|r| r.outcome).collect())
+        Ok(outcomes)
     })
+}
+
+/// Reads the rest of a printString too long for one reply, a part at a time, onto its start.
+async fn read_rest(session: &mut AgentSession, e: &mut pb::Evaluated) -> Result<()> {
+    let mut from = e.print_string.chars().count() as u64;
+    while from != 0 {
+        let read = Op::ReadText(pb::TextRef { handle: e.rest });
+        let operation = pb::Operation { op: Some(read), page: Some(pb::Page { from, size: 0 }) };
+        let gem = session.address().to_string();
+        let reply = session
+            .execute(pb::Batch { operations: vec![operation] })
+            .await
+            .map_err(|s| anyhow!("the gem at {gem}: {}", s.message()))?;
+        match reply.results.into_iter().next().and_then(|r| r.outcome) {
+            Some(Outcome::Text(part)) => {
+                e.print_string.push_str(&part.text);
+                from = part.paged.map_or(0, |p| p.next);
+            }
+            Some(Outcome::Error(failure)) => bail!("reading the printString: {}", failure.message),
+            other => bail!("the gem answered out of turn: {other:?}"),
+        }
+    }
+    let release = Op::Release(pb::Handles { handles: vec![e.rest] });
+    execute(session, vec![release]).await?;
+    Ok(())
 }

@@ -330,6 +330,14 @@ impl Ide {
                 Incoming::Event(event) => {
                     match &event {
                         Event::Stale(_) => self.transaction.stale = true,
+                        Event::Relogged(r) => {
+                            self.transaction.stale = false;
+                            self.notice = Some(format!(
+                                "The gem lost its stone and logged in again (session {}): its transaction was aborted, \
+                                 and objects shown from before are gone.",
+                                r.session
+                            ));
+                        }
                         Event::Transcript(_) | Event::Sessions(_) => {}
                     }
                     self.each_pane(|p| p.hear(&event));

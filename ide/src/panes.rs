@@ -106,7 +106,7 @@ impl View for Transcript {
     fn hear(&mut self, event: &Event) {
         match event {
             Event::Transcript(text) => self.text.push_str(text),
-            Event::Stale(_) | Event::Sessions(_) => {}
+            Event::Stale(_) | Event::Sessions(_) | Event::Relogged(_) => {}
         }
     }
 
@@ -162,7 +162,7 @@ impl View for Sessions {
 
     fn hear(&mut self, event: &Event) {
         match event {
-            Event::Sessions(_) => self.stale = true,
+            Event::Sessions(_) | Event::Relogged(_) => self.stale = true,
             Event::Transcript(_) | Event::Stale(_) => {}
         }
     }

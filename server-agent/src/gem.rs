@@ -19,7 +19,7 @@ use tonic::transport::server::TcpIncoming;
 use crate::GemError;
 use crate::agent::AgentService;
 use crate::stone_client::StoneSession;
-use crate::vm_thread::{self, Watch};
+use crate::vm_thread::{self, Login, Relogin, Watch};
 
 /// How a gem serves its agent.
 pub struct GemOptions<'a> {
@@ -62,10 +62,12 @@ pub fn serve_until(
     let advertised = advertised(addr, tls.is_some());
     let vm_events = events.clone();
     let vm_thread = std::thread::Builder::new().name("vm".into()).spawn(move || {
-        let vm = StoneSession::connect(&stone_addr, &user, &password)
-            .and_then(|session| Vm::login(Box::new(session), config));
-        drop(password);
-        match vm {
+        // The gem logs in again with the same user should it lose its stone.
+        let mut login: Login = Box::new(move || {
+            StoneSession::connect(&stone_addr, &user, &password)
+                .and_then(|session| Vm::login(Box::new(session), config))
+        });
+        match login() {
             Ok(mut vm) => {
                 let owner = vm.session_user().cloned().unwrap_or_default();
                 let _ = ready.send(Ok((vm.session_id().unwrap_or_default(), owner)));
@@ -76,7 +78,7 @@ pub fn serve_until(
                     agent: advertised,
                 };
                 let watch = Watch::new(&mut vm, about);
-                vm_thread::run(&mut vm, &work_queue, &vm_events, watch, eval_limit);
+                vm_thread::run(&mut vm, &work_queue, &vm_events, watch, eval_limit, Relogin::new(login));
             }
             Err(e) => {
                 let _ = ready.send(Err(e));

@@ -12,6 +12,7 @@
 //! - `malformed`: messages that do not decode, answered INVALID_ARGUMENT.
 //! - `logins`: what a login to an agent may do, and how long its token and handles last.
 //! - `sessions`: the stone's sessions as the agents show them, and their events.
+//! - `restart`: a gem whose stone restarts logs in again.
 //! - `tidy`: repository hygiene.
 //! - `tls`: a stone and a gem serving over TLS.
 
@@ -25,6 +26,7 @@ mod integrity;
 mod limits;
 mod logins;
 mod malformed;
+mod restart;
 mod sessions;
 mod stone;
 mod tidy;

@@ -109,6 +109,48 @@ fn an_oversized_request_is_refused_and_the_gem_goes_on() {
 }
 
 #[test]
+fn a_print_string_longer_than_a_message_comes_back_in_parts() {
+    let (_dir, stone) = repository();
+    let gem = GemProcess::start(&stone);
+    // 2^26 + 1 characters, the last not ASCII: more than a message holds.
+    let long = "| s | s := 'a'. 26 timesRepeat: [s := s , s]. s , (String with: (Character value: 233))";
+    runtime().block_on(async {
+        let mut agent = client(&gem).await;
+        let out = execute(&mut agent, vec![evaluate(long)]).await;
+        let Outcome::Evaluated(e) = &out[0] else { panic!("expected a value, got {:?}", out[0]) };
+        assert_eq!(e.print_size, 67_108_867);
+        assert_eq!(e.print_string.chars().count(), 1 << 20, "the first part");
+        assert_ne!(e.rest, 0, "a handle on the rest");
+        let read = |from: u64, handle: u64| pb::Operation {
+            op: Some(Op::ReadText(pb::TextRef { handle })),
+            page: Some(pb::Page { from, size: 10 }),
+        };
+        let parts = execute(
+            &mut agent,
+            vec![read(67_108_860, e.rest), read(80_000_000, e.rest), read(0, e.handle), read(0, 999_999)],
+        )
+        .await;
+        let text = |o: &Outcome| match o {
+            Outcome::Text(t) => (t.text.clone(), t.paged.map(|p| (p.total, p.next))),
+            other => panic!("expected text, got {other:?}"),
+        };
+        assert_eq!(text(&parts[0]), ("aaaaa\u{e9}'".to_string(), Some((67_108_867, 0))));
+        assert_eq!(text(&parts[1]), (String::new(), Some((67_108_867, 0))), "past the end: nothing");
+        assert_eq!(text(&parts[2]), ("a".repeat(10), Some((67_108_865, 10))), "the String itself, unquoted");
+        assert_eq!(crate::agent::error(&parts[3]).code, pb::Code::NotFound as i32);
+    });
+    // The command line reads every part and prints the whole.
+    let out = std::process::Command::new(onyx_tests::onyx())
+        .args(["eval", "--gem", &gem.addr, long])
+        .output()
+        .expect("onyx eval runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let printed = String::from_utf8(out.stdout).expect("UTF-8");
+    assert_eq!(printed.trim_end().chars().count(), 67_108_867);
+    assert!(printed.starts_with("'aaa") && printed.trim_end().ends_with("a\u{e9}'"), "{}", &printed[..20]);
+}
+
+#[test]
 fn a_process_keeps_the_privilege_of_the_user_who_started_it() {
     let (_dir, stone) = repository();
     let gem = GemProcess::start(&stone);

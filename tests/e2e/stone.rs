@@ -27,8 +27,13 @@ impl StoneProcess {
 
     /// Serves the repository in `dir` on a free port.
     pub fn serve(dir: &Path) -> StoneProcess {
+        StoneProcess::serve_at(dir, "127.0.0.1:0")
+    }
+
+    /// Serves the repository in `dir` at `addr` (a stone started again where it was).
+    pub fn serve_at(dir: &Path, addr: &str) -> StoneProcess {
         let mut child = Command::new(onyx_tests::onyx())
-            .args(["stone", &dir.display().to_string(), "--listen", "127.0.0.1:0"])
+            .args(["stone", &dir.display().to_string(), "--listen", addr])
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()

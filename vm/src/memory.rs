@@ -9,6 +9,10 @@
 use crate::primitives::Prim;
 use crate::vm::Vm;
 
+/// Allocations of this many bytes or more ask for room under the memory limit first
+/// (smaller ones are seen by the collector).
+pub(crate) const LARGE_ALLOCATION: usize = 1 << 20;
+
 impl Vm {
     /// Whether `bytes` more fit under the memory limit, collecting garbage first if only the
     /// garbage is in the way. On a refusal the primitive fails, and its Smalltalk code signals

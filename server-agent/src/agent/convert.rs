@@ -15,7 +15,11 @@ use crate::ops::request::{
 pub fn operation(o: pb::Operation) -> Result<Operation, Failure> {
     let op = o.op.ok_or_else(|| Failure::new(ErrorKind::Invalid, "an empty operation"))?;
     let page = o.page.map(|p| Page { from: p.from, size: p.size });
-    Ok(Operation { request: request(op), page })
+    let request = match op {
+        Op::ReadText(r) => Request::ReadText { handle: r.handle, page: page.unwrap_or_default() },
+        op => request(op),
+    };
+    Ok(Operation { request, page })
 }
 
 fn class(r: Option<pb::ClassRef>) -> ClassRef {
@@ -74,6 +78,7 @@ fn request(op: Op) -> Request {
         Op::Hierarchy(r) => Request::Hierarchy(r.class_name),
         Op::AutoCommit(r) => Request::AutoCommit(r.on),
         Op::Sessions(_) => Request::Sessions,
+        Op::ReadText(r) => Request::ReadText { handle: r.handle, page: Page::default() },
     }
 }
 
@@ -133,6 +138,8 @@ fn answer_of(answer: Answer) -> PbOutcome {
             print_string: e.print_string,
             class_name: e.class_name,
             handle: e.handle,
+            print_size: e.print_size,
+            rest: e.rest,
         }),
         Answer::Done => PbOutcome::Done(pb::Empty {}),
         Answer::Names(Listed { items, paged: p }) => PbOutcome::Names(pb::Names { names: items, paged: paged(p) }),
@@ -178,7 +185,8 @@ fn answer_of(answer: Answer) -> PbOutcome {
             committed: c.committed,
             conflicts: c.conflicts.into_iter().map(field).collect(),
         }),
-        Answer::Text(text) => PbOutcome::Text(pb::Text { text }),
+        Answer::Text(text) => PbOutcome::Text(pb::Text { text, paged: None }),
+        Answer::TextPart(text, p) => PbOutcome::Text(pb::Text { text, paged: paged(Some(p)) }),
         Answer::Inspection(i) => PbOutcome::Inspection(pb::Inspection {
             class_name: i.class_name,
             print_string: i.print_string,
@@ -216,6 +224,7 @@ pub fn event(e: Event) -> pb::Event {
         Event::Sessions { logged_in, logged_out } => {
             pb::event::Event::Sessions(pb::SessionsChanged { logged_in, logged_out })
         }
+        Event::Relogged { session } => pb::event::Event::Relogged(pb::Relogged { session }),
     };
     pb::Event { event: Some(event) }
 }

@@ -26,6 +26,12 @@ pub struct Handles {
 }
 
 impl Handles {
+    /// Forgets every handle (the VM they were in is gone); numbers are not given again.
+    pub fn forget_all(&mut self) {
+        self.by_id.clear();
+        self.by_value.clear();
+    }
+
     /// The handles of login `login`.
     pub fn of(&mut self, login: u64) -> LoginHandles<'_> {
         LoginHandles { handles: self, login }

@@ -23,7 +23,9 @@ use onyx_vm::persist::repository_exception;
 use onyx_vm::{EvalError, Value, Vm};
 
 use self::inspect::{Handles, LoginHandles};
-use self::request::{Answer, ErrorKind, Evaluated, Failure, Outcome, Password, Request};
+use self::request::{
+    Answer, ErrorKind, Evaluated, Failure, Handle, Outcome, PRINT_PAGE, Page, Paged, Password, Request,
+};
 use self::search::CodeIndex;
 
 /// How long a message the agent sends on a tool's behalf (a printString, a lookup) may run;
@@ -107,6 +109,7 @@ pub fn run(vm: &mut Vm, state: &mut State, login: u64, request: Request) -> Outc
             Ok(Answer::Done)
         }
         Request::Sessions => transaction::sessions(vm),
+        Request::ReadText { handle, page } => read_text(vm, &mut state.handles.of(login), handle, page),
         Request::Packages => browse::packages(vm),
         Request::Classes(package) => browse::classes(vm, &package),
         Request::ClassDefinition(class) => browse::class_definition(vm, &class.name),
@@ -197,14 +200,50 @@ pub fn stone_failure(e: StoneError) -> Failure {
     Failure::new(kind, e.to_string())
 }
 
-/// An evaluation's value (with a handle on it, if `handles` are given).
-pub fn evaluated(vm: &mut Vm, handles: Option<&mut LoginHandles>, value: Value) -> Outcome {
+/// An evaluation's value, with a handle on it if `keep`. A printString longer than
+/// [`PRINT_PAGE`] comes as its start and a handle on the whole (kept whatever `keep` says).
+pub fn evaluated(vm: &mut Vm, handles: &mut LoginHandles, keep: bool, value: Value) -> Outcome {
     let class_name = vm.class_name(vm.class_of(value));
+    let handle = if keep { handles.handle(vm, value) } else { 0 };
     // A value whose printString fails is still there to inspect.
-    let print_string = vm.print_string_within(value, LIMIT).unwrap_or_else(|e| {
+    let failed = |e: EvalError| {
         format!("a {class_name} (its printString failed: {})", e.to_string().lines().next().unwrap_or_default())
-    });
-    Ok(Answer::Evaluated(Evaluated { print_string, class_name, handle: handles.map_or(0, |h| h.handle(vm, value)) }))
+    };
+    let printed = match vm.send_within(value, "printString", &[], LIMIT) {
+        Ok(s) if vm.heap.bytes(s).is_some() => s,
+        Ok(_) => Value::NIL,
+        Err(e) => {
+            let print_string = failed(e);
+            let print_size = print_string.chars().count() as u64;
+            return Ok(Answer::Evaluated(Evaluated { print_string, class_name, handle, print_size, rest: 0 }));
+        }
+    };
+    let chars = vm.heap.bytes(printed).map_or(0, <[u8]>::len);
+    let print_string = text_part(vm, printed, 0, PRINT_PAGE);
+    let rest = if chars > PRINT_PAGE { handles.handle(vm, printed) } else { 0 };
+    Ok(Answer::Evaluated(Evaluated { print_string, class_name, handle, print_size: chars as u64, rest }))
+}
+
+/// Characters `from..from + size` of String `s` (Latin-1 in the VM), as UTF-8.
+fn text_part(vm: &Vm, s: Value, from: usize, size: usize) -> String {
+    let bytes = vm.heap.bytes(s).unwrap_or_default();
+    let from = from.min(bytes.len());
+    let end = from.saturating_add(size).min(bytes.len());
+    bytes.get(from..end).unwrap_or_default().iter().map(|&c| char::from(c)).collect()
+}
+
+/// A part of the text of the String behind `handle` (the rest of a long printString).
+fn read_text(vm: &mut Vm, handles: &mut LoginHandles, handle: Handle, page: Page) -> Outcome {
+    let s = handles.get(vm, handle)?;
+    let Some(total) = vm.heap.bytes(s).map(<[u8]>::len) else {
+        return Err(Failure::new(ErrorKind::Invalid, "the handle is not on a String"));
+    };
+    let from = usize::try_from(page.from).unwrap_or(usize::MAX).min(total);
+    let size = if page.size == 0 { PRINT_PAGE } else { (page.size as usize).min(PRINT_PAGE) };
+    let text = text_part(vm, s, from, size);
+    let end = from.saturating_add(size).min(total);
+    let next = if end < total { end as u64 } else { 0 };
+    Ok(Answer::TextPart(text, Paged { total: total as u64, next }))
 }
 
 /// Refuses a user who may not change code.

@@ -172,6 +172,14 @@ pub enum Request {
     AutoCommit(bool),
     /// The stone's sessions.
     Sessions,
+    /// A part of the text of a String behind a handle (in characters; at most
+    /// [`PRINT_PAGE`]).
+    ReadText {
+        /// The String.
+        handle: Handle,
+        /// Its part.
+        page: Page,
+    },
 }
 
 /// A part of a list: `size` entries from entry `from` (0-based; `size` 0: the rest).
@@ -248,7 +256,16 @@ pub struct Evaluated {
     pub class_name: String,
     /// A handle on it (0: none kept, or not an object).
     pub handle: Handle,
+    /// The length of the whole printString, in characters.
+    pub print_size: u64,
+    /// For a printString longer than [`PRINT_PAGE`]: a handle on the whole of it, whose
+    /// other parts [`Request::ReadText`] answers (0: `print_string` is all of it).
+    pub rest: Handle,
 }
+
+/// The most characters of a text one reply carries (a printString's start, a part of it):
+/// 1 Mi, at most 2 MiB of UTF-8, under the 4 MiB any gRPC client takes by default.
+pub const PRINT_PAGE: usize = 1 << 20;
 
 /// A field of an inspected object, or an object a commit conflicted on.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -394,6 +411,8 @@ pub enum Answer {
     Committed(Committed),
     /// Text (the Transcript).
     Text(String),
+    /// A part of a text, and where it stands in the whole.
+    TextPart(String, Paged),
     /// An inspected object.
     Inspection(Inspection),
     /// The stone's sessions, and its latest commit.
@@ -489,5 +508,11 @@ pub enum Event {
         logged_in: Vec<u64>,
         /// Those that went.
         logged_out: Vec<u64>,
+    },
+    /// The gem lost its stone and logged in again, as this new session: its transaction was
+    /// aborted and every handle is gone.
+    Relogged {
+        /// The new session.
+        session: u64,
     },
 }

@@ -6,8 +6,10 @@
 //! included) and an interrupt reaches a running evaluation within a slice. `watch.rs` keeps
 //! what the gem says of itself in the stone's list of sessions, and hears what others do.
 
+mod relogin;
 mod watch;
 
+pub use relogin::{Login, Relogin};
 pub use watch::{Watch, host_name};
 
 use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError};
@@ -103,11 +105,38 @@ pub fn run(
     events: &broadcast::Sender<Event>,
     mut watch: Watch,
     eval_limit: Duration,
+    mut relogin: Relogin,
 ) {
     let mut running: Vec<Running> = Vec::new();
     let mut state = State { eval_limit, ..State::default() };
     loop {
-        watch.look(vm, events);
+        if watch.look(vm, events).is_err() {
+            relogin.lose();
+        }
+        if relogin.is_lost() {
+            let failure = relogin.failure();
+            for mut r in running.drain(..) {
+                r.lose(&failure, state.auto_commit);
+                r.finish();
+            }
+            state.handles.forget_all();
+            state.index = ops::search::CodeIndex::default();
+            match relogin.try_login() {
+                Some(new) => {
+                    *vm = new;
+                    watch.rejoin(vm);
+                    let _ = events.send(Event::Relogged { session: vm.session_id().unwrap_or_default() });
+                }
+                None => {
+                    match work.recv_timeout(Duration::from_millis(200)) {
+                        Ok(w) => refuse(vm, w, &failure, &mut state, &mut watch),
+                        Err(RecvTimeoutError::Timeout) => {}
+                        Err(RecvTimeoutError::Disconnected) => return,
+                    }
+                    continue;
+                }
+            }
+        }
         if running.is_empty() {
             match work.recv_timeout(watch::EVERY) {
                 Ok(w) => take(vm, w, &mut running, &mut state, &mut watch),
@@ -152,6 +181,27 @@ pub fn run(
         if !text.is_empty() {
             // Nobody listening is fine: the transcript is for whoever is.
             let _ = events.send(Event::Transcript(text));
+        }
+    }
+}
+
+/// Answers work that came while the stone is lost: every operation with `failure`.
+fn refuse(vm: &mut Vm, work: Work, failure: &Failure, state: &mut State, watch: &mut Watch) {
+    match work {
+        Work::Batch(job) => {
+            let mut r = Running::new(job);
+            r.lose(failure, state.auto_commit);
+            r.finish();
+        }
+        Work::Authenticate { reply, .. } => {
+            let _ = reply.send(Err(StoneError::Unavailable(failure.message.clone())));
+        }
+        Work::LoggedIn { user, done } => {
+            watch.logged_in(vm, user);
+            let _ = done.send(());
+        }
+        Work::LoggedOut(login) => {
+            state.ended.insert(login);
         }
     }
 }
@@ -287,8 +337,7 @@ impl Running {
                 let handle = handles.handle(vm, value);
                 ops::inspect::inspect(vm, &mut handles, InspectRequest { handle, from: 1, page_size: 0 })
             }
-            Ok(value) if forget => ops::evaluated(vm, None, value),
-            Ok(value) => ops::evaluated(vm, Some(&mut state.handles.of(self.login)), value),
+            Ok(value) => ops::evaluated(vm, &mut state.handles.of(self.login), !forget, value),
             Err(error) => Err(ops::eval_failure(vm, error)),
         };
         self.push(started, outcome);
@@ -297,6 +346,23 @@ impl Running {
     fn push(&mut self, started: Instant, outcome: Outcome) {
         let outcome = outcome.map(|answer| paged(answer, self.page.take()));
         self.results.push(Done { outcome, server_time: started.elapsed() });
+    }
+
+    /// The stone is lost: the evaluation under way and every operation left answer `failure`
+    /// (its process went with the old VM), and nothing is committed.
+    fn lose(&mut self, failure: &Failure, auto_commit: bool) {
+        let now = Instant::now();
+        if self.evaluation.take().is_some() {
+            self.push(now, Err(failure.clone()));
+        }
+        let left = std::mem::replace(&mut self.ops, Vec::new().into_iter());
+        for _ in left {
+            self.push(now, Err(failure.clone()));
+        }
+        self.abandoned = true;
+        if auto_commit && self.auto_committed.is_none() {
+            self.auto_committed = Some(Err(failure.clone()));
+        }
     }
 
     /// Whether every operation of the batch is done.

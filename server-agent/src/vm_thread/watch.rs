@@ -1,12 +1,13 @@
 //! What the tools hear of the stone besides their own replies: other sessions' commits
 //! (this gem's view is behind) and sessions logging in and out. The VM thread looks every
 //! second, between batches, and only while someone listens to the agent's events. It also
-//! keeps what the gem says of itself in the stone's list of sessions up to date.
+//! keeps what the gem says of itself in the stone's list of sessions up to date, and finds
+//! out, within a second, that the stone is gone (`relogin.rs` takes it from there).
 
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
-use onyx_record::About;
+use onyx_record::{About, StoneError};
 use onyx_vm::Vm;
 use tokio::sync::broadcast;
 
@@ -42,18 +43,30 @@ impl Watch {
         }
     }
 
-    /// Asks the stone, if a second has passed and someone listens, and tells the listeners
-    /// what changed.
-    pub fn look(&mut self, vm: &mut Vm, events: &broadcast::Sender<Event>) {
-        if events.receiver_count() == 0 {
-            self.sessions = None;
-            return;
-        }
+    /// The gem logged in again (see `relogin.rs`): the stone's list of sessions names it anew.
+    pub fn rejoin(&mut self, vm: &mut Vm) {
+        let _ = vm.describe_session(&self.about);
+        self.latest = 0;
+        self.sessions = None;
+    }
+
+    /// Asks the stone, if a second has passed, and tells the listeners (if any) what changed.
+    /// Answers the error if the stone is gone.
+    pub fn look(&mut self, vm: &mut Vm, events: &broadcast::Sender<Event>) -> Result<(), StoneError> {
         if self.looked.elapsed() < EVERY {
-            return;
+            return Ok(());
         }
         self.looked = Instant::now();
-        let Ok((list, latest)) = vm.stone_sessions() else { return };
+        let (list, latest) = match vm.stone_sessions() {
+            Ok(answer) => answer,
+            Err(e @ StoneError::Unavailable(_)) => return Err(e),
+            // Whatever else failed, the stone is there: look again in a second.
+            Err(_) => return Ok(()),
+        };
+        if events.receiver_count() == 0 {
+            self.sessions = None;
+            return Ok(());
+        }
         let own = vm.session_id();
         let behind = list.iter().find(|s| Some(s.session) == own).map_or(0, |s| s.behind);
         if latest > self.latest && behind > 0 {
@@ -69,6 +82,7 @@ impl Watch {
             }
         }
         self.sessions = Some(now);
+        Ok(())
     }
 }
 

@@ -3,15 +3,12 @@
 
 use super::{Args, Prim, PrimResult, index_arg, size_arg, table};
 use crate::heap::{Body, Kind, ProcessBody, SemaphoreBody};
+use crate::memory::LARGE_ALLOCATION;
 use crate::value::Value;
 use crate::vm::Vm;
 
 /// The largest indexed size `basicNew:` accepts (keeps a typo from exhausting memory).
 const MAX_NEW: usize = 1 << 31;
-
-/// Allocations of this many bytes or more ask for room under the memory limit first
-/// (smaller ones are seen by the collector).
-const LARGE_ALLOCATION: usize = 1 << 20;
 
 pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
     let r = a.recv(vm);

@@ -5,6 +5,7 @@ use crate::compiler::ast::Literal;
 use crate::compiler::lexer::{Lexer, TokenKind, negate_literal};
 use crate::compiler::literals::literal_value;
 use crate::heap::Body;
+use crate::memory::LARGE_ALLOCATION;
 use crate::value::Value;
 use crate::vm::Vm;
 
@@ -128,6 +129,25 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             let b = bytes(vm, r)?;
             let class = if index == table::STRING_AS_BYTE_ARRAY { vm.known.byte_array } else { vm.known.string };
             Ok(vm.heap.alloc(class, 0, Body::Bytes(b)))
+        }
+        table::STRING_QUOTED => {
+            let size = string_bytes(vm, r)?.len() + 2;
+            if size >= LARGE_ALLOCATION {
+                // Every quote doubled at worst.
+                vm.reserve(size * 2)?;
+            }
+            let b = string_bytes(vm, r)?;
+            let mut quoted = Vec::with_capacity(b.len() + 2);
+            quoted.push(b'\'');
+            for &c in b {
+                if c == b'\'' {
+                    quoted.push(c);
+                }
+                quoted.push(c);
+            }
+            quoted.push(b'\'');
+            let class = vm.known.string;
+            Ok(vm.heap.alloc(class, 0, Body::Bytes(quoted)))
         }
         table::STRING_NUM_ARGS => {
             let s = vm.string_of(r).ok_or(Prim::Fail)?;

@@ -286,6 +286,8 @@ primitives! {
     BYTE_ARRAY_AS_STRING = 145;
     /// `String>>numArgs`, `Symbol>>numArgs`: the number of arguments the selector takes.
     STRING_NUM_ARGS = 146;
+    /// `String>>quoted`: the receiver between single quotes, with embedded quotes doubled.
+    STRING_QUOTED = 147;
     /// `String>>primSubstrings:`: the pieces between separator characters (nil: white space).
     STRING_SUBSTRINGS = 155;
     /// `String>>sameAs:`: whether two strings are equal ignoring case.
