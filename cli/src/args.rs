@@ -214,6 +214,13 @@ pub enum BenchKind {
         #[arg(long, default_value = ".")]
         disk: PathBuf,
     },
+    /// How long the stone takes to refuse a wrong password, for a user it knows and for a
+    /// name it does not (on a new repository in a temporary folder).
+    Logins {
+        /// Tries of each kind (the median is printed).
+        #[arg(long, default_value_t = 21)]
+        runs: usize,
+    },
     /// How fast a gem faults in a persistent linked list of N objects as it walks it, and in
     /// how many round trips.
     Faults {

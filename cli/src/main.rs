@@ -69,6 +69,7 @@ fn run(args: Args) -> Result<ExitCode> {
         Command::Bench { what: Some(BenchKind::Agent { gem, classes, methods, runs }), .. } => {
             bench::agent::run(&bench::agent::AgentBench { gem: &gem, classes, methods_per_class: methods, runs })
         }
+        Command::Bench { what: Some(BenchKind::Logins { runs }), .. } => bench::logins::run(runs),
         Command::Bench { what: Some(BenchKind::Faults { stone, objects }), .. } => {
             bench::faults::run(&setup, &stone, objects)
         }
