@@ -39,6 +39,8 @@ pub struct Inspector {
     result: String,
     pending: Vec<(Ticket, Want)>,
     message: String,
+    /// A handle on the rest of a printString too long for one reply, to release.
+    rest: Option<u64>,
 }
 
 impl Inspector {
@@ -77,6 +79,7 @@ impl Inspector {
             result: String::new(),
             pending: Vec::new(),
             message: String::new(),
+            rest: None,
         }
     }
 
@@ -158,7 +161,14 @@ impl View for Inspector {
                 self.message.clear();
                 self.inspection = Some(i);
             }
-            (Want::Evaluation(_), Ok(Outcome::Evaluated(e))) => self.result = e.print_string,
+            (Want::Evaluation(_), Ok(Outcome::Evaluated(e))) => {
+                self.result = e.print_string;
+                if e.rest != 0 {
+                    // The pane shows a long printString's start only.
+                    self.rest = Some(e.rest);
+                    self.result.push_str(&format!("... ({} characters in all)", e.print_size));
+                }
+            }
             (Want::Evaluation(_), Err(e)) => {
                 self.result = [e.message].into_iter().chain(e.stack).collect::<Vec<_>>().join("\n")
             }
@@ -168,6 +178,9 @@ impl View for Inspector {
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, ctx: &mut Ctx) {
+        if let Some(rest) = self.rest.take() {
+            ctx.send("release a printString", vec![Op::Release(pb::Handles { handles: vec![rest] })]);
+        }
         let mut back_to = None;
         ui.horizontal_wrapped(|ui| {
             for (i, (_, name)) in self.trail.iter().enumerate() {

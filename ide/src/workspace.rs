@@ -49,6 +49,8 @@ pub struct Workspace {
     inspect: Option<Inspector>,
     /// What to do with the whole text when first drawn.
     at_start: Option<Action>,
+    /// A handle on the rest of a printString too long for one reply, to release.
+    rest: Option<u64>,
 }
 
 impl Default for Workspace {
@@ -65,6 +67,7 @@ impl Default for Workspace {
             selection: None,
             inspect: None,
             at_start: None,
+            rest: None,
         }
     }
 }
@@ -108,6 +111,25 @@ impl Workspace {
         self.tag = tag;
         self.sent_with = self.text.clone();
     }
+
+    /// Puts an evaluation's printString where `action` says.
+    fn show(&mut self, action: Action, at: usize, e: pb::Evaluated) {
+        match action {
+            Action::Do => {}
+            Action::Print if self.text != self.sent_with => {
+                self.note = format!("printed (not inserted: the text changed meanwhile): {}", e.print_string);
+            }
+            Action::Print => {
+                let at = at.min(self.text.chars().count());
+                let byte = self.text.char_indices().nth(at).map_or(self.text.len(), |(i, _)| i);
+                let inserted = format!(" {}", e.print_string);
+                self.text.insert_str(byte, &inserted);
+                self.select = Some((at, at + inserted.chars().count()));
+            }
+            // A value that is no object (nil, a SmallInteger, ...) is its printString.
+            Action::Inspect => self.inspect = Some(Inspector::printed(e.print_string)),
+        }
+    }
 }
 
 impl View for Workspace {
@@ -141,21 +163,14 @@ impl View for Workspace {
         self.error = None;
         self.note.clear();
         match first(reply) {
-            Ok(Outcome::Evaluated(e)) => match action {
-                Action::Do => {}
-                Action::Print if self.text != self.sent_with => {
-                    self.note = format!("printed (not inserted: the text changed meanwhile): {}", e.print_string);
+            Ok(Outcome::Evaluated(mut e)) => {
+                if e.rest != 0 {
+                    // The workspace shows a long printString's start only.
+                    self.rest = Some(e.rest);
+                    e.print_string.push_str(&format!("... ({} characters in all)", e.print_size));
                 }
-                Action::Print => {
-                    let at = at.min(self.text.chars().count());
-                    let byte = self.text.char_indices().nth(at).map_or(self.text.len(), |(i, _)| i);
-                    let inserted = format!(" {}", e.print_string);
-                    self.text.insert_str(byte, &inserted);
-                    self.select = Some((at, at + inserted.chars().count()));
-                }
-                // A value that is no object (nil, a SmallInteger, ...) is its printString.
-                Action::Inspect => self.inspect = Some(Inspector::printed(e.print_string)),
-            },
+                self.show(action, at, e);
+            }
             Ok(Outcome::Inspection(i)) => self.inspect = Some(Inspector::of(i)),
             Ok(other) => self.error = Some(pb::Error { message: format!("{other:?}"), ..Default::default() }),
             Err(e) => self.error = Some(e),
@@ -163,6 +178,9 @@ impl View for Workspace {
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, ctx: &mut Ctx) {
+        if let Some(rest) = self.rest.take() {
+            ctx.send("release a printString", vec![Op::Release(pb::Handles { handles: vec![rest] })]);
+        }
         if let Some(action) = self.at_start.take() {
             self.selection = Some((0, self.text.chars().count()));
             self.evaluate(ctx, action);
