@@ -138,6 +138,11 @@ fn a_print_string_longer_than_a_message_comes_back_in_parts() {
         assert_eq!(text(&parts[1]), (String::new(), Some((67_108_867, 0))), "past the end: nothing");
         assert_eq!(text(&parts[2]), ("a".repeat(10), Some((67_108_865, 10))), "the String itself, unquoted");
         assert_eq!(crate::agent::error(&parts[3]).code, pb::Code::NotFound as i32);
+        // A handle on what is no String has no text to read.
+        let out = execute(&mut agent, vec![evaluate("Object new")]).await;
+        let Outcome::Evaluated(object) = &out[0] else { panic!("expected a value, got {:?}", out[0]) };
+        let refused = execute(&mut agent, vec![read(0, object.handle)]).await;
+        assert_eq!(crate::agent::error(&refused[0]).code, pb::Code::Invalid as i32, "{:?}", refused[0]);
     });
     // The command line reads every part and prints the whole.
     let out = std::process::Command::new(onyx_tests::onyx())
