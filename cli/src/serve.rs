@@ -23,8 +23,9 @@ pub fn init(setup: &Setup, dir: &Path, passwords: &Passwords) -> Result<ExitCode
     let defaulted = repository::create(setup, dir, passwords)?;
     println!("created a repository in {}", dir.display());
     if !defaulted.is_empty() {
+        let has = if defaulted.len() == 1 { "has" } else { "each have" };
         println!(
-            "{} has the password '{}': set another with onyx init's password options",
+            "{} {has} the password '{}': set another with onyx init's password options",
             defaulted.join(" and "),
             users::DEFAULT_PASSWORD
         );

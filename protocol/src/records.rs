@@ -2,7 +2,7 @@
 //! a gem says of itself and the stone's list of sessions, and a failed request as the typed
 //! [`StoneError`] (a gem makes the same error from a [`pb::Failure`] as the stone had).
 
-use onyx_record::{About, LockKind, ObjectRecord, SessionInfo, StoneError, UserInfo};
+use onyx_record::{About, Access, LockKind, ObjectRecord, Policy, SessionInfo, StoneError, UserInfo};
 
 use crate::stone as pb;
 
@@ -27,12 +27,39 @@ pub fn to_wire(r: &ObjectRecord) -> pb::Object {
 
 /// A user as a message.
 pub fn user_to_wire(u: &UserInfo) -> pb::UserInfo {
-    pb::UserInfo { name: u.name.clone(), may_change_code: u.may_change_code, default_policy: u.default_policy }
+    pb::UserInfo {
+        name: u.name.clone(),
+        may_change_code: u.may_change_code,
+        default_policy: u.default_policy,
+        profile: u.profile,
+    }
 }
 
 /// A message of a user.
 pub fn user_from_wire(u: pb::UserInfo) -> UserInfo {
-    UserInfo { name: u.name, may_change_code: u.may_change_code, default_policy: u.default_policy }
+    UserInfo { name: u.name, may_change_code: u.may_change_code, default_policy: u.default_policy, profile: u.profile }
+}
+
+/// A policy as the stone protocol carries it.
+pub fn policy_to_wire(p: &Policy) -> pb::PolicyInfo {
+    pb::PolicyInfo {
+        owner: p.owner.clone(),
+        owner_access: p.owner_access as u32,
+        groups: p.groups.iter().map(|(g, a)| pb::GroupAccess { group: g.clone(), access: *a as u32 }).collect(),
+        world: p.world as u32,
+    }
+}
+
+/// The policy a message carries, or what is wrong with it.
+pub fn policy_from_wire(p: pb::PolicyInfo) -> Result<Policy, StoneError> {
+    let access = |a: u32| {
+        u8::try_from(a)
+            .ok()
+            .and_then(Access::from_byte)
+            .ok_or_else(|| StoneError::Invalid(format!("{a} is no access (0 none, 1 read, 2 write)")))
+    };
+    let groups = p.groups.into_iter().map(|g| Ok((g.group, access(g.access)?))).collect::<Result<_, StoneError>>()?;
+    Ok(Policy { owner: p.owner, owner_access: access(p.owner_access)?, groups, world: access(p.world)? })
 }
 
 /// A protocol message as a record; a kind or shape no record can have is an error.

@@ -10,6 +10,7 @@
 //! - [`shape`]: the kinds of body a record may have and what each holds, checked by the
 //!   stone at every commit.
 //! - [`link`]: [`StoneLink`], the calls a gem makes of its stone, and what they answer.
+//! - [`policy`]: object security policies, what a user may do with the objects of each.
 //! - [`error`]: [`StoneError`], why such a call failed, by kind.
 //!
 //! ```
@@ -34,6 +35,7 @@
 
 pub mod error;
 pub mod link;
+pub mod policy;
 pub mod record;
 pub mod shape;
 pub mod word;
@@ -42,4 +44,5 @@ pub use error::StoneError;
 pub use link::{
     About, CommitOutcome, LockKind, NO_POLICY, SYSTEM_POLICY, SessionInfo, StoneLink, UserInfo, ViewChange,
 };
+pub use policy::{Access, Policy};
 pub use record::{CHUNK, CHUNKED_HEADER, DecodeError, FIRST_OOP, ObjectRecord, Oop, ROOT};

@@ -6,6 +6,7 @@ use std::fmt;
 use std::ops::Range;
 
 use crate::error::StoneError;
+use crate::policy::Policy;
 use crate::record::{ObjectRecord, Oop};
 
 /// A gem's session with a stone. Every failure is a [`StoneError`] saying what kind of
@@ -51,6 +52,12 @@ pub trait StoneLink {
     /// Adds user `name` with `password` (or gives an existing one a new password and
     /// privilege); only a user who may change code adds users.
     fn add_user(&mut self, name: &str, password: &str, may_change_code: bool) -> Result<(), StoneError>;
+    /// Object security policy `id` as the stone keeps it (every user may read every policy).
+    fn policy(&mut self, id: u32) -> Result<Policy, StoneError>;
+    /// Defines an object security policy, durably, and answers its id: a new one (`id`
+    /// `None`), owned by the session's user (or by anyone, for a user who may change code), or
+    /// policy `id` anew, which only its owner or a user who may change code may do.
+    fn define_policy(&mut self, id: Option<u32>, policy: &Policy) -> Result<u32, StoneError>;
 }
 
 /// The policy of an object that belongs to none: everyone may read and change it.
@@ -68,6 +75,9 @@ pub struct UserInfo {
     pub may_change_code: bool,
     /// The policy the objects they make belong to.
     pub default_policy: u32,
+    /// The OOP of their `UserProfile` (their symbol list, and so their `UserGlobals`): the
+    /// stone reserves it for them, and their first session creates it.
+    pub profile: Oop,
 }
 
 /// Which lock.

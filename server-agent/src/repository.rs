@@ -21,8 +21,8 @@ pub struct Passwords {
 
 /// Creates a repository in `dir` holding the kernel, with the users `SystemUser` (whose
 /// objects, the kernel's, are in the system policy) and `DataCurator` (both may change code);
-/// answers the users given the default password. `UserGlobals` belongs to no policy: every
-/// user may keep objects there.
+/// answers the users given the default password. `Published` belongs to no policy: every
+/// user may keep objects there (each user's `UserGlobals` is their own).
 pub fn create(setup: &Setup, dir: &Path, passwords: &Passwords) -> Result<Vec<&'static str>, GemError> {
     let mut vm = setup.boot()?;
     let mut defaulted = Vec::new();
@@ -38,7 +38,7 @@ pub fn create(setup: &Setup, dir: &Path, passwords: &Passwords) -> Result<Vec<&'
     stone.add_user(None, "SystemUser", &system_user, true, Some(SYSTEM_POLICY))?;
     stone.add_user(None, "DataCurator", &data_curator, true, None)?;
     let link = LocalLink::login(Arc::clone(&stone), "SystemUser", &system_user)?;
-    let open: Vec<_> = vm.global("UserGlobals").into_iter().collect();
+    let open: Vec<_> = vm.global("Published").into_iter().collect();
     vm.create_repository(Box::new(link), &open)
         .map_err(|e| GemError::Stone(e.context("the kernel could not be committed")))?;
     Ok(defaulted)

@@ -12,7 +12,7 @@ use onyx_protocol::records::{self, from_wire, to_wire};
 use onyx_protocol::stone::{self as pb, reply::Answer, request::Op, stone_client::StoneClient};
 use onyx_protocol::tls;
 use onyx_record::{
-    About, CommitOutcome, LockKind, ObjectRecord, Oop, SessionInfo, StoneError, StoneLink, UserInfo, ViewChange,
+    About, CommitOutcome, LockKind, ObjectRecord, Oop, Policy, SessionInfo, StoneError, StoneLink, UserInfo, ViewChange,
 };
 use tokio::runtime::Runtime;
 use tokio::sync::mpsc;
@@ -191,6 +191,21 @@ impl StoneLink for StoneSession {
     fn add_user(&mut self, name: &str, password: &str, may_change_code: bool) -> Result<(), StoneError> {
         let user = pb::NewUser { name: name.to_string(), password: password.to_string(), may_change_code };
         done(self.call(Op::AddUser(user))?)
+    }
+
+    fn policy(&mut self, id: u32) -> Result<Policy, StoneError> {
+        match self.call(Op::Policy(pb::PolicyId { id }))? {
+            Answer::Policy(p) => records::policy_from_wire(p),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    fn define_policy(&mut self, id: Option<u32>, policy: &Policy) -> Result<u32, StoneError> {
+        let definition = pb::PolicyDefinition { id, policy: Some(records::policy_to_wire(policy)) };
+        match self.call(Op::DefinePolicy(definition))? {
+            Answer::PolicyId(p) => Ok(p.id),
+            other => Err(unexpected(&other)),
+        }
     }
 
     fn sessions(&mut self) -> Result<(Vec<SessionInfo>, u64), StoneError> {

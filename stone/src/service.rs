@@ -233,6 +233,15 @@ async fn answer(s: &Session, request: pb::Request) -> Result<Answer, StoneError>
                 .await
                 .map(done)
         }
+        Op::Policy(p) => {
+            blocking(stone, move |s| s.policy(session, p.id)).await.map(|p| Answer::Policy(records::policy_to_wire(&p)))
+        }
+        Op::DefinePolicy(d) => {
+            let policy = records::policy_from_wire(d.policy.unwrap_or_default())?;
+            blocking(stone, move |s| s.define_policy(session, d.id, policy))
+                .await
+                .map(|id| Answer::PolicyId(pb::PolicyId { id }))
+        }
     };
     answer.map_err(StoneError::from)
 }

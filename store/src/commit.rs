@@ -289,12 +289,20 @@ fn check(st: &State, snap: &Snapshot, p: &Pending) -> Result<Vec<Oop>, StoreErro
     let mut modified: Vec<Oop> = Vec::new();
     let objects = snap.objects()?;
     let may_write = |policy: u32| users::access(&st.policies, &session.user, policy) == Access::Write;
+    // What exists before anyone allocates it: the root, and the user's own profile.
+    let reserved = |oop: Oop| oop == ROOT || oop == session.user.profile;
     for r in &p.records {
         if !named.insert(r.oop) {
             return Err(StoreError::Invalid(format!("the commit names object {} twice", r.oop)));
         }
         // The user changes the object as it is, and puts it in the policy the record names:
         // both must be theirs to write.
+        let stored = snap.head(r.oop)?;
+        if let Some(stored) = &stored
+            && !may_write(stored.policy)
+        {
+            return Err(denied(&session.user, "change", r.oop, stored.policy));
+        }
         if !may_write(r.policy) {
             let who = &session.user.name;
             return Err(StoreError::PermissionDenied(format!(
@@ -302,15 +310,12 @@ fn check(st: &State, snap: &Snapshot, p: &Pending) -> Result<Vec<Oop>, StoreErro
                 r.oop, r.policy
             )));
         }
-        if let Some(stored) = snap.head(r.oop)? {
-            if !may_write(stored.policy) {
-                return Err(denied(&session.user, "change", r.oop, stored.policy));
-            }
+        if stored.is_some() {
             modified.push(r.oop);
-        } else if r.oop == ROOT && st.log.iter().any(|(seq, w)| *seq > st.durable_seq && w.contains(&ROOT)) {
-            // Another commit of this batch created the root first.
-            modified.push(ROOT);
-        } else if !(r.oop == ROOT || session.allocated.iter().any(|range| range.contains(&r.oop))) {
+        } else if reserved(r.oop) && st.log.iter().any(|(seq, w)| *seq > st.durable_seq && w.contains(&r.oop)) {
+            // Another commit of this batch created it first.
+            modified.push(r.oop);
+        } else if !(reserved(r.oop) || session.allocated.iter().any(|range| range.contains(&r.oop))) {
             return Err(StoreError::Invalid(format!(
                 "the commit names object {}, which does not exist and was not allocated to this session",
                 r.oop

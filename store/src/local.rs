@@ -6,7 +6,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use onyx_record::{
-    About, CommitOutcome, LockKind, ObjectRecord, Oop, SessionInfo, StoneError, StoneLink, UserInfo, ViewChange,
+    About, CommitOutcome, LockKind, ObjectRecord, Oop, Policy, SessionInfo, StoneError, StoneLink, UserInfo, ViewChange,
 };
 
 use crate::stone::Stone;
@@ -107,5 +107,13 @@ impl StoneLink for LocalLink {
 
     fn add_user(&mut self, name: &str, password: &str, may_change_code: bool) -> Result<(), StoneError> {
         Ok(self.stone.add_user(Some(self.session), name, password, may_change_code, None)?)
+    }
+
+    fn policy(&mut self, id: u32) -> Result<Policy, StoneError> {
+        Ok(self.stone.policy(self.session, id)?)
+    }
+
+    fn define_policy(&mut self, id: Option<u32>, policy: &Policy) -> Result<u32, StoneError> {
+        Ok(self.stone.define_policy(self.session, id, policy.clone())?)
     }
 }

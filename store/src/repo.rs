@@ -191,6 +191,15 @@ impl Repository {
         Ok(())
     }
 
+    /// Writes policy `id` (replacing it), durably.
+    pub fn put_policy(&self, id: u32, policy: &Policy) -> Result<(), StoreError> {
+        let mut txn = self.db.begin_write()?;
+        txn.set_two_phase_commit(true);
+        txn.open_table(POLICIES)?.insert(id, seal(&[u64::from(id)], encoding::policy(policy)).as_slice())?;
+        txn.commit()?;
+        Ok(())
+    }
+
     /// Whether the transaction log may hold commits the object table has not got on disk.
     pub fn log_pending(&self) -> Result<bool, StoreError> {
         let txn = self.db.begin_read()?;

@@ -17,7 +17,7 @@ use crate::commit::{self, Committer, Pending, Queue, Reply};
 use crate::error::StoreError;
 use onyx_record::word::MAX_OOP;
 use onyx_record::{
-    About, CommitOutcome, LockKind, ObjectRecord, Oop, SYSTEM_POLICY, SessionInfo, UserInfo, ViewChange,
+    About, CommitOutcome, LockKind, NO_POLICY, ObjectRecord, Oop, SYSTEM_POLICY, SessionInfo, UserInfo, ViewChange,
 };
 
 use crate::locks::LockTable;
@@ -126,14 +126,14 @@ impl Stone {
         }
         log.start_over();
         let meta = repo.snapshot()?.meta()?;
-        let users = repo.users()?.into_iter().map(|(name, u)| (name, Arc::new(u))).collect();
+        let (users, oop_high) = reserve_profiles(&repo, meta.oop_high)?;
         let policies = Arc::new(repo.policies()?);
         let state = State {
             users,
             policies,
             sessions: HashMap::new(),
             next_session: 1,
-            oop_high: meta.oop_high,
+            oop_high,
             log: VecDeque::new(),
             locks: LockTable::default(),
             durable_seq: meta.commit_seq,
@@ -239,8 +239,16 @@ impl Stone {
                 (id, Some((id, Policy::own(name))))
             }
         };
-        let groups = existing.map(|u| u.groups.clone()).unwrap_or_default();
-        let user = User { name: name.to_string(), hash, may_change_code, groups, default_policy };
+        let groups = existing.as_ref().map(|u| u.groups.clone()).unwrap_or_default();
+        let profile = match existing {
+            Some(u) => u.profile,
+            None => {
+                let oop = st.oop_high;
+                st.oop_high = oop.checked_add(1).filter(|&e| e <= MAX_OOP).ok_or_else(out_of_oops)?;
+                oop
+            }
+        };
+        let user = User { name: name.to_string(), hash, may_change_code, groups, default_policy, profile };
         self.shared.repo.put_user(&user, new_policy.as_ref().map(|(id, p)| (*id, p)))?;
         if let Some((id, p)) = new_policy {
             let mut policies = (*st.policies).clone();
@@ -249,6 +257,60 @@ impl Stone {
         }
         st.users.insert(name.to_string(), Arc::new(user));
         Ok(())
+    }
+
+    /// Object security policy `id` (every session may read every policy).
+    pub fn policy(&self, session: u64, id: u32) -> Result<Policy, StoreError> {
+        let (_, _, policies) = self.view_of(session)?;
+        if id == NO_POLICY {
+            return Ok(Policy {
+                owner: String::new(),
+                owner_access: Access::Write,
+                groups: Vec::new(),
+                world: Access::Write,
+            });
+        }
+        policies.get(&id).cloned().ok_or_else(|| StoreError::Invalid(format!("there is no policy {id}")))
+    }
+
+    /// Defines a policy, durably: a new one (`id` `None`), which a session's user may make
+    /// for themself and a user who may change code for anyone, or policy `id` anew, which
+    /// only its owner or a user who may change code may do. Answers its id. (The policy of no
+    /// policy, [`NO_POLICY`], is no stored policy and cannot be defined.)
+    pub fn define_policy(&self, session: u64, id: Option<u32>, policy: Policy) -> Result<u32, StoreError> {
+        let name_ok = |n: &str| !n.is_empty() && n.len() <= users::MAX_NAME;
+        if !name_ok(&policy.owner)
+            || policy.groups.len() > users::MAX_GROUPS
+            || !policy.groups.iter().all(|(g, _)| name_ok(g))
+        {
+            return Err(StoreError::Invalid(format!(
+                "a policy names its owner and at most {} groups, each name of 1 to {} bytes",
+                users::MAX_GROUPS,
+                users::MAX_NAME
+            )));
+        }
+        let mut st = self.shared.state();
+        let user = Arc::clone(&st.sessions.get(&session).ok_or(StoreError::NoSession(session))?.user);
+        let refuse = |what: String| Err(StoreError::PermissionDenied(format!("user {} may not {what}", user.name)));
+        let id = match id {
+            None => st.policies.keys().max().copied().unwrap_or(SYSTEM_POLICY) + 1,
+            Some(NO_POLICY) => return Err(StoreError::Invalid("the policy of no policy cannot be defined".into())),
+            Some(id) => match st.policies.get(&id) {
+                None => return Err(StoreError::Invalid(format!("there is no policy {id}"))),
+                Some(old) if old.owner != user.name && !user.may_change_code => {
+                    return refuse(format!("change policy {id}, which is {}'s", old.owner));
+                }
+                Some(_) => id,
+            },
+        };
+        if !user.may_change_code && policy.owner != user.name {
+            return refuse(format!("give a policy to user {}", policy.owner));
+        }
+        self.shared.repo.put_policy(id, &policy)?;
+        let mut policies = (*st.policies).clone();
+        policies.insert(id, policy);
+        st.policies = Arc::new(policies);
+        Ok(id)
     }
 
     /// Logs a session out, releasing its locks and its view.
@@ -297,10 +359,7 @@ impl Stone {
         }
         let mut st = self.shared.state();
         let start = st.oop_high;
-        let end = start
-            .checked_add(count)
-            .filter(|&e| e <= MAX_OOP)
-            .ok_or_else(|| StoreError::Invalid("the repository has run out of OOPs".into()))?;
+        let end = start.checked_add(count).filter(|&e| e <= MAX_OOP).ok_or_else(out_of_oops)?;
         let s = st.sessions.get_mut(&session).ok_or(StoreError::NoSession(session))?;
         s.allocated.push(start..end);
         st.oop_high = end;
@@ -519,6 +578,25 @@ impl Drop for Stone {
             let _ = t.join();
         }
     }
+}
+
+/// The users, each with the OOP of their `UserProfile` reserved (a user written before
+/// profiles were reserved gets one now, durably), and the OOP high-water mark past every
+/// reserved one. (Reserving one moves only the stone's mark, which a commit writes: taking
+/// the highest reserved OOP into account here keeps it from being handed out twice.)
+fn reserve_profiles(repo: &Repository, oop_high: Oop) -> Result<(HashMap<String, Arc<User>>, Oop), StoreError> {
+    let mut users = repo.users()?;
+    let mut high = users.values().map(|u| u.profile.saturating_add(1)).fold(oop_high, Oop::max);
+    for user in users.values_mut().filter(|u| u.profile == 0) {
+        user.profile = high;
+        high = high.checked_add(1).filter(|&e| e <= MAX_OOP).ok_or_else(out_of_oops)?;
+        repo.put_user(user, None)?;
+    }
+    Ok((users.into_iter().map(|(name, u)| (name, Arc::new(u))).collect(), high))
+}
+
+fn out_of_oops() -> StoreError {
+    StoreError::Invalid("the repository has run out of OOPs".into())
 }
 
 /// The refusal of what `user` may not do (`what`: read or change) to object `oop`.

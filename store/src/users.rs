@@ -14,63 +14,17 @@ use std::sync::OnceLock;
 use argon2::Argon2;
 use argon2::password_hash::rand_core::OsRng;
 use argon2::password_hash::{PasswordHash, PasswordHasher as _, PasswordVerifier as _, SaltString};
-use onyx_record::{NO_POLICY, UserInfo};
+pub use onyx_record::policy::{Access, CODE_CHANGERS, Policy};
+use onyx_record::{NO_POLICY, Oop, UserInfo};
 
 use crate::error::StoreError;
 
-/// The group every user who may change code is in: [`SYSTEM_POLICY`] lets it write.
-pub const CODE_CHANGERS: &str = "CodeChangers";
 /// The longest user name.
 pub const MAX_NAME: usize = 256;
 /// The longest password.
 pub const MAX_PASSWORD: usize = 1024;
-
-/// What a user may do with the objects of a policy.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Access {
-    /// Nothing: the objects are not even read.
-    None,
-    /// Read them.
-    Read,
-    /// Read and change them.
-    Write,
-}
-
-impl Access {
-    fn from_byte(b: u8) -> Option<Access> {
-        [Access::None, Access::Read, Access::Write].get(usize::from(b)).copied()
-    }
-}
-
-/// An object security policy: its owner's access, its groups', and everyone else's.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Policy {
-    /// The user who owns it.
-    pub owner: String,
-    /// What its owner may do.
-    pub owner_access: Access,
-    /// What the members of each group may do.
-    pub groups: Vec<(String, Access)>,
-    /// What everyone may do.
-    pub world: Access,
-}
-
-impl Policy {
-    /// The kernel's: everyone reads, code changers write.
-    pub fn system() -> Policy {
-        Policy {
-            owner: "SystemUser".into(),
-            owner_access: Access::Write,
-            groups: vec![(CODE_CHANGERS.into(), Access::Write)],
-            world: Access::Read,
-        }
-    }
-
-    /// A new user's own: they write, everyone reads.
-    pub fn own(user: &str) -> Policy {
-        Policy { owner: user.into(), owner_access: Access::Write, groups: Vec::new(), world: Access::Read }
-    }
-}
+/// The most groups a policy names.
+pub const MAX_GROUPS: usize = 64;
 
 /// A user as the stone keeps them.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -85,6 +39,9 @@ pub struct User {
     pub groups: Vec<String>,
     /// The policy their new objects belong to.
     pub default_policy: u32,
+    /// The OOP reserved for their `UserProfile` (0: none yet; the stone reserves one when it
+    /// starts). Only a session of theirs may create the object there.
+    pub profile: Oop,
 }
 
 impl User {
@@ -95,7 +52,12 @@ impl User {
 
     /// What their session knows of them.
     pub fn info(&self) -> UserInfo {
-        UserInfo { name: self.name.clone(), may_change_code: self.may_change_code, default_policy: self.default_policy }
+        UserInfo {
+            name: self.name.clone(),
+            may_change_code: self.may_change_code,
+            default_policy: self.default_policy,
+            profile: self.profile,
+        }
     }
 }
 
@@ -204,6 +166,7 @@ pub(crate) mod encoding {
         for g in &u.groups {
             string(&mut out, g);
         }
+        out.extend_from_slice(&u.profile.to_le_bytes());
         out
     }
 
@@ -211,7 +174,9 @@ pub(crate) mod encoding {
         let mut r = Reader(data);
         let (name, hash, may_change_code, default_policy) = (r.string()?, r.string()?, r.u8()? == 1, r.u32()?);
         let groups = (0..r.u32()?).map(|_| r.string()).collect::<Option<Vec<String>>>()?;
-        r.0.is_empty().then_some(User { name, hash, may_change_code, groups, default_policy })
+        // A user written before profiles were reserved has none yet.
+        let profile = if r.0.is_empty() { 0 } else { u64::from_le_bytes(r.take(8)?.try_into().ok()?) };
+        r.0.is_empty().then_some(User { name, hash, may_change_code, groups, default_policy, profile })
     }
 
     pub fn policy(p: &Policy) -> Vec<u8> {
@@ -247,6 +212,7 @@ mod tests {
             may_change_code,
             groups: Vec::new(),
             default_policy,
+            profile: 40,
         }
     }
 
@@ -284,7 +250,10 @@ mod tests {
         let p = Policy { groups: vec![("Payroll".into(), Access::Read)], ..Policy::own("bob") };
         assert_eq!(encoding::decode_policy(&encoding::policy(&p)), Some(p.clone()));
         let bytes = encoding::user(&u);
-        for cut in 0..bytes.len() {
+        let without_profile = bytes.len() - 8;
+        let old = encoding::decode_user(&bytes[..without_profile]);
+        assert_eq!(old, Some(User { profile: 0, ..u.clone() }), "a user written before profiles has none yet");
+        for cut in (0..bytes.len()).filter(|&cut| cut != without_profile) {
             assert_eq!(encoding::decode_user(&bytes[..cut]), None);
         }
         assert!(check_new("", "pw").is_err() && check_new("bob", "").is_err() && check_new("bob", "pw").is_ok());

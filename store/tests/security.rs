@@ -1,6 +1,7 @@
 //! The stone's users and object security policies, enforced by the stone itself whatever
 //! the client: logins checked against the stone's own password hashes, reads checked on
-//! every fetch, writes on every commit, users added only by users who may change code.
+//! every fetch, writes on every commit, users added only by users who may change code, and
+//! each user's profile at an OOP the stone reserves for them.
 
 use onyx_record::word::ref_word;
 use onyx_record::{CommitOutcome, ObjectRecord, Oop, ROOT, SYSTEM_POLICY};
@@ -43,7 +44,7 @@ fn the_stone_enforces_policies_on_fetch_and_commit_whatever_the_client() {
     ok(stone.abort(carol));
     // Bob reads the kernel and changes none of it, however his client builds the record.
     assert_eq!(ok(stone.fetch(bob, &[code], &[], 0))[0].words, vec![(1 << 3) | 1]);
-    assert!(denied(stone.commit(bob, vec![object(code, class, SYSTEM_POLICY, 2)])).contains("in policy 1"));
+    assert!(denied(stone.commit(bob, vec![object(code, class, SYSTEM_POLICY, 2)])).contains("may not change object"));
     assert!(denied(stone.commit(bob, vec![object(code, class, bobs, 2)])).contains("may not change object"));
     // His own objects are his to change, and everyone's to read.
     let mine = ok(stone.allocate(bob, 1)).start;
@@ -80,4 +81,47 @@ fn logins_are_checked_by_the_stone_and_only_code_changers_add_users() {
     let stone = ok(Stone::open(dir.path()));
     let (again, _) = ok(stone.login("bob", "new"));
     assert!(!ok(stone.user_of(again)).may_change_code);
+}
+
+#[test]
+fn each_user_has_a_profile_only_their_sessions_may_make_and_it_outlives_collections() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let stone = ok(Stone::create(dir.path()));
+    ok(stone.add_user(None, "SystemUser", "system", true, Some(SYSTEM_POLICY)));
+    ok(stone.add_user(None, "bob", "bob's", false, None));
+    ok(stone.add_user(None, "carol", "carol's", false, None));
+    let (admin, _) = ok(stone.login("SystemUser", "system"));
+    let (bob, _) = ok(stone.login("bob", "bob's"));
+    let (carol, _) = ok(stone.login("carol", "carol's"));
+    let (bobs, carols) = (ok(stone.user_of(bob)), ok(stone.user_of(carol)));
+    assert!(bobs.profile > ROOT && carols.profile > ROOT && bobs.profile != carols.profile);
+    // The root, and a class for the profiles.
+    let class = ok(stone.allocate(admin, 1)).start;
+    assert!(class > bobs.profile.max(carols.profile), "reserved OOPs are not handed out again");
+    let root = object(ROOT, class, SYSTEM_POLICY, 0);
+    let kernel = vec![root, object(class, class, SYSTEM_POLICY, 0)];
+    assert!(matches!(ok(stone.commit(admin, kernel)), CommitOutcome::Committed(_)));
+    ok(stone.abort(bob));
+    ok(stone.abort(carol));
+    // Carol cannot make Bob's profile, in her policy or in his; Bob can, in his.
+    for policy in [carols.default_policy, bobs.default_policy] {
+        let refused = stone.commit(carol, vec![object(bobs.profile, class, policy, 1)]);
+        assert!(refused.is_err(), "carol made bob's profile in policy {policy}");
+    }
+    let made = ok(stone.commit(bob, vec![object(bobs.profile, class, bobs.default_policy, 1)]));
+    assert!(matches!(made, CommitOutcome::Committed(_)));
+    ok(stone.abort(carol));
+    assert!(
+        denied(stone.commit(carol, vec![object(bobs.profile, class, carols.default_policy, 2)])).contains("change")
+    );
+    // Nothing refers to it, and a collection keeps it all the same.
+    ok(stone.collect_garbage());
+    ok(stone.abort(bob));
+    assert_eq!(ok(stone.fetch(bob, &[bobs.profile], &[], 0)).len(), 1);
+    // A reopened stone reserves the same OOPs, and hands out none of them.
+    drop(stone);
+    let stone = ok(Stone::open(dir.path()));
+    let (carol, _) = ok(stone.login("carol", "carol's"));
+    assert_eq!(ok(stone.user_of(carol)).profile, carols.profile);
+    assert!(ok(stone.allocate(carol, 1)).start > carols.profile.max(bobs.profile));
 }

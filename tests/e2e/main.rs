@@ -26,6 +26,7 @@ mod integrity;
 mod limits;
 mod logins;
 mod malformed;
+mod profiles;
 mod restart;
 mod sessions;
 mod stone;

@@ -198,9 +198,10 @@ impl Vm {
         vm.set_global("Smalltalk", smalltalk);
         let undeclared = vm.known.undeclared;
         vm.set_global("Undeclared", undeclared);
-        // The user's globals, as GemStone's: what applications keep in the repository.
-        let user_globals = vm.new_dict(vm.known.symbol_dictionary);
-        vm.set_global("UserGlobals", user_globals);
+        // What every user may keep and change, as GemStone's (each user's own `UserGlobals`
+        // is in their `UserProfile`: see `profile.rs`).
+        let published = vm.new_dict(vm.known.symbol_dictionary);
+        vm.set_global("Published", published);
         let processor_class = vm.known.processor_scheduler;
         vm.known.processor = vm.heap.alloc(processor_class, 0, Body::Slots(Vec::new().into()));
         let processor = vm.known.processor;
@@ -233,6 +234,7 @@ impl Vm {
         self.scheduler_roots(&mut out);
         self.persistent_roots(&mut out);
         out.push(self.session_temps);
+        out.push(self.profile);
         out
     }
 
@@ -240,6 +242,7 @@ impl Vm {
     pub(crate) fn collect_garbage(&mut self) -> usize {
         let roots = self.roots();
         let freed = self.heap.collect(&roots);
+        self.forget_dead_assignments();
         self.evict_over_budget();
         self.flush_caches();
         freed

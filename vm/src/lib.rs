@@ -35,6 +35,7 @@ mod memory;
 pub mod persist;
 mod primitives;
 pub mod process;
+mod profile;
 mod scheduler;
 pub mod source;
 pub mod value;

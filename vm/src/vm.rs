@@ -262,6 +262,8 @@ pub struct Vm {
     pub(crate) last_store_error: Option<onyx_record::StoneError>,
     /// `System sessionTemps`: what the session keeps and never commits (nil until made).
     pub(crate) session_temps: Value,
+    /// The session's user's `UserProfile` (see `profile.rs`), nil when the kernel has none.
+    pub(crate) profile: Value,
     /// Set while a process handles the `OutOfMemory` error the VM signalled at a collection
     /// (the limit is raised by an eighth meanwhile, so the handler can run).
     pub(crate) memory_signalled: bool,
@@ -300,6 +302,7 @@ impl Vm {
             persist: None,
             last_store_error: None,
             session_temps: Value::NIL,
+            profile: Value::NIL,
             memory_signalled: false,
             long_ops: Vec::new(),
             fault_error: None,

@@ -56,7 +56,8 @@ impl Gen<'_> {
         Ok(Place::Binding(binding))
     }
 
-    /// The Association for a class variable or global, or a new Undeclared one.
+    /// The Association for a class variable or global (looked up in the session's symbol
+    /// list: see `crate::profile`), or a new Undeclared one.
     fn binding(&mut self, name: &str, span: Span) -> CResult<Value> {
         let sym = self.vm.intern(name);
         // Class variables, up the (instance side) superclass chain.
@@ -73,8 +74,19 @@ impl Gen<'_> {
             c = self.vm.superclass_of(c);
             guard += 1;
         }
-        if let Some(assoc) = self.vm.dict(self.vm.known.smalltalk).and_then(|d| d.get(sym)) {
-            return Ok(assoc);
+        // Globals: a doit's through the session's symbol list; a method's in `Smalltalk`
+        // first, so that code in classes means the same in every session (whoever compiled
+        // or loaded it), then through the symbol list.
+        let mut dicts = self.vm.symbol_list();
+        if !self.doit {
+            let smalltalk = self.vm.known.smalltalk;
+            dicts.retain(|&d| d != smalltalk);
+            dicts.insert(0, smalltalk);
+        }
+        for dict in dicts {
+            if let Some(assoc) = self.vm.dict(dict).and_then(|d| d.get(sym)) {
+                return Ok(assoc);
+            }
         }
         let undeclared = self.vm.known.undeclared;
         if let Some(assoc) = self.vm.dict(undeclared).and_then(|d| d.get(sym)) {

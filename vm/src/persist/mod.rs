@@ -25,9 +25,11 @@
 mod chunks;
 mod codec;
 mod guard;
+mod profile;
+mod reach;
 mod security;
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 use std::rc::Rc;
 
@@ -350,6 +352,8 @@ impl Vm {
         if !vm.known.set_objects(&known) {
             return Err(damaged("the repository's root does not match this version of Onyx"));
         }
+        let profile = p.link.user().profile;
+        p.load_profile(&mut vm, profile);
         p.load(&mut vm, vec![ROOT], &[], config.login_budget)?;
         // What the interpreter uses by role must be in memory (and their classes' contents).
         p.fault_all(&mut vm, &known)?;
@@ -360,6 +364,7 @@ impl Vm {
         }
         vm.intern_known_selectors();
         vm.persist = Some(Box::new(p));
+        vm.take_up_profile()?;
         Ok(vm)
     }
 
@@ -374,6 +379,7 @@ impl Vm {
         p.map(root, ROOT);
         self.heap.set_persistent(root);
         self.heap.note_store(root);
+        self.place_profile(&mut p);
         self.persist = Some(Box::new(p));
         match self.commit_transaction()? {
             true => Ok(()),
@@ -423,26 +429,7 @@ impl Vm {
                 return Err(e);
             }
         }
-        let mut new: Vec<Value> = Vec::new();
-        let mut symbols: Vec<Value> = Vec::new();
-        let mut seen: HashSet<Value> = HashSet::new();
-        let mut queue: VecDeque<Value> = dirty.iter().copied().collect();
-        while let Some(v) = queue.pop_front() {
-            let class = self.heap.class_of_object(v).unwrap_or(Value::NIL);
-            for r in std::iter::once(class).chain(codec::references(self, v)) {
-                if !r.is_object() || !seen.insert(r) {
-                    continue;
-                }
-                if self.is_symbol(r) {
-                    if !p.symbol_id.contains_key(&r) {
-                        symbols.push(r);
-                    }
-                } else if !p.oop_of.contains_key(&r) {
-                    new.push(r);
-                    queue.push_back(r);
-                }
-            }
-        }
+        let (new, symbols, inherited) = self.new_objects(p, &dirty);
         if !self.may_change_code() {
             let changed: Vec<Value> = dirty.iter().chain(&new).copied().collect();
             if let Some(v) = self.first_guarded(&changed) {
@@ -451,7 +438,7 @@ impl Vm {
                 return Err(error);
             }
         }
-        let outcome = self.send_commit(p, &dirty, &new, &symbols);
+        let outcome = self.send_commit(p, &dirty, &new, &symbols, &inherited);
         match outcome {
             Ok(CommitOutcome::Committed(view)) => {
                 for &v in &new {
@@ -483,6 +470,7 @@ impl Vm {
         dirty: &[Value],
         new: &[Value],
         symbols: &[Value],
+        inherited: &HashMap<Value, u32>,
     ) -> Result<CommitOutcome, StoneError> {
         if !symbols.is_empty() {
             let names: Vec<Vec<u8>> =
@@ -501,14 +489,17 @@ impl Vm {
         for &v in dirty.iter().chain(new) {
             let oop = p.oop_of.get(&v).copied().ok_or_else(|| lost("a changed object lost its OOP"))?;
             let record = codec::encode(self, v, oop, p)?;
-            records.push(ObjectRecord { policy: p.policy_for(v, oop), ..record });
+            let policy = match inherited.get(&v) {
+                Some(&policy) if !p.assigned.contains_key(&v) => policy,
+                _ => p.policy_for(v, oop),
+            };
+            records.push(ObjectRecord { policy, ..record });
         }
         let outcome = p.link.commit(&records)?;
-        if matches!(outcome, CommitOutcome::Committed(_)) {
-            for &v in new {
-                if let (Some(policy), Some(&oop)) = (p.assigned.remove(&v), p.oop_of.get(&v)) {
-                    p.policy_of.insert(oop, policy);
-                }
+        if let CommitOutcome::Committed(_) = outcome {
+            for (v, record) in new.iter().zip(&records[dirty.len()..]) {
+                p.assigned.remove(v);
+                p.note_policy(record.oop, record.policy);
             }
         }
         Ok(outcome)

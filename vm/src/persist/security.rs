@@ -3,7 +3,7 @@
 //! default for a new object), and the stone, which alone knows the users and their passwords,
 //! checks each against what the session's user may do.
 
-use onyx_record::{Oop, StoneError, UserInfo};
+use onyx_record::{Oop, Policy, StoneError, UserInfo};
 
 use super::{Persistence, detached};
 use crate::value::Value;
@@ -36,6 +36,51 @@ impl Vm {
     /// Has the stone check `password` against the session's user's.
     pub fn authenticate(&mut self, password: &str) -> Result<(), StoneError> {
         self.persist.as_mut().ok_or_else(detached)?.link.authenticate(password)
+    }
+
+    /// The policy `v` belongs to (or will, when committed); `None` without a repository.
+    pub fn object_policy(&self, v: Value) -> Option<u32> {
+        let p = self.persist.as_ref()?;
+        Some(match p.oop_of.get(&v) {
+            Some(&oop) => p.policy_for(v, oop),
+            None => p.assigned.get(&v).copied().unwrap_or(p.link.user().default_policy),
+        })
+    }
+
+    /// Puts `v` in policy `id` from its next commit (the stone checks then that the user may
+    /// write both the policy it is in and `id`). An abort puts a persistent object back in
+    /// the policy it is in.
+    pub fn set_object_policy(&mut self, v: Value, id: u32) -> Result<(), StoneError> {
+        let p = self.persist.as_mut().ok_or_else(detached)?;
+        match p.oop_of.get(&v).copied() {
+            Some(oop) => {
+                p.assigned.remove(&v);
+                p.policy_of.insert(oop, id);
+                self.heap.note_store(v);
+            }
+            None => {
+                p.assigned.insert(v, id);
+            }
+        }
+        Ok(())
+    }
+
+    /// Forgets the policies assigned to new objects the collector found dead (their entries
+    /// may be reused by other objects).
+    pub(crate) fn forget_dead_assignments(&mut self) {
+        let Some(p) = self.persist.as_mut() else { return };
+        let heap = &self.heap;
+        p.assigned.retain(|&v, _| heap.get(v).is_some());
+    }
+
+    /// Policy `id` as the stone keeps it.
+    pub fn policy(&mut self, id: u32) -> Result<Policy, StoneError> {
+        self.persist.as_mut().ok_or_else(detached)?.link.policy(id)
+    }
+
+    /// Has the stone define a policy (a new one, or `id` anew), answering its id.
+    pub fn define_policy(&mut self, id: Option<u32>, policy: &Policy) -> Result<u32, StoneError> {
+        self.persist.as_mut().ok_or_else(detached)?.link.define_policy(id, policy)
     }
 
     /// Has the stone add user `name` (or give them a new password and privilege).

@@ -31,6 +31,7 @@ mod integer;
 mod object;
 pub(crate) mod offload;
 mod process;
+mod security;
 mod string;
 mod system;
 pub mod table;
@@ -79,6 +80,7 @@ pub(crate) fn call(vm: &mut Vm, index: u16, at: usize, nargs: usize, ret: usize)
         200..=229 => context::call(vm, index, a),
         250..=279 => class::call(vm, index, a),
         280..=299 => transaction::call(vm, index, a),
+        300..=309 => security::call(vm, index, a),
         _ => Err(Prim::Fail),
     }
 }

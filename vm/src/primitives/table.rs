@@ -431,6 +431,20 @@ primitives! {
     SYSTEM_IS_PERSISTENT = 294;
     /// `System class>>lastStoreErrorClass`: the exception class for the kind of the last failure.
     SYSTEM_LAST_STORE_ERROR_CLASS = 295;
+
+    // Security (300-309, `security.rs`): the session's user and object security policies;
+    // the policy primitives fail without a repository or when the stone refuses.
+
+    /// `System class>>myUserProfile`: the session's user's `UserProfile` (their symbol list).
+    SYSTEM_MY_USER_PROFILE = 300;
+    /// `Object>>primObjectSecurityPolicyId`: the id of the policy the receiver belongs to (or will, when committed).
+    OBJECT_POLICY_ID = 301;
+    /// `Object>>primObjectSecurityPolicyId:`: puts the receiver in a policy, from its next commit.
+    OBJECT_SET_POLICY_ID = 302;
+    /// `GsObjectSecurityPolicy class>>primPolicyAt:`: a policy as the stone keeps it (owner, owner's, world's and groups' access).
+    POLICY_AT = 303;
+    /// `GsObjectSecurityPolicy class>>primDefine:owner:ownerAccess:worldAccess:groups:`: defines a policy at the stone, answering its id.
+    POLICY_DEFINE = 304;
 }
 
 #[cfg(test)]

@@ -184,6 +184,7 @@ impl Vm {
                 report.classes += 1;
             }
             pending = rest;
+            self.make_boot_profile();
             if pending.len() == before {
                 let def = pending[0];
                 return Err(definition_error(
