@@ -66,6 +66,10 @@ pub enum Command {
         /// Whether the user may change code (compile, define and remove classes, add users).
         #[arg(long)]
         may_change_code: bool,
+        /// A group the user is in (object security policies give groups their access); given
+        /// once or more, the user's groups become these; not given, they stay as they were.
+        #[arg(long = "group")]
+        groups: Vec<String>,
         /// The gem's agent (`host:port`).
         #[arg(long, env = "ONYX_GEM")]
         gem: String,

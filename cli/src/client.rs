@@ -21,6 +21,7 @@ pub enum Request {
         user: String,
         password: String,
         may_change_code: bool,
+        groups: Vec<String>,
     },
     /// The classes of a package, or the packages.
     Classes(Option<String>),
@@ -40,12 +41,12 @@ pub fn run(gem: &str, request: Request) -> Result<ExitCode> {
         }
         Request::Commit => Op::CommitTransaction(pb::Empty {}),
         Request::Abort => Op::AbortTransaction(pb::Empty {}),
-        Request::AddUser { user, password, may_change_code } => {
+        Request::AddUser { user, password, may_change_code, groups } => {
             if password.is_empty() {
                 bail!("give the new user's password on standard input");
             }
             // The commit comes only after the user was added.
-            let add = Op::AddUser(pb::AddUser { user, password, may_change_code });
+            let add = Op::AddUser(pb::AddUser { user, password, may_change_code, groups });
             if let Some(Outcome::Error(e)) = execute_once(gem, vec![add])?.into_iter().next() {
                 eprintln!("{}", e.message);
                 return Ok(ExitCode::FAILURE);

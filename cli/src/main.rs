@@ -52,11 +52,11 @@ fn run(args: Args) -> Result<ExitCode> {
         }
         Command::Commit { gem } => client::run(&gem, Request::Commit),
         Command::Abort { gem } => client::run(&gem, Request::Abort),
-        Command::AddUser { user, may_change_code, gem } => {
+        Command::AddUser { user, may_change_code, groups, gem } => {
             let mut password = String::new();
             std::io::stdin().read_line(&mut password)?;
             let password = password.trim_end_matches(['\n', '\r']).to_string();
-            client::run(&gem, Request::AddUser { user, password, may_change_code })
+            client::run(&gem, Request::AddUser { user, password, may_change_code, groups })
         }
         Command::Classes { package, gem } => client::run(&gem, Request::Classes(package)),
         Command::Source { method, gem } => client::run(&gem, Request::Source(method)),

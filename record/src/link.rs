@@ -52,6 +52,9 @@ pub trait StoneLink {
     /// Adds user `name` with `password` (or gives an existing one a new password and
     /// privilege); only a user who may change code adds users.
     fn add_user(&mut self, name: &str, password: &str, may_change_code: bool) -> Result<(), StoneError>;
+    /// Puts user `name` in `groups`, replacing the groups they were in (from their next
+    /// login); only a user who may change code does.
+    fn set_groups(&mut self, name: &str, groups: &[String]) -> Result<(), StoneError>;
     /// Object security policy `id` as the stone keeps it (every user may read every policy).
     fn policy(&mut self, id: u32) -> Result<Policy, StoneError>;
     /// Defines an object security policy, durably, and answers its id: a new one (`id`

@@ -193,6 +193,10 @@ impl StoneLink for StoneSession {
         done(self.call(Op::AddUser(user))?)
     }
 
+    fn set_groups(&mut self, name: &str, groups: &[String]) -> Result<(), StoneError> {
+        done(self.call(Op::SetGroups(pb::UserGroups { name: name.to_string(), groups: groups.to_vec() }))?)
+    }
+
     fn policy(&mut self, id: u32) -> Result<Policy, StoneError> {
         match self.call(Op::Policy(pb::PolicyId { id }))? {
             Answer::Policy(p) => records::policy_from_wire(p),

@@ -233,6 +233,7 @@ async fn answer(s: &Session, request: pb::Request) -> Result<Answer, StoneError>
                 .await
                 .map(done)
         }
+        Op::SetGroups(g) => blocking(stone, move |s| s.set_groups(session, &g.name, &g.groups)).await.map(done),
         Op::Policy(p) => {
             blocking(stone, move |s| s.policy(session, p.id)).await.map(|p| Answer::Policy(records::policy_to_wire(&p)))
         }

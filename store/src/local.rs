@@ -109,6 +109,10 @@ impl StoneLink for LocalLink {
         Ok(self.stone.add_user(Some(self.session), name, password, may_change_code, None)?)
     }
 
+    fn set_groups(&mut self, name: &str, groups: &[String]) -> Result<(), StoneError> {
+        Ok(self.stone.set_groups(self.session, name, groups)?)
+    }
+
     fn policy(&mut self, id: u32) -> Result<Policy, StoneError> {
         Ok(self.stone.policy(self.session, id)?)
     }

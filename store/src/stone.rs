@@ -259,6 +259,36 @@ impl Stone {
         Ok(())
     }
 
+    /// Puts user `name` in `groups` (replacing the groups they were in), durably, for their
+    /// sessions from the next login on. Only a user who may change code may; the group of
+    /// those, [`users::CODE_CHANGERS`], is theirs by that right alone.
+    pub fn set_groups(&self, by: u64, name: &str, groups: &[String]) -> Result<(), StoreError> {
+        let name_ok = |n: &str| !n.is_empty() && n.len() <= users::MAX_NAME;
+        if groups.len() > users::MAX_GROUPS || !groups.iter().all(|g| name_ok(g)) {
+            return Err(StoreError::Invalid(format!(
+                "a user is in at most {} groups, each named in 1 to {} bytes",
+                users::MAX_GROUPS,
+                users::MAX_NAME
+            )));
+        }
+        if groups.iter().any(|g| g == users::CODE_CHANGERS) {
+            return Err(StoreError::Invalid(format!(
+                "{} are the users who may change code: give that right instead",
+                users::CODE_CHANGERS
+            )));
+        }
+        let mut st = self.shared.state();
+        let asking = &st.sessions.get(&by).ok_or(StoreError::NoSession(by))?.user;
+        if !asking.may_change_code {
+            return Err(StoreError::PermissionDenied(format!("user {} may not put users in groups", asking.name)));
+        }
+        let user = st.users.get(name).ok_or_else(|| StoreError::Invalid(format!("there is no user {name}")))?;
+        let user = User { groups: groups.to_vec(), ..User::clone(user) };
+        self.shared.repo.put_user(&user, None)?;
+        st.users.insert(name.to_string(), Arc::new(user));
+        Ok(())
+    }
+
     /// Object security policy `id` (every session may read every policy).
     pub fn policy(&self, session: u64, id: u32) -> Result<Policy, StoreError> {
         let (_, _, policies) = self.view_of(session)?;

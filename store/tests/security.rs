@@ -76,6 +76,11 @@ fn logins_are_checked_by_the_stone_and_only_code_changers_add_users() {
     assert!(stone.login("bob", "bob's").is_err());
     ok(stone.login("bob", "new"));
     assert!(matches!(stone.add_user(Some(curator), "", "x", false, None), Err(StoreError::Invalid(_))));
+    // Groups are given by users who may change code, and the right to change code is no group.
+    assert!(denied(stone.set_groups(bob, "bob", &["Payroll".into()])).contains("may not put users in groups"));
+    let code_changers = stone.set_groups(curator, "bob", &["CodeChangers".into()]);
+    assert!(matches!(code_changers, Err(StoreError::Invalid(_))), "{code_changers:?}");
+    ok(stone.set_groups(curator, "bob", &["Payroll".into()]));
     // The users are the repository's: a reopened stone knows them.
     drop(stone);
     let stone = ok(Stone::open(dir.path()));

@@ -121,7 +121,8 @@ pub(crate) async fn client(gem: &GemProcess) -> Agent {
 /// DataCurator (`curator`) adds the user `reader` (password `secret`), who may not change
 /// code, and commits.
 pub(crate) async fn add_reader(curator: &mut Agent) {
-    let add = pb::AddUser { user: "reader".into(), password: "secret".into(), may_change_code: false };
+    let add =
+        pb::AddUser { user: "reader".into(), password: "secret".into(), may_change_code: false, groups: Vec::new() };
     let out = execute(curator, vec![op(Op::AddUser(add)), op(Op::CommitTransaction(pb::Empty {}))]).await;
     assert!(matches!(out[0], Outcome::Done(_)), "{:?}", out[0]);
     assert!(matches!(&out[1], Outcome::Committed(c) if c.committed), "{:?}", out[1]);
@@ -477,7 +478,7 @@ fn only_logged_in_users_are_served_and_only_some_may_change_code() {
         let mut reader = login(&readers_gem, "reader", "secret").await.expect("reader logs in");
         let compile =
             pb::CompileMethod { class: class("Object"), protocol: String::new(), source: "sneaky ^ 1".into() };
-        let add = pb::AddUser { user: "other".into(), password: "x".into(), may_change_code: true };
+        let add = pb::AddUser { user: "other".into(), password: "x".into(), may_change_code: true, groups: Vec::new() };
         let out = execute(
             &mut reader,
             vec![

@@ -63,7 +63,8 @@ fn a_user_who_may_not_change_code_cannot_raise_their_rights() {
         let out = execute(&mut reader, vec![evaluate("Object compile: 'sneaky ^ 1'")]).await;
         assert!(error(&out[0]).message.contains("permission denied"), "{:?}", out[0]);
         // Nor can the reader add users, or give themself rights.
-        let add = pb::AddUser { user: "reader".into(), password: "x".into(), may_change_code: true };
+        let add =
+            pb::AddUser { user: "reader".into(), password: "x".into(), may_change_code: true, groups: Vec::new() };
         let out = execute(&mut reader, vec![op(Op::AddUser(add))]).await;
         assert!(error(&out[0]).message.contains("only a user who may change code"), "{:?}", out[0]);
         // The repository is as it was.
@@ -218,7 +219,7 @@ fn the_command_line_adds_users_who_then_work_within_their_rights() {
             String::from_utf8_lossy(&out.stderr).into_owned(),
         )
     };
-    let (ok, out, err) = onyx(&["add-user", "reader"], "DataCurator", "swordfish", "secret\n");
+    let (ok, out, err) = onyx(&["add-user", "reader", "--group", "Payroll"], "DataCurator", "swordfish", "secret\n");
     assert!(ok && out.trim() == "committed", "{out} {err}");
     let (ok, out, _) = onyx(&["eval", "3 + 4"], "reader", "secret", "");
     assert!(ok && out.trim() == "7", "{out}");

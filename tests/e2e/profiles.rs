@@ -41,14 +41,16 @@ fn ok_as(stone: &StoneProcess, user: &str, code: &str) -> String {
     out
 }
 
-/// A stone with users `bob`, `carol` and `dave`, who may not change code.
+/// A stone with users `bob`, `carol` (in the group Payroll) and `dave`, who may not change
+/// code.
 fn stone_with_users() -> (tempfile::TempDir, StoneProcess) {
     let (dir, stone) = repository();
     let curators_gem = GemProcess::start(&stone);
     runtime().block_on(async {
         let mut curator = client(&curators_gem).await;
         for user in ["bob", "carol", "dave"] {
-            let add = pb::AddUser { user: user.into(), password: password(user), may_change_code: false };
+            let groups = if user == "carol" { vec!["Payroll".to_string()] } else { Vec::new() };
+            let add = pb::AddUser { user: user.into(), password: password(user), may_change_code: false, groups };
             let out = execute(&mut curator, vec![op(Op::AddUser(add))]).await;
             assert!(matches!(out[0], Outcome::Done(_)), "{:?}", out[0]);
         }
@@ -100,9 +102,15 @@ fn policies_made_in_smalltalk_say_who_reads_and_writes_and_the_stone_holds_to_th
     let change = "[(Published at: #Board) objectSecurityPolicy worldAuthorization: #read] \
                   on: SecurityError do: [:e | e messageText]";
     assert!(ok_as(&stone, "carol", change).contains("may not change policy"));
-    // What she may not read never reaches her gem.
+    // What she may not read never reaches her gem, until Bob lets her group read it.
     let (ok, _, err) = eval_as(&stone, "carol", "(Published at: #Secret) first");
     assert!(!ok && err.contains("may not read"), "{err}");
+    let payroll = "(Published at: #Secret) objectSecurityPolicy group: 'Payroll' authorization: #read. \
+                   (Published at: #Secret) objectSecurityPolicy authorizationForGroup: 'Payroll'";
+    assert_eq!(ok_as(&stone, "bob", payroll), "#read");
+    assert_eq!(ok_as(&stone, "carol", "(Published at: #Secret) first"), "42");
+    let (ok, _, err) = eval_as(&stone, "dave", "(Published at: #Secret) first");
+    assert!(!ok && err.contains("may not read"), "dave is in no group: {err}");
     // Once Bob lets the world only read the board, her change is refused at commit.
     assert_eq!(ok_as(&stone, "bob", "(Published at: #Board) objectSecurityPolicy worldAuthorization: #read. 1"), "1");
     let refused =

@@ -256,7 +256,8 @@ fn the_browsers_gestures_define_add_remove_and_cross_reference_one_round_trip_ea
 #[test]
 fn a_user_who_may_not_change_code_browses_it_read_only() {
     let (_dir, mut server) = server();
-    let reader = pb::AddUser { user: "reader".into(), password: "secret".into(), may_change_code: false };
+    let reader =
+        pb::AddUser { user: "reader".into(), password: "secret".into(), may_change_code: false, groups: Vec::new() };
     let added = execute(&mut link(&server.gem), vec![Op::AddUser(reader), Op::CommitTransaction(pb::Empty {})]);
     assert!(matches!(&added[1], Outcome::Committed(c) if c.committed), "{added:?}");
     let readers_gem = server.add_gem_as("reader", "secret").expect("the reader's gem");

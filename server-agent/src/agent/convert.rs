@@ -67,9 +67,12 @@ fn request(op: Op) -> Request {
         Op::Transcript(_) => Request::Transcript,
         Op::Inspect(r) => Request::Inspect(InspectRequest { handle: r.handle, from: r.from, page_size: r.page_size }),
         Op::Release(r) => Request::Release(r.handles),
-        Op::AddUser(r) => {
-            Request::AddUser { user: r.user, password: Password(r.password), may_change_code: r.may_change_code }
-        }
+        Op::AddUser(r) => Request::AddUser {
+            user: r.user,
+            password: Password(r.password),
+            may_change_code: r.may_change_code,
+            groups: r.groups,
+        },
         Op::DefineClass(r) => Request::DefineClass(r.definition),
         Op::RemoveClass(r) => Request::RemoveClass(r.class_name),
         Op::References(r) => Request::References(r.name),

@@ -103,7 +103,9 @@ pub fn run(vm: &mut Vm, state: &mut State, login: u64, request: Request) -> Outc
             state.handles.of(login).release(vm, &handles);
             Ok(Answer::Done)
         }
-        Request::AddUser { user, password, may_change_code } => add_user(vm, &user, &password, may_change_code),
+        Request::AddUser { user, password, may_change_code, groups } => {
+            add_user(vm, &user, &password, may_change_code, &groups)
+        }
         Request::AutoCommit(on) => {
             state.auto_commit = on;
             Ok(Answer::Done)
@@ -137,12 +139,16 @@ pub fn run(vm: &mut Vm, state: &mut State, login: u64, request: Request) -> Outc
     }
 }
 
-/// Adds a user through the stone, which checks that the session's user may.
-fn add_user(vm: &mut Vm, user: &str, password: &Password, may_change_code: bool) -> Outcome {
+/// Adds a user through the stone, which checks that the session's user may, and puts them
+/// in the groups given.
+fn add_user(vm: &mut Vm, user: &str, password: &Password, may_change_code: bool, groups: &[String]) -> Outcome {
     if !vm.may_change_code() {
         return Err(Failure::new(ErrorKind::PermissionDenied, "only a user who may change code adds users"));
     }
     vm.add_user(user, &password.0, may_change_code).map_err(stone_failure)?;
+    if !groups.is_empty() {
+        vm.set_groups(user, groups).map_err(stone_failure)?;
+    }
     Ok(Answer::Done)
 }
 

@@ -155,6 +155,8 @@ pub enum Request {
         password: Password,
         /// Whether they may change code.
         may_change_code: bool,
+        /// The groups they are in, replacing those they were in (none: as they were).
+        groups: Vec<String>,
     },
     /// Evaluates a class definition.
     DefineClass(String),

@@ -83,6 +83,11 @@ impl Vm {
         self.persist.as_mut().ok_or_else(detached)?.link.define_policy(id, policy)
     }
 
+    /// Has the stone put user `name` in `groups` (replacing those they were in).
+    pub fn set_groups(&mut self, name: &str, groups: &[String]) -> Result<(), StoneError> {
+        self.persist.as_mut().ok_or_else(detached)?.link.set_groups(name, groups)
+    }
+
     /// Has the stone add user `name` (or give them a new password and privilege).
     pub fn add_user(&mut self, name: &str, password: &str, may_change_code: bool) -> Result<(), StoneError> {
         self.persist.as_mut().ok_or_else(detached)?.link.add_user(name, password, may_change_code)
