@@ -196,4 +196,17 @@ mod tests {
         let lying = pb::Object { named: 2, policy: 0, words: vec![1], ..pb::Object::default() };
         assert!(from_wire(lying).is_err());
     }
+
+    #[test]
+    fn policies_survive_the_wire_and_accesses_out_of_range_are_refused() {
+        let p = Policy { groups: vec![("Payroll".into(), Access::Read)], ..Policy::own("bob") };
+        assert_eq!(policy_from_wire(policy_to_wire(&p)), Ok(p.clone()));
+        for bad in [3, 256, u32::MAX] {
+            let world = pb::PolicyInfo { world: bad, ..policy_to_wire(&p) };
+            assert!(matches!(policy_from_wire(world), Err(StoneError::Invalid(_))), "{bad}");
+            let mut group = policy_to_wire(&p);
+            group.groups[0].access = bad;
+            assert!(matches!(policy_from_wire(group), Err(StoneError::Invalid(_))), "{bad}");
+        }
+    }
 }

@@ -16,9 +16,7 @@ use std::thread::JoinHandle;
 use crate::commit::{self, Committer, Pending, Queue, Reply};
 use crate::error::StoreError;
 use onyx_record::word::MAX_OOP;
-use onyx_record::{
-    About, CommitOutcome, LockKind, NO_POLICY, ObjectRecord, Oop, SYSTEM_POLICY, SessionInfo, UserInfo, ViewChange,
-};
+use onyx_record::{About, CommitOutcome, LockKind, NO_POLICY, ObjectRecord, Oop, SessionInfo, UserInfo, ViewChange};
 
 use crate::locks::LockTable;
 use crate::repo::{Durability, Repository, Snapshot};
@@ -235,7 +233,7 @@ impl Stone {
             (Some(u), None) => (u.default_policy, None),
             (_, Some(id)) => (id, None),
             (None, None) => {
-                let id = st.policies.keys().max().copied().unwrap_or(SYSTEM_POLICY) + 1;
+                let id = users::next_policy_id(&st.policies);
                 (id, Some((id, Policy::own(name))))
             }
         };
@@ -263,10 +261,9 @@ impl Stone {
     /// sessions from the next login on. Only a user who may change code may; the group of
     /// those, [`users::CODE_CHANGERS`], is theirs by that right alone.
     pub fn set_groups(&self, by: u64, name: &str, groups: &[String]) -> Result<(), StoreError> {
-        let name_ok = |n: &str| !n.is_empty() && n.len() <= users::MAX_NAME;
-        if groups.len() > users::MAX_GROUPS || !groups.iter().all(|g| name_ok(g)) {
+        if groups.len() > users::MAX_GROUPS || !groups.iter().all(|g| users::valid_name(g)) {
             return Err(StoreError::Invalid(format!(
-                "a user is in at most {} groups, each named in 1 to {} bytes",
+                "a user is in at most {} groups, each named in 1 to {} bytes without control characters",
                 users::MAX_GROUPS,
                 users::MAX_NAME
             )));
@@ -308,13 +305,12 @@ impl Stone {
     /// only its owner or a user who may change code may do. Answers its id. (The policy of no
     /// policy, [`NO_POLICY`], is no stored policy and cannot be defined.)
     pub fn define_policy(&self, session: u64, id: Option<u32>, policy: Policy) -> Result<u32, StoreError> {
-        let name_ok = |n: &str| !n.is_empty() && n.len() <= users::MAX_NAME;
-        if !name_ok(&policy.owner)
+        if !users::valid_name(&policy.owner)
             || policy.groups.len() > users::MAX_GROUPS
-            || !policy.groups.iter().all(|(g, _)| name_ok(g))
+            || !policy.groups.iter().all(|(g, _)| users::valid_name(g))
         {
             return Err(StoreError::Invalid(format!(
-                "a policy names its owner and at most {} groups, each name of 1 to {} bytes",
+                "a policy names its owner and at most {} groups, each name of 1 to {} bytes without control characters",
                 users::MAX_GROUPS,
                 users::MAX_NAME
             )));
@@ -323,7 +319,7 @@ impl Stone {
         let user = Arc::clone(&st.sessions.get(&session).ok_or(StoreError::NoSession(session))?.user);
         let refuse = |what: String| Err(StoreError::PermissionDenied(format!("user {} may not {what}", user.name)));
         let id = match id {
-            None => st.policies.keys().max().copied().unwrap_or(SYSTEM_POLICY) + 1,
+            None => users::next_policy_id(&st.policies),
             Some(NO_POLICY) => return Err(StoreError::Invalid("the policy of no policy cannot be defined".into())),
             Some(id) => match st.policies.get(&id) {
                 None => return Err(StoreError::Invalid(format!("there is no policy {id}"))),

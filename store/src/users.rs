@@ -113,9 +113,19 @@ fn random_password() -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// Whether `name` may name a user or a group: 1 to [`MAX_NAME`] bytes, no control characters.
+pub fn valid_name(name: &str) -> bool {
+    !name.is_empty() && name.len() <= MAX_NAME && !name.chars().any(char::is_control)
+}
+
+/// The id a new policy gets: one past the highest.
+pub fn next_policy_id(policies: &Policies) -> u32 {
+    policies.keys().max().copied().unwrap_or(onyx_record::SYSTEM_POLICY) + 1
+}
+
 /// Checks a new user's name and password.
 pub fn check_new(name: &str, password: &str) -> Result<(), StoreError> {
-    if name.is_empty() || name.len() > MAX_NAME || name.chars().any(char::is_control) {
+    if !valid_name(name) {
         return Err(StoreError::Invalid(format!("a user name has 1 to {MAX_NAME} bytes and no control characters")));
     }
     if password.is_empty() || password.len() > MAX_PASSWORD {

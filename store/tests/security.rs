@@ -4,7 +4,7 @@
 //! each user's profile at an OOP the stone reserves for them.
 
 use onyx_record::word::ref_word;
-use onyx_record::{CommitOutcome, ObjectRecord, Oop, ROOT, SYSTEM_POLICY};
+use onyx_record::{Access, CommitOutcome, ObjectRecord, Oop, Policy, ROOT, SYSTEM_POLICY};
 use onyx_store::{Stone, StoreError};
 
 fn ok<T>(r: Result<T, StoreError>) -> T {
@@ -22,16 +22,27 @@ fn denied<T: std::fmt::Debug>(r: Result<T, StoreError>) -> String {
     }
 }
 
-#[test]
-fn the_stone_enforces_policies_on_fetch_and_commit_whatever_the_client() {
+/// The password of each user of [`with_users`].
+fn password(user: &str) -> String {
+    format!("{user}'s")
+}
+
+/// A new stone with `SystemUser` (whose objects are the kernel's) and `bob` and `carol`, who
+/// may not change code.
+fn with_users() -> (tempfile::TempDir, Stone) {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let stone = ok(Stone::create(dir.path()));
-    ok(stone.add_user(None, "SystemUser", "system", true, Some(SYSTEM_POLICY)));
-    ok(stone.add_user(None, "bob", "bob's", false, None));
-    ok(stone.add_user(None, "carol", "carol's", false, None));
-    let (admin, _) = ok(stone.login("SystemUser", "system"));
-    let (bob, _) = ok(stone.login("bob", "bob's"));
-    let (carol, _) = ok(stone.login("carol", "carol's"));
+    ok(stone.add_user(None, "SystemUser", &password("SystemUser"), true, Some(SYSTEM_POLICY)));
+    for user in ["bob", "carol"] {
+        ok(stone.add_user(None, user, &password(user), false, None));
+    }
+    (dir, stone)
+}
+
+#[test]
+fn the_stone_enforces_policies_on_fetch_and_commit_whatever_the_client() {
+    let (_dir, stone) = with_users();
+    let [admin, bob, carol] = ["SystemUser", "bob", "carol"].map(|u| ok(stone.login(u, &password(u))).0);
     let (bobs, carols) = (ok(stone.user_of(bob)).default_policy, ok(stone.user_of(carol)).default_policy);
     assert!(bobs != carols && bobs > SYSTEM_POLICY);
     // The kernel's objects: the root and a class, in the system policy.
@@ -90,14 +101,8 @@ fn logins_are_checked_by_the_stone_and_only_code_changers_add_users() {
 
 #[test]
 fn each_user_has_a_profile_only_their_sessions_may_make_and_it_outlives_collections() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let stone = ok(Stone::create(dir.path()));
-    ok(stone.add_user(None, "SystemUser", "system", true, Some(SYSTEM_POLICY)));
-    ok(stone.add_user(None, "bob", "bob's", false, None));
-    ok(stone.add_user(None, "carol", "carol's", false, None));
-    let (admin, _) = ok(stone.login("SystemUser", "system"));
-    let (bob, _) = ok(stone.login("bob", "bob's"));
-    let (carol, _) = ok(stone.login("carol", "carol's"));
+    let (dir, stone) = with_users();
+    let [admin, bob, carol] = ["SystemUser", "bob", "carol"].map(|u| ok(stone.login(u, &password(u))).0);
     let (bobs, carols) = (ok(stone.user_of(bob)), ok(stone.user_of(carol)));
     assert!(bobs.profile > ROOT && carols.profile > ROOT && bobs.profile != carols.profile);
     // The root, and a class for the profiles.
@@ -126,7 +131,41 @@ fn each_user_has_a_profile_only_their_sessions_may_make_and_it_outlives_collecti
     // A reopened stone reserves the same OOPs, and hands out none of them.
     drop(stone);
     let stone = ok(Stone::open(dir.path()));
-    let (carol, _) = ok(stone.login("carol", "carol's"));
+    let (carol, _) = ok(stone.login("carol", &password("carol")));
     assert_eq!(ok(stone.user_of(carol)).profile, carols.profile);
     assert!(ok(stone.allocate(carol, 1)).start > carols.profile.max(bobs.profile));
+}
+
+#[test]
+fn policies_are_defined_by_their_owners_and_malformed_ones_are_refused() {
+    let (dir, stone) = with_users();
+    let [admin, bob, carol] = ["SystemUser", "bob", "carol"].map(|u| ok(stone.login(u, &password(u))).0);
+    let bobs = Policy { world: Access::None, ..Policy::own("bob") };
+    let id = ok(stone.define_policy(bob, None, bobs.clone()));
+    assert_eq!(ok(stone.policy(carol, id)), bobs, "every user reads every policy");
+    // Only its owner (or a user who may change code) changes it, and nobody gives one away
+    // but a user who may change code.
+    let open = Policy { world: Access::Write, ..bobs.clone() };
+    assert!(denied(stone.define_policy(carol, Some(id), open.clone())).contains("which is bob's"));
+    assert!(denied(stone.define_policy(carol, None, bobs.clone())).contains("give a policy to user bob"));
+    assert_eq!(ok(stone.define_policy(bob, Some(id), open.clone())), id);
+    assert_eq!(ok(stone.define_policy(admin, Some(id), bobs.clone())), id);
+    // Malformed: no owner, a group with no name, too many groups, no such policy, none.
+    let invalid = |r: Result<u32, StoreError>| matches!(r, Err(StoreError::Invalid(_)));
+    assert!(invalid(stone.define_policy(bob, None, Policy { owner: String::new(), ..bobs.clone() })));
+    let unnamed = Policy { groups: vec![(String::new(), Access::Read)], ..bobs.clone() };
+    assert!(invalid(stone.define_policy(bob, None, unnamed)));
+    let many = Policy { groups: (0..100).map(|i| (format!("g{i}"), Access::Read)).collect(), ..bobs.clone() };
+    assert!(invalid(stone.define_policy(bob, None, many)));
+    assert!(invalid(stone.define_policy(bob, Some(999), bobs.clone())));
+    assert!(invalid(stone.define_policy(admin, Some(onyx_record::NO_POLICY), bobs.clone())));
+    assert!(matches!(stone.policy(bob, 999), Err(StoreError::Invalid(_))));
+    // Groups: no unnamed one, and users who exist.
+    assert!(matches!(stone.set_groups(admin, "bob", &[String::new()]), Err(StoreError::Invalid(_))));
+    assert!(matches!(stone.set_groups(admin, "nobody", &["Payroll".into()]), Err(StoreError::Invalid(_))));
+    // A reopened stone has the policy as last defined.
+    drop(stone);
+    let stone = ok(Stone::open(dir.path()));
+    let (bob, _) = ok(stone.login("bob", &password("bob")));
+    assert_eq!(ok(stone.policy(bob, id)), bobs);
 }

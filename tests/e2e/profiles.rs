@@ -121,6 +121,21 @@ fn policies_made_in_smalltalk_say_who_reads_and_writes_and_the_stone_holds_to_th
                  [System commitTransaction] on: SecurityError do: [:e | e messageText]";
     assert!(ok_as(&stone, "carol", moved).contains("may not change object"));
     assert_eq!(ok_as(&stone, "bob", "(Published at: #Board) size"), "99");
+    // Policies that are not, and arguments that are none, are clear errors.
+    let bad = [
+        ("(GsObjectSecurityPolicy id: 999) owner", "there is no policy 999"),
+        ("(GsObjectSecurityPolicy id: 'x') owner", "id is a SmallInteger"),
+        ("Object new primObjectSecurityPolicyId: -1", "id is a SmallInteger"),
+        ("GsObjectSecurityPolicy new worldAuthorization: #everything", "is no authorization"),
+        ("GsObjectSecurityPolicy primDefine: nil owner: 'bob' ownerAccess: 2 worldAccess: 9 groups: #()", "an access"),
+        ("GsObjectSecurityPolicy primDefine: nil owner: 'bob' ownerAccess: 2 worldAccess: 0 groups: #(1)", "groups"),
+        ("GsObjectSecurityPolicy primDefine: nil owner: 3 ownerAccess: 2 worldAccess: 0 groups: #()", "owner"),
+        ("3 objectSecurityPolicy: nil", "belongs to no security policy"),
+    ];
+    for (code, expected) in bad {
+        let said = ok_as(&stone, "bob", &format!("[{code}] on: Error do: [:e | e messageText]"));
+        assert!(said.contains(expected), "{code}: {said}");
+    }
 }
 
 #[test]

@@ -3,7 +3,8 @@
 //! reading and defining policies at the stone. An access is 0 (none), 1 (read) or 2 (read and
 //! write); a policy travels as an Array: owner, owner's access, everyone's access, and its
 //! groups as an Array of name, access, name, access, ... The policy primitives fail without a
-//! repository, or when the stone refuses; `System lastStoreError` then says why.
+//! repository, on arguments that are none of these, or when the stone refuses; `System
+//! lastStoreError` then says why.
 
 use onyx_record::{Access, Policy, StoneError};
 
@@ -19,21 +20,21 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             let id = vm.object_policy(r).filter(|_| r.is_object()).ok_or(Prim::Fail)?;
             return Value::int(i64::from(id)).ok_or(Prim::Fail);
         }
-        table::OBJECT_SET_POLICY_ID => {
-            let id = policy_id(x)?;
-            if !r.is_object() {
-                return Err(Prim::Fail);
-            }
-            vm.set_object_policy(r, id).map(|()| r)
-        }
-        table::POLICY_AT => match vm.policy(policy_id(x)?) {
+        table::OBJECT_SET_POLICY_ID => match policy_id(x) {
+            // An immediate (a SmallInteger, nil, ...) belongs to no policy.
+            Ok(_) if !r.is_object() => return Err(Prim::Fail),
+            id => id.and_then(|id| vm.set_object_policy(r, id)).map(|()| r),
+        },
+        table::POLICY_AT => match policy_id(x).and_then(|id| vm.policy(id)) {
             Ok(p) => return Ok(policy_array(vm, &p)),
             Err(e) => Err(e),
         },
         table::POLICY_DEFINE => {
-            let id = if x.is_nil() { None } else { Some(policy_id(x)?) };
-            let policy = policy_of(vm, [1, 2, 3, 4].map(|i| a.arg(vm, i)))?;
-            vm.define_policy(id, &policy).map(|id| Value::int(i64::from(id)).unwrap_or(Value::NIL))
+            let id = if x.is_nil() { Ok(None) } else { policy_id(x).map(Some) };
+            let policy = policy_of(vm, [1, 2, 3, 4].map(|i| a.arg(vm, i)));
+            id.and_then(|id| Ok((id, policy?)))
+                .and_then(|(id, policy)| vm.define_policy(id, &policy))
+                .map(|id| Value::int(i64::from(id)).unwrap_or(Value::NIL))
         }
         _ => return Err(Prim::Fail),
     };
@@ -43,12 +44,19 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
     })
 }
 
-fn policy_id(v: Value) -> Result<u32, Prim> {
-    v.as_int().and_then(|n| u32::try_from(n).ok()).ok_or(Prim::Fail)
+fn invalid(what: &str) -> StoneError {
+    StoneError::Invalid(what.to_string())
 }
 
-fn access(v: Value) -> Result<Access, Prim> {
-    v.as_int().and_then(|n| u8::try_from(n).ok()).and_then(Access::from_byte).ok_or(Prim::Fail)
+fn policy_id(v: Value) -> Result<u32, StoneError> {
+    v.as_int().and_then(|n| u32::try_from(n).ok()).ok_or_else(|| invalid("a policy's id is a SmallInteger from 0"))
+}
+
+fn access(v: Value) -> Result<Access, StoneError> {
+    v.as_int()
+        .and_then(|n| u8::try_from(n).ok())
+        .and_then(Access::from_byte)
+        .ok_or_else(|| invalid("an access is 0 (none), 1 (read) or 2 (write)"))
 }
 
 fn access_value(a: Access) -> Value {
@@ -68,15 +76,13 @@ fn policy_array(vm: &mut Vm, p: &Policy) -> Value {
 }
 
 /// The policy that owner, owner's access, everyone's access and groups say.
-fn policy_of(vm: &Vm, [owner, owner_access, world, groups]: [Value; 4]) -> Result<Policy, Prim> {
-    let owner = vm.string_of(owner).ok_or(Prim::Fail)?;
-    let items = vm.heap.get(groups).and_then(|o| o.slots()).ok_or(Prim::Fail)?;
-    if items.len() % 2 != 0 {
-        return Err(Prim::Fail);
-    }
+fn policy_of(vm: &Vm, [owner, owner_access, world, groups]: [Value; 4]) -> Result<Policy, StoneError> {
+    let owner = vm.string_of(owner).ok_or_else(|| invalid("a policy's owner is a String"))?;
+    let groups_error = || invalid("a policy's groups are an Array of names (Strings) and accesses, alternately");
+    let items = vm.heap.get(groups).and_then(|o| o.slots()).filter(|s| s.len() % 2 == 0).ok_or_else(groups_error)?;
     let groups = items
         .chunks(2)
-        .map(|pair| Ok((vm.string_of(pair[0]).ok_or(Prim::Fail)?, access(pair[1])?)))
-        .collect::<Result<Vec<_>, Prim>>()?;
+        .map(|pair| Ok((vm.string_of(pair[0]).ok_or_else(groups_error)?, access(pair[1])?)))
+        .collect::<Result<Vec<_>, StoneError>>()?;
     Ok(Policy { owner, owner_access: access(owner_access)?, groups, world: access(world)? })
 }
