@@ -231,6 +231,7 @@ impl Vm {
         out.extend(self.symbols.values().copied());
         out.extend(self.handles.iter().copied());
         out.extend(self.watch);
+        self.debug.roots(&mut out);
         self.scheduler_roots(&mut out);
         self.persistent_roots(&mut out);
         out.push(self.session_temps);

@@ -75,6 +75,9 @@ pub enum EvalError {
     /// The evaluating process waits and nothing can wake it.
     #[error("deadlock: the process waits on a semaphore that nothing can signal\n{0}")]
     Deadlock(ErrorReport),
+    /// A debugger's step stopped the process where it was to stop.
+    #[error("the process stopped where the step was to stop")]
+    Stopped,
 }
 
 /// Why the kernel could not be loaded.

@@ -18,26 +18,6 @@ const LONG_OP_LOOK: Duration = Duration::from_millis(1);
 use crate::value::Value;
 use crate::vm::Vm;
 
-/// One activation of a process, as the host (a debugger) sees it.
-#[derive(Clone, Debug)]
-pub struct FrameView {
-    /// `ReceiverClass(MethodClass)>>selector`, with `[] in ` for a block.
-    pub label: String,
-    /// The receiver (`self`).
-    pub receiver: Value,
-    /// Arguments, copied values and temporaries, by name.
-    pub variables: Vec<(String, Value)>,
-    /// The home CompiledMethod.
-    pub method: Value,
-    /// The source range of the current step point (the next instruction in the top frame,
-    /// the pending send in the others).
-    pub span: Option<Span>,
-    /// 1-based line and column of the current step point.
-    pub line: usize,
-    /// See `line`.
-    pub column: usize,
-}
-
 /// The state of an evaluation after a time slice.
 #[derive(Debug)]
 pub enum Poll {
@@ -95,7 +75,7 @@ impl Vm {
 
     /// Makes a ready process whose only frame runs `code` (a method's) for `receiver` with
     /// `args` in the registers after it.
-    fn spawn_code(&mut self, code: Rc<CompiledCode>, receiver: Value, args: &[Value]) -> Value {
+    pub(crate) fn spawn_code(&mut self, code: Rc<CompiledCode>, receiver: Value, args: &[Value]) -> Value {
         let method = self.new_method(code.clone());
         let mut state = Box::new(ProcessState::new());
         state.stack.resize((code.frame_size as usize).max(1 + args.len()), Value::NIL);
@@ -262,6 +242,7 @@ impl Vm {
         let state = p.state.as_ref()?;
         match state.status {
             Status::Terminated => Some(Ok(state.result)),
+            Status::Suspended if state.stepped => Some(Err(EvalError::Stopped)),
             Status::Suspended => Some(Err(match &state.error {
                 Some(report) => EvalError::Unhandled((**report).clone()),
                 None => EvalError::Deadlock(ErrorReport {
@@ -314,57 +295,18 @@ impl Vm {
         ErrorReport { class_name: "Interrupt".into(), ..report }
     }
 
-    /// The frames of a process (running or not), top first: receiver, variables and the
-    /// current step point of each.
-    pub fn frames(&mut self, process: Value) -> Vec<FrameView> {
-        let (frames, stack) = if process == self.scheduler.active {
-            (self.scheduler.state.frames.clone(), self.scheduler.state.stack.clone())
-        } else {
-            match self.heap.get(process).map(|o| &o.body) {
-                Some(Body::Process(p)) => match &p.state {
-                    Some(s) => (s.frames.clone(), s.stack.clone()),
-                    None => return Vec::new(),
-                },
-                _ => return Vec::new(),
-            }
-        };
-        let top = frames.len().saturating_sub(1);
-        let mut out = Vec::with_capacity(frames.len());
-        for (i, f) in frames.iter().enumerate().rev() {
-            let reg = |k: usize| stack.get(f.base as usize + k).copied().unwrap_or(Value::NIL);
-            let mut variables = Vec::new();
-            for (name, loc) in f.code().var_names.iter() {
-                let v = match *loc {
-                    crate::bytecode::VarLoc::Reg(r) => reg(usize::from(r)),
-                    crate::bytecode::VarLoc::Vector { vec, index } => {
-                        self.heap.slot(reg(usize::from(vec)), usize::from(index)).unwrap_or(Value::NIL)
-                    }
-                };
-                variables.push((name.clone(), v));
-            }
-            // The host sees a process between time slices: its top frame stands before its
-            // next instruction; every other frame stands at its pending send.
-            let pc = if i == top { f.pc as usize } else { (f.pc as usize).saturating_sub(1) };
-            let span = f.code().step_point_at(pc).map(|sp| sp.span);
-            let (line, column) = compiler::parser::line_col(&f.code().source, span.map_or(0, |s| s.start as usize));
-            let receiver = reg(0);
-            let label = self.frame_label_for(f, receiver);
-            out.push(FrameView { label, receiver, variables, method: f.method, span, line, column });
-        }
-        out
-    }
-
     /// Lets a suspended process (interrupted, or stopped by an error a debugger dealt with)
     /// run again from where it stands. Answers false if it was not suspended.
     pub fn resume_process(&mut self, process: Value) -> bool {
         if self.status_of(process) != Some(Status::Suspended) || process == self.scheduler.active {
             return false;
         }
-        if let Some(Body::Process(p)) = self.heap.get_mut(process).map(|o| &mut o.body)
-            && let Some(state) = p.state.as_deref_mut()
-        {
+        if let Some(state) = self.idle_state_mut(process) {
             state.error = None;
+            state.stepped = false;
+            state.shown_top = None;
         }
+        self.unkeep(process, crate::debug::DebugEvent::Resumed);
         self.make_ready(process);
         true
     }

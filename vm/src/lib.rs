@@ -26,6 +26,7 @@
 mod bootstrap;
 pub mod bytecode;
 pub mod compiler;
+pub mod debug;
 pub mod error;
 pub mod heap;
 mod host;
@@ -42,8 +43,11 @@ pub mod value;
 mod verify;
 mod vm;
 
+pub use debug::frames::{FrameView, StackPage};
+pub use debug::step::DebugError;
+pub use debug::{DebugEvent, ProcessView, Reason, StepKind};
 pub use error::{BootError, CompileError, ErrorReport, EvalError, FrameInfo};
-pub use host::{FrameView, Poll};
+pub use host::Poll;
 pub use interpreter::Stop;
 pub use jit::JitConfig;
 pub use primitives::table::{Primitive, TABLE as PRIMITIVES};

@@ -114,6 +114,14 @@ impl Frame {
     pub fn top(&self) -> usize {
         self.base as usize + self.code().frame_size as usize
     }
+
+    /// Makes the frame run `code` (which `method` must own, as for [`push_frame`]) from its
+    /// first instruction: a restart, in a new version of the method for edit and continue.
+    pub(crate) fn restart_in(&mut self, method: Value, code: &std::rc::Rc<CompiledCode>) {
+        self.code = std::rc::Rc::as_ptr(code);
+        self.method = method;
+        self.pc = 0;
+    }
 }
 
 /// Where a process stands.
@@ -149,6 +157,15 @@ pub struct ProcessState {
     /// Whether the process may change code: its creator's privilege (see
     /// `Vm::may_change_code`), in force while it runs.
     pub may_change_code: bool,
+    /// The process's number in its VM (from 1; 0 until it is made a Process), by which
+    /// hosts and tools name it.
+    pub serial: u64,
+    /// The index of the frame a debugger shows at the top: the one that signalled the error
+    /// that suspended the process (the frames of the exception machinery above it are
+    /// hidden); `None` for the top frame.
+    pub shown_top: Option<usize>,
+    /// The process stopped where a debugger's step was to stop.
+    pub stepped: bool,
 }
 
 impl ProcessState {
@@ -162,6 +179,9 @@ impl ProcessState {
             error: None,
             overflow_signalled: false,
             may_change_code: true,
+            serial: 0,
+            shown_top: None,
+            stepped: false,
         }
     }
 
@@ -185,6 +205,12 @@ impl ProcessState {
     pub fn frame_index(&self, id: u64) -> Option<usize> {
         self.frames.iter().rposition(|f| f.id == id)
     }
+
+    /// The index of the frame a debugger shows at the top (see `shown_top`).
+    pub fn shown_top(&self) -> Option<usize> {
+        let top = self.frames.len().checked_sub(1)?;
+        Some(self.shown_top.map_or(top, |s| s.min(top)))
+    }
 }
 
 impl Default for ProcessState {
@@ -199,6 +225,9 @@ impl Default for ProcessState {
             error: None,
             overflow_signalled: false,
             may_change_code: true,
+            serial: 0,
+            shown_top: None,
+            stepped: false,
         }
     }
 }

@@ -151,6 +151,7 @@ impl Vm {
     pub(crate) fn new_process_object(&mut self, mut state: Box<ProcessState>, priority: i64) -> Value {
         // A process may do what its creator (the running process, or the host) may.
         state.may_change_code = self.may_change_code;
+        state.serial = self.debug.next_serial();
         let mut slots = vec![Value::NIL; process_slots::SIZE];
         slots[process_slots::PRIORITY] = Value::small(priority.clamp(1, MAX_PRIORITY as i64));
         let named = self.format_of(self.known.process).map_or(process_slots::SIZE, |(_, n)| n);

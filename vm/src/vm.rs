@@ -273,6 +273,8 @@ pub struct Vm {
     /// that could not be faulted in finds nothing: that is this error, not a
     /// doesNotUnderstand:).
     pub(crate) fault_error: Option<onyx_record::StoneError>,
+    /// The suspended processes kept for a debugger, and the step under way.
+    pub(crate) debug: crate::debug::Registry,
 }
 
 impl Vm {
@@ -306,6 +308,7 @@ impl Vm {
             memory_signalled: false,
             long_ops: Vec::new(),
             fault_error: None,
+            debug: crate::debug::Registry::default(),
         }
     }
 

@@ -39,6 +39,9 @@ pub(super) struct Fun {
     pub num_temps: u8,
     pub var_names: Vec<(String, VarLoc)>,
     pub span: Span,
+    /// Set while the last step point is a statement's with no instruction of its own yet
+    /// that a debugger would stop at: the statement's first send takes its place.
+    pub statement_step: bool,
 }
 
 /// Where a name refers to.
@@ -50,6 +53,9 @@ pub(super) enum Place {
     Vector(Reg, u8),
     Ivar(u16),
     Binding(Value),
+    /// A variable of the frame a debugger evaluates in: slot `.0` of the Array
+    /// `Gen::frame_vars` holds.
+    Frame(u8),
 }
 
 pub(super) struct Gen<'a> {
@@ -70,6 +76,9 @@ pub(super) struct Gen<'a> {
     /// The selectors of the sends compiled without a send of their own so far (see
     /// [`CompiledCode::special_selectors`]).
     pub special: Vec<Value>,
+    /// For a doit evaluated in a debugger's frame: the frame's variable names, and the Array
+    /// that holds their values while it runs.
+    pub frame_vars: Option<(&'a [String], Value)>,
 }
 
 /// Generates the code of a parsed method or doit.
@@ -80,6 +89,7 @@ pub(super) fn generate(
     node: &MethodNode,
     an: &Analysis,
     doit: bool,
+    frame_vars: Option<(&[String], Value)>,
 ) -> CResult<Rc<CompiledCode>> {
     let ivars = all_ivar_names(vm, class);
     let mut vector_slot = HashMap::new();
@@ -111,6 +121,7 @@ pub(super) fn generate(
         fun: new_fun(0, whole),
         blocks: Vec::new(),
         special: Vec::new(),
+        frame_vars,
     };
     let mut primitive = 0u16;
     let mut pragma_values = Vec::new();
@@ -170,6 +181,7 @@ fn new_fun(scope: ScopeId, span: Span) -> Fun {
         num_copied: 0,
         num_temps: 0,
         var_names: Vec::new(),
+        statement_step: false,
         span,
     }
 }
@@ -215,6 +227,8 @@ impl Gen<'_> {
             r += 1;
         }
         self.fun.num_args = params.len() as u8;
+        // The variables of outer temp vectors this block sees, named after its own.
+        let mut outer_names = Vec::new();
         for c in copies {
             match *c {
                 Copy::Var(v) => {
@@ -224,6 +238,11 @@ impl Gen<'_> {
                 }
                 Copy::Vector(s) => {
                     self.fun.outer_vectors.insert(s, r as Reg);
+                    for v in self.an.vars_of_real_scope(s) {
+                        if let (Some(var), Some(&index)) = (self.an.vars.get(v), self.vector_slot.get(&v)) {
+                            outer_names.push((var.name.clone(), VarLoc::Vector { vec: r as Reg, index }));
+                        }
+                    }
                 }
             }
             r += 1;
@@ -256,6 +275,11 @@ impl Gen<'_> {
                 _ => continue,
             };
             self.fun.var_names.push((var.name.clone(), loc));
+        }
+        for (name, loc) in outer_names {
+            if !self.fun.var_names.iter().any(|(n, _)| *n == name) {
+                self.fun.var_names.push((name, loc));
+            }
         }
         self.fun.num_temps = (r - first_temp) as u8;
         self.fun.next = r;
@@ -304,12 +328,12 @@ impl Gen<'_> {
             let last = i + 1 == n;
             match s {
                 Stmt::Return(e, span) => {
-                    self.step(*span);
+                    self.statement_step(*span);
                     let r = self.operand(e, false)?;
                     self.emit(if method { Instr::Return { r } } else { Instr::NonLocalReturn { r } });
                 }
                 Stmt::Expr(e) if last && self.doit && method => {
-                    self.step(e.span());
+                    self.statement_step(e.span());
                     let r = self.operand(e, false)?;
                     self.emit(Instr::Return { r });
                 }
@@ -354,7 +378,7 @@ impl Gen<'_> {
             match s {
                 Stmt::Return(e, span) => self.return_stmt(e, *span)?,
                 Stmt::Expr(e) if i + 1 == n => {
-                    self.step(e.span());
+                    self.statement_step(e.span());
                     self.expr_to(e, t)?;
                 }
                 Stmt::Expr(e) => self.effect(e)?,
@@ -366,7 +390,7 @@ impl Gen<'_> {
 
     /// `^ e`: a method return in the method's own code, a non-local return in a block.
     fn return_stmt(&mut self, e: &Expr, span: Span) -> CResult<()> {
-        self.step(span);
+        self.statement_step(span);
         let r = self.operand(e, false)?;
         let in_method = self.fun.scope == 0;
         self.emit(if in_method { Instr::Return { r } } else { Instr::NonLocalReturn { r } });
@@ -375,7 +399,7 @@ impl Gen<'_> {
 
     /// An expression evaluated for its effect only.
     pub fn effect(&mut self, e: &Expr) -> CResult<()> {
-        self.step(e.span());
+        self.statement_step(e.span());
         match e {
             Expr::Assign { target, value, .. } if is_direct_op(value) => {
                 // Instructions such as `Bin` can write any register: `k := k + p` is one.
@@ -385,7 +409,7 @@ impl Gen<'_> {
                     (Place::Reg(r), Expr::Send(send)) => self.send_to(&send.receiver, &send.message, r, send.span)?,
                     (place, _) => {
                         let r = self.operand(value, false)?;
-                        self.store(&place, r);
+                        self.store(&place, r)?;
                     }
                 }
                 self.release_to(mark);
@@ -398,7 +422,7 @@ impl Gen<'_> {
                     Place::Reg(r) => self.expr_to(value, r)?,
                     _ => {
                         let r = self.operand(value, false)?;
-                        self.store(&place, r);
+                        self.store(&place, r)?;
                     }
                 }
                 self.release_to(mark);
@@ -454,7 +478,7 @@ impl Gen<'_> {
             Expr::Assign { target, value, .. } => {
                 let place = self.place(target, true)?;
                 self.expr_to(value, t)?;
-                self.store(&place, t);
+                self.store(&place, t)?;
                 Ok(())
             }
             Expr::Send(send) => {

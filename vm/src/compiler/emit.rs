@@ -20,15 +20,27 @@ impl Gen<'_> {
         self.fun.instrs.len()
     }
 
+    /// A step point here: a send (or another place a debugger stops at) about to run
+    /// `span`. A statement's step point with nothing but loads since becomes this one, so a
+    /// debugger stops once before a statement's first send and shows the send, as Pharo's
+    /// does.
     pub fn step(&mut self, span: Span) {
         let pc = self.pc() as u32;
+        let statement = std::mem::take(&mut self.fun.statement_step);
         if let Some(last) = self.fun.steps.last_mut()
-            && last.pc == pc
+            && (last.pc == pc || (statement && last.span.start <= span.start && span.end <= last.span.end))
         {
+            last.pc = pc;
             last.span = span;
             return;
         }
         self.fun.steps.push(StepPoint { pc, span });
+    }
+
+    /// The step point of a statement starting here.
+    pub fn statement_step(&mut self, span: Span) {
+        self.step(span);
+        self.fun.statement_step = true;
     }
 
     pub fn alloc(&mut self, span: Span) -> CResult<Reg> {

@@ -32,7 +32,7 @@ fn inline_block_with_arg(g: &mut Gen<'_>, b: &Block, src: Reg, t: Option<Reg>) -
     let result = (|| {
         if let Some(p) = b.params.first() {
             let place = g.place(p, false)?;
-            g.store(&place, src);
+            g.store(&place, src)?;
         }
         g.stmts_to(&b.body, t)
     })();

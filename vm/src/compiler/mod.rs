@@ -52,7 +52,25 @@ pub fn compile(vm: &mut Vm, source: &str, class: Value, mode: Mode) -> Result<Rc
     // In a gem, what the compiler reads of the class, and the bindings the code refers to,
     // must be in memory.
     vm.fault_for_compile(class);
-    let code = codegen::generate(vm, source, class, &node, &analysis, mode == Mode::Doit)?;
+    let code = codegen::generate(vm, source, class, &node, &analysis, mode == Mode::Doit, None)?;
+    vm.fault_code_literals(&code);
+    Ok(code)
+}
+
+/// Compiles `source` as a doit for a receiver of `class` that also sees `names`, the
+/// variables of a debugger's frame: they are read from and written to the slots of the
+/// Array `holder`, in the same order.
+pub fn compile_in_frame(
+    vm: &mut Vm,
+    source: &str,
+    class: Value,
+    names: &[String],
+    holder: Value,
+) -> Result<Rc<CompiledCode>, CompileError> {
+    let node = parser::parse_doit(source).map_err(|e| error_at(source, e.offset, e.message))?;
+    let analysis = scope::analyse(&node);
+    vm.fault_for_compile(class);
+    let code = codegen::generate(vm, source, class, &node, &analysis, true, Some((names, holder)))?;
     vm.fault_code_literals(&code);
     Ok(code)
 }

@@ -49,6 +49,9 @@ impl Gen<'_> {
                 None => Err(self.err(id.span, "internal error: variable has no register")),
             };
         }
+        if let Some(i) = self.frame_vars.and_then(|(names, _)| names.iter().position(|n| n == name)) {
+            return u8::try_from(i).map(Place::Frame).map_err(|_| self.err(id.span, "too many variables in the frame"));
+        }
         if let Some(i) = self.ivars.iter().rposition(|n| n == name) {
             return Ok(Place::Ivar(i as u16));
         }
@@ -135,11 +138,22 @@ impl Gen<'_> {
                 let lit = self.lit(assoc, span)?;
                 self.emit(Instr::GetGlobal { dst: t, lit });
             }
+            Place::Frame(index) => {
+                let lit = self.frame_holder(span)?;
+                self.emit(Instr::LoadLit { dst: t, lit });
+                self.emit(Instr::GetVector { dst: t, vec: t, index });
+            }
         }
         Ok(())
     }
 
-    pub fn store(&mut self, place: &Place, src: Reg) {
+    /// The literal index of the Array holding a debugger's frame's variables.
+    fn frame_holder(&mut self, span: Span) -> CResult<u16> {
+        let holder = self.frame_vars.map_or(Value::NIL, |(_, h)| h);
+        self.lit(holder, span)
+    }
+
+    pub fn store(&mut self, place: &Place, src: Reg) -> CResult<()> {
         match *place {
             Place::Reg(r) => {
                 if r != src {
@@ -157,7 +171,16 @@ impl Gen<'_> {
                     self.emit(Instr::SetGlobal { lit, src });
                 }
             }
+            Place::Frame(index) => {
+                let mark = self.fun.next;
+                let vec = self.alloc(Span::default())?;
+                let lit = self.frame_holder(Span::default())?;
+                self.emit(Instr::LoadLit { dst: vec, lit });
+                self.emit(Instr::SetVector { vec, index, src });
+                self.release_to(mark);
+            }
             Place::SelfRef | Place::Super | Place::Context => {}
         }
+        Ok(())
     }
 }

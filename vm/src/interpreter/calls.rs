@@ -345,6 +345,7 @@ impl Vm {
         self.scheduler.state.result = v;
         self.scheduler.state.status = Status::Terminated;
         self.scheduler.state.frames.clear();
+        self.end_step_of_active();
         if Some(active) == self.watch {
             self.watch_stopped = true;
         }
@@ -368,10 +369,20 @@ impl Vm {
         self.scheduler.state.error =
             Some(Box::new(crate::error::ErrorReport { class_name: class_name.to_string(), description, stack }));
         self.scheduler.state.status = Status::Suspended;
-        if Some(self.scheduler.active) == self.watch {
+        self.scheduler.state.shown_top = top;
+        self.scheduler.state.stepped = false;
+        self.end_step_of_active();
+        let process = self.scheduler.active;
+        let watched = Some(process) == self.watch;
+        if watched {
             self.watch_stopped = true;
         }
         self.switch_to_next();
+        // What no host watches (a forked process) is kept for a debugger; a host decides
+        // for its own.
+        if !watched {
+            self.keep_suspended(process);
+        }
     }
 
     /// Runs an instruction that makes an object without a send (a temp vector, a closure, a

@@ -80,8 +80,15 @@ impl Vm {
     /// Runs ready processes until none is ready, the deadline passes, the host interrupts,
     /// or the watched process stops.
     pub fn run(&mut self, deadline: Option<Instant>) -> Stop {
+        if self.debug.step.is_some() { self.run_loop::<true>(deadline) } else { self.run_loop::<false>(deadline) }
+    }
+
+    /// The dispatch loop. `STEP` is its form while a debugger's step is under way: no native
+    /// code, and before each instruction of the stepped process a look whether the step
+    /// stops there (`crate::debug::step`). The other form is the one all code runs in.
+    fn run_loop<const STEP: bool>(&mut self, deadline: Option<Instant>) -> Stop {
         let mut countdown = CHECK_INTERVAL;
-        let jit = self.config.jit;
+        let jit = if STEP { crate::jit::JitConfig::Off } else { self.config.jit };
         'outer: loop {
             if self.watch_stopped {
                 self.watch_stopped = false;
@@ -241,6 +248,11 @@ impl Vm {
                 };
             }
             loop {
+                if STEP && self.step_stops_at(pc) {
+                    save_pc!();
+                    self.stop_stepped();
+                    continue 'outer;
+                }
                 if native && let Some(entry) = code!().native.entry(pc) {
                     let exit = self.run_native(regs, entry, &mut countdown);
                     let Some(f) = self.scheduler.state.frames.last_mut() else { continue 'outer };

@@ -155,7 +155,11 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             Ok(found.map_or(Value::NIL, |j| context_at(vm, process, j)))
         }
         table::CONTEXT_TERMINATE_TO => terminate_to(vm, a, process, i),
-        table::CONTEXT_RESTART => restart(vm, process, i),
+        table::CONTEXT_RESTART => restart(vm, process, i, None),
+        table::CONTEXT_RESTART_IN => {
+            let method = a.arg(vm, 0);
+            restart(vm, process, i, (!method.is_nil()).then_some(method))
+        }
         table::CONTEXT_STEP_POINT => {
             // step point: {line. column. start. end} (1-based offsets)
             let pc = current_pc(vm, process, i, &frame);
@@ -208,8 +212,15 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
 const EXCEPTION_SIGNAL_CONTEXT: usize = 2;
 
 /// The index of the frame that signalled `exception` in the running process: below the
-/// `signal` activation, past the frames whose receiver is the exception or its class.
+/// `signal` activation, past the frames whose receiver is the exception or its class, and
+/// past the methods marked `<debuggerHidden>` that signal for their sender (`halt`).
 fn signaller_index(vm: &mut Vm, exception: Value) -> Option<usize> {
+    let hidden = vm.intern("debuggerHidden");
+    let is_hidden = |vm: &Vm, f: &Frame| {
+        let pragmas = f.code().pragmas;
+        let count = vm.heap.get(pragmas).and_then(|o| o.slots()).map_or(0, <[Value]>::len);
+        (0..count).any(|k| vm.heap.slot(pragmas, k).and_then(|p| vm.heap.slot(p, 0)) == Some(hidden))
+    };
     let ctx = vm.heap.slot(exception, EXCEPTION_SIGNAL_CONTEXT)?;
     let (process, mut i) = frame_of(vm, ctx).ok()?;
     if process != vm.scheduler.active {
@@ -219,7 +230,8 @@ fn signaller_index(vm: &mut Vm, exception: Value) -> Option<usize> {
     loop {
         let f = vm.scheduler.state.frames.get(i)?;
         let receiver = vm.scheduler.state.stack.get(f.base as usize).copied().unwrap_or(Value::NIL);
-        if (receiver != exception && receiver != class) || i == 0 {
+        let machinery = receiver == exception || receiver == class || (f.closure.is_nil() && is_hidden(vm, f));
+        if !machinery || i == 0 {
             return Some(i);
         }
         i -= 1;
@@ -274,15 +286,35 @@ fn terminate_to(vm: &mut Vm, a: Args, process: Value, top_index: usize) -> PrimR
     Err(Prim::Switched)
 }
 
-/// `aContext primRestart`: drops the frames above it and runs it again from the start.
-fn restart(vm: &mut Vm, process: Value, index: usize) -> PrimResult {
+/// `aContext primRestart`: drops the frames above it and runs it again from the start; in
+/// `method` if given, a method for the same arguments (edit and continue).
+fn restart(vm: &mut Vm, process: Value, index: usize, method: Option<Value>) -> PrimResult {
     if process != vm.scheduler.active {
         return Err(Prim::Fail);
     }
+    let new_code = match method {
+        Some(m) => {
+            let code = vm.code_of(m).ok_or(Prim::Fail)?;
+            let frame = vm.scheduler.state.frames.get(index).ok_or(Prim::Fail)?;
+            if code.is_block || !frame.closure.is_nil() || code.num_args != frame.code().num_args {
+                return Err(Prim::Fail);
+            }
+            Some((m, code))
+        }
+        None => None,
+    };
     let state = &mut vm.scheduler.state;
     state.frames.truncate(index + 1);
     let Some(f) = state.frames.last_mut() else { return Err(Prim::Fail) };
     f.pc = 0;
+    if let Some((m, code)) = &new_code {
+        f.restart_in(*m, code);
+        let top = f.top();
+        if state.stack.len() < top {
+            state.stack.resize(top, Value::NIL);
+        }
+    }
+    let Some(f) = state.frames.last() else { return Err(Prim::Fail) };
     let first_temp = f.base as usize + 1 + usize::from(f.code().num_args) + usize::from(f.code().num_copied);
     let end = (first_temp + usize::from(f.code().num_temps)).min(state.stack.len());
     if let Some(temps) = state.stack.get_mut(first_temp..end) {

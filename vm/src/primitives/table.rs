@@ -378,6 +378,8 @@ primitives! {
     CONTEXT_PROCESS = 218;
     /// `Context>>home`: the Context of the method activation a block belongs to.
     CONTEXT_HOME = 219;
+    /// `Context>>primRestartIn:`: as `primRestart`, in a new version of the method if one is given (edit and continue).
+    CONTEXT_RESTART_IN = 220;
 
     // Classes, compiling, CompiledMethod (250-279, `class.rs`).
 

@@ -12,6 +12,7 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)] // tests fail loudly
 
 mod damage;
+mod debugger;
 mod exceptions;
 mod kernel;
 mod memory;
