@@ -24,6 +24,10 @@ pub struct Args {
     /// allocation past it is an `OutOfMemory` error in Smalltalk (0: no limit).
     #[arg(long, global = true, default_value_t = onyx_vm::DEFAULT_MEMORY_LIMIT >> 20)]
     pub memory_limit: usize,
+    /// How many suspended processes (stopped by an error, a halt or a debugger's step) a gem
+    /// keeps to debug; past it the oldest is terminated, its report kept.
+    #[arg(long, global = true, default_value_t = onyx_vm::debug::DEFAULT_KEPT)]
+    pub keep_suspended: usize,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -93,6 +97,20 @@ pub enum Command {
     /// List the methods that send a selector.
     Senders {
         selector: String,
+        /// The gem's agent (`host:port`).
+        #[arg(long, env = "ONYX_GEM")]
+        gem: String,
+    },
+    /// List a gem's processes: running, ready, waiting and suspended (with why).
+    Processes {
+        /// The gem's agent (`host:port`).
+        #[arg(long, env = "ONYX_GEM")]
+        gem: String,
+    },
+    /// Print a suspended process's stack, each frame with its variables (Topaz's STACK).
+    Stack {
+        /// The process's number (as `onyx processes` lists it).
+        process: u64,
         /// The gem's agent (`host:port`).
         #[arg(long, env = "ONYX_GEM")]
         gem: String,

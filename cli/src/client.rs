@@ -1,7 +1,7 @@
 //! The command line as a client of a gem's agent, as topaz is of a GemStone gem: each
 //! command sends one batch and prints what comes back (`onyx eval --gem`, `onyx commit`,
 //! `onyx abort`, `onyx add-user`, `onyx classes`, `onyx source`, `onyx senders`,
-//! `onyx implementors`).
+//! `onyx implementors`, `onyx processes`, `onyx stack`).
 
 use std::process::ExitCode;
 
@@ -29,6 +29,8 @@ pub enum Request {
     Source(String),
     Senders(String),
     Implementors(String),
+    /// The gem's processes.
+    Processes,
 }
 
 /// Sends `request` to the agent at `gem` and prints the answer; an error answer goes to
@@ -58,6 +60,7 @@ pub fn run(gem: &str, request: Request) -> Result<ExitCode> {
         Request::Source(name) => Op::MethodSource(method_ref(&name)?),
         Request::Senders(selector) => Op::Senders(pb::SelectorRef { selector }),
         Request::Implementors(selector) => Op::Implementors(pb::SelectorRef { selector }),
+        Request::Processes => Op::Processes(pb::Empty {}),
     };
     print(gem, vec![op])
 }
@@ -77,6 +80,9 @@ fn print(gem: &str, ops: Vec<Op>) -> Result<ExitCode> {
             eprintln!("{}", e.message);
             for frame in &e.stack {
                 eprintln!("  {frame}");
+            }
+            if e.process != 0 {
+                eprintln!("(the gem keeps the process as {}: onyx stack {} --gem {gem})", e.process, e.process);
             }
             return Ok(ExitCode::FAILURE);
         }
@@ -101,9 +107,61 @@ fn print(gem: &str, ops: Vec<Op>) -> Result<ExitCode> {
                 println!("{}{side}>>{}", method.class_name, method.selector);
             }
         }
+        Outcome::Processes(list) => {
+            for p in list.processes {
+                let kept = if p.kept { " (kept)" } else { "" };
+                let reason = if p.reason.is_empty() { String::new() } else { format!(": {}", p.reason) };
+                println!(
+                    "{} {}{kept}{reason}  {} [{} frames, priority {}]",
+                    p.process, p.status, p.top, p.depth, p.priority
+                );
+            }
+        }
         other => bail!("the gem answered out of turn: {other:?}"),
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The most frames `onyx stack` prints.
+const STACK_FRAMES: u32 = 1000;
+
+/// Prints a suspended process's stack, each frame with its variables: one batch for the
+/// stack, one for the frames' variables.
+pub fn stack(gem: &str, process: u64) -> Result<ExitCode> {
+    let stack = pb::Operation {
+        op: Some(Op::Stack(pb::FrameRef { process, frame: 0 })),
+        page: Some(pb::Page { from: 0, size: STACK_FRAMES }),
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    runtime.block_on(async {
+        let mut session = login(gem).await?;
+        let first = session.execute(pb::Batch { operations: vec![stack] }).await;
+        let first = first.map_err(|s| anyhow!("the gem at {gem}: {}", s.message()))?;
+        let debugged = match first.results.into_iter().next().and_then(|r| r.outcome) {
+            Some(Outcome::Debugged(d)) => d,
+            Some(Outcome::Error(e)) => {
+                eprintln!("{}", e.message);
+                return Ok(ExitCode::FAILURE);
+            }
+            other => bail!("the gem answered out of turn: {other:?}"),
+        };
+        println!("process {}: {} {}", debugged.process, debugged.kind, debugged.reason);
+        let ops = debugged.frames.iter().map(|f| Op::Frame(pb::FrameRef { process, frame: f.index })).collect();
+        let details = execute(&mut session, ops).await?;
+        for (entry, result) in debugged.frames.iter().zip(details.results) {
+            println!("{} {} (line {}:{})", entry.index, entry.label, entry.line, entry.column);
+            if let Some(Outcome::Debugged(pb::Debugged { frame: Some(frame), .. })) = result.outcome {
+                for v in frame.variables {
+                    println!("    {} = {}", v.name, v.print_string);
+                }
+            }
+        }
+        if debugged.total > u64::from(STACK_FRAMES) {
+            println!("... {} more frames", debugged.total - u64::from(STACK_FRAMES));
+        }
+        session.logout().await.map_err(|s| anyhow!("the gem at {gem}: {}", s.message()))?;
+        Ok(ExitCode::SUCCESS)
+    })
 }
 
 /// `Class>>selector` or `Class class>>selector`.

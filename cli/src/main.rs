@@ -41,7 +41,16 @@ fn run(args: Args) -> Result<ExitCode> {
     let jit = if args.no_jit { JitConfig::Off } else { JitConfig::default() };
     let memory_budget = args.memory_budget.map(|mb| mb << 20);
     let memory_limit = (args.memory_limit > 0).then_some(args.memory_limit << 20);
-    let setup = Setup { kernel, config: VmConfig { jit, memory_budget, memory_limit, ..VmConfig::default() } };
+    let setup = Setup {
+        kernel,
+        config: VmConfig {
+            jit,
+            memory_budget,
+            memory_limit,
+            kept_suspended: args.keep_suspended,
+            ..VmConfig::default()
+        },
+    };
     match args.command {
         Command::Eval { code, stone: None, gem: None, time_limit } => local::eval(&setup, &code, secs(time_limit)),
         Command::Eval { code, stone: Some(addr), time_limit, .. } => {
@@ -62,6 +71,8 @@ fn run(args: Args) -> Result<ExitCode> {
         Command::Source { method, gem } => client::run(&gem, Request::Source(method)),
         Command::Senders { selector, gem } => client::run(&gem, Request::Senders(selector)),
         Command::Implementors { selector, gem } => client::run(&gem, Request::Implementors(selector)),
+        Command::Processes { gem } => client::run(&gem, Request::Processes),
+        Command::Stack { process, gem } => client::stack(&gem, process),
         Command::Run { file } => local::run_file(&setup, &file),
         Command::Check { paths } => local::check(&setup, &paths),
         Command::Test { packages } => local::test(&setup, &packages),

@@ -326,7 +326,7 @@ impl Ide {
     fn receive(&mut self) {
         for incoming in self.link.take() {
             match incoming {
-                Incoming::Reply(reply) => self.deliver(reply),
+                Incoming::Reply(reply) => self.deliver(*reply),
                 Incoming::Event(event) => {
                     match &event {
                         Event::Stale(_) => self.transaction.stale = true,
@@ -338,7 +338,13 @@ impl Ide {
                                 r.session
                             ));
                         }
-                        Event::Transcript(_) | Event::Sessions(_) => {}
+                        Event::Process(p) if p.change == "suspended" => {
+                            self.notice = Some(format!(
+                                "A process of the gem stopped and is kept to debug: process {}.",
+                                p.process
+                            ));
+                        }
+                        Event::Transcript(_) | Event::Sessions(_) | Event::Process(_) => {}
                     }
                     self.each_pane(|p| p.hear(&event));
                 }

@@ -34,7 +34,7 @@ impl From<std::io::Error> for ConnectError {
 /// What the UI is handed back.
 pub enum Incoming {
     /// The reply to a batch.
-    Reply(Reply),
+    Reply(Box<Reply>),
     /// Something the tools react to.
     Event(pb::event::Event),
     /// The event stream ended (the gem went away).
@@ -163,7 +163,7 @@ impl Link {
                 }
                 Err(status) => (Err(failure(&status)), Duration::ZERO, None),
             };
-            let _ = out.send(Incoming::Reply(Reply { ticket, result, wall, server, auto_commit }));
+            let _ = out.send(Incoming::Reply(Box::new(Reply { ticket, result, wall, server, auto_commit })));
             wake();
         });
     }

@@ -106,7 +106,7 @@ impl View for Transcript {
     fn hear(&mut self, event: &Event) {
         match event {
             Event::Transcript(text) => self.text.push_str(text),
-            Event::Stale(_) | Event::Sessions(_) | Event::Relogged(_) => {}
+            Event::Stale(_) | Event::Sessions(_) | Event::Relogged(_) | Event::Process(_) => {}
         }
     }
 
@@ -163,7 +163,7 @@ impl View for Sessions {
     fn hear(&mut self, event: &Event) {
         match event {
             Event::Sessions(_) | Event::Relogged(_) => self.stale = true,
-            Event::Transcript(_) | Event::Stale(_) => {}
+            Event::Transcript(_) | Event::Stale(_) | Event::Process(_) => {}
         }
     }
 

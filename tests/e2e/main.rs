@@ -5,6 +5,7 @@
 //! - `agent`: a gem's server agent, driven over gRPC.
 //! - `stone`: `onyx init` and `onyx stone` served to gem sessions over gRPC.
 //! - `gems`: gem processes sharing a repository through a stone.
+//! - `debugger`: suspended processes, stepping and the other debugger operations, over gRPC.
 //! - `errors`: the stone's failures, told apart by kind through a gem's session and its agent.
 //! - `crash`: a stone killed during a commit storm keeps every acknowledged commit.
 //! - `integrity`: hostile records, and damaged files, refused or found, never read as data.
@@ -20,6 +21,7 @@
 
 mod agent;
 mod crash;
+mod debugger;
 mod errors;
 mod gems;
 mod integrity;

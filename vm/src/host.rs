@@ -330,3 +330,25 @@ impl Vm {
         freed
     }
 }
+
+impl Vm {
+    /// Runs the processes that are ready while the host runs nothing of its own (forked
+    /// processes, timers that fell due), for at most `slice`. Answers when there is more to
+    /// run: now, at the next timer, or `None` when nothing is left.
+    pub fn run_background(&mut self, slice: Duration) -> Option<Instant> {
+        let now = Instant::now();
+        self.fire_timers(now);
+        if self.scheduler.active.is_nil() && self.scheduler.ready.len() == 0 {
+            return self.next_timer();
+        }
+        self.watch = None;
+        match self.run(Some(now + slice)) {
+            Stop::Timeslice | Stop::Watched => Some(Instant::now()),
+            Stop::Interrupted => {
+                self.interrupt.store(false, Ordering::Relaxed);
+                Some(Instant::now())
+            }
+            Stop::Idle => self.next_timer(),
+        }
+    }
+}

@@ -45,7 +45,7 @@ mod vm;
 
 pub use debug::frames::{FrameView, StackPage};
 pub use debug::step::DebugError;
-pub use debug::{DebugEvent, ProcessView, Reason, StepKind};
+pub use debug::{DebugEvent, FrameBinding, ProcessView, Reason, StepKind};
 pub use error::{BootError, CompileError, ErrorReport, EvalError, FrameInfo};
 pub use host::Poll;
 pub use interpreter::Stop;

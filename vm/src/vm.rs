@@ -195,6 +195,9 @@ pub struct VmConfig {
     /// process whose objects grow past it little by little gets the same error at the next
     /// collection. Clean persistent objects are dropped first, as under `memory_budget`.
     pub memory_limit: Option<usize>,
+    /// How many suspended processes (stopped by an error, a halt or a step) the VM keeps for
+    /// a debugger; past it the oldest is terminated (see `crate::debug`).
+    pub kept_suspended: usize,
 }
 
 /// The memory limit of a VM made with the default configuration: 2 GiB.
@@ -209,6 +212,7 @@ impl Default for VmConfig {
             fault_budget: 64 << 10,
             memory_budget: None,
             memory_limit: Some(DEFAULT_MEMORY_LIMIT),
+            kept_suspended: crate::debug::DEFAULT_KEPT,
         }
     }
 }
@@ -317,6 +321,7 @@ impl Vm {
         self.config = config;
         self.depth_limit = config.max_depth;
         self.heap.set_limit(config.memory_limit);
+        self.debug.limit = config.kept_suspended.max(1);
     }
 
     /// Whether the code running now may change code (compile or remove methods, define or

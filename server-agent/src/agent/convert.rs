@@ -6,9 +6,10 @@ use std::time::Duration;
 
 use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome as PbOutcome};
 
+use crate::ops::debugger::{DebugRequest, Debugged, Step};
 use crate::ops::request::{
     Answer, BatchAnswer, ClassRef, Done, ErrorKind, Evaluate, Event, Failure, InspectRequest, InstVarRef, Listed,
-    MethodRef, Operation, Outcome, Package, Page, Paged, Password, Request,
+    MethodRef, Operation, Outcome, Package, Page, Paged, Password, ProcessChange, Request,
 };
 
 /// A protocol operation as the gem's: the request and its page.
@@ -82,6 +83,30 @@ fn request(op: Op) -> Request {
         Op::AutoCommit(r) => Request::AutoCommit(r.on),
         Op::Sessions(_) => Request::Sessions,
         Op::ReadText(r) => Request::ReadText { handle: r.handle, page: Page::default() },
+        Op::Processes(_) => Request::Debug(DebugRequest::Processes),
+        Op::Stack(r) => Request::Debug(DebugRequest::Stack { process: r.process, frame: r.frame }),
+        Op::Frame(r) => Request::Debug(DebugRequest::Frame { process: r.process, frame: r.frame }),
+        Op::Step(r) => {
+            let step = match pb::StepKind::try_from(r.kind) {
+                Ok(pb::StepKind::StepInto) => Step::Into,
+                Ok(pb::StepKind::StepThrough) => Step::Through,
+                Ok(pb::StepKind::StepOut) => Step::Out,
+                Ok(pb::StepKind::StepRunTo) => Step::RunTo(r.offset),
+                // Over is what a step is unless said otherwise.
+                _ => Step::Over,
+            };
+            Request::Debug(DebugRequest::Step { process: r.process, frame: r.frame, step })
+        }
+        Op::Restart(r) => Request::Debug(DebugRequest::Restart { process: r.process, frame: r.frame }),
+        Op::ReturnValue(r) => {
+            Request::Debug(DebugRequest::Return { process: r.process, frame: r.frame, source: r.source })
+        }
+        Op::Proceed(r) => Request::Debug(DebugRequest::Proceed(r.process)),
+        Op::Terminate(r) => Request::Debug(DebugRequest::Terminate(r.process)),
+        Op::EvaluateInFrame(r) => {
+            Request::Debug(DebugRequest::Evaluate { process: r.process, frame: r.frame, source: r.source })
+        }
+        Op::Accept(r) => Request::Debug(DebugRequest::Accept { process: r.process, frame: r.frame, source: r.source }),
     }
 }
 
@@ -124,7 +149,14 @@ pub fn error(f: Failure) -> pb::Error {
         ErrorKind::LockDenied => pb::Code::LockDenied,
         ErrorKind::Unavailable => pb::Code::Unavailable,
     };
-    pb::Error { code: code as i32, message: f.message, start: f.span.0, end: f.span.1, stack: f.stack }
+    pb::Error {
+        code: code as i32,
+        message: f.message,
+        start: f.span.0,
+        end: f.span.1,
+        stack: f.stack,
+        process: f.process,
+    }
 }
 
 fn paged(p: Option<Paged>) -> Option<pb::Paged> {
@@ -135,15 +167,62 @@ fn field(f: crate::ops::request::Field) -> pb::Field {
     pb::Field { name: f.name, print_string: f.print_string, handle: f.handle }
 }
 
+fn evaluated(e: crate::ops::request::Evaluated) -> pb::Evaluated {
+    pb::Evaluated {
+        print_string: e.print_string,
+        class_name: e.class_name,
+        handle: e.handle,
+        print_size: e.print_size,
+        rest: e.rest,
+    }
+}
+
+fn debugged(d: Debugged) -> pb::Debugged {
+    pb::Debugged {
+        process: d.process,
+        kind: d.kind,
+        reason: d.reason,
+        total: d.total,
+        frames: d
+            .frames
+            .into_iter()
+            .map(|f| pb::FrameEntry { index: f.index, label: f.label, line: f.line, column: f.column })
+            .collect(),
+        frame: d.frame.map(|f| pb::FrameDetail {
+            index: f.index,
+            label: f.label,
+            method: f.method.map(|m| pb::MethodRef {
+                class: Some(pb::ClassRef { class_name: m.class.name, meta: m.class.meta }),
+                selector: m.selector,
+            }),
+            source: f.source,
+            start: f.span.0,
+            end: f.span.1,
+            variables: f.variables.into_iter().map(field).collect(),
+            step_points: f.step_points.into_iter().map(|(start, end)| pb::StepPoint { start, end }).collect(),
+        }),
+        ended: d.ended.map(evaluated),
+    }
+}
+
 fn answer_of(answer: Answer) -> PbOutcome {
     match answer {
-        Answer::Evaluated(e) => PbOutcome::Evaluated(pb::Evaluated {
-            print_string: e.print_string,
-            class_name: e.class_name,
-            handle: e.handle,
-            print_size: e.print_size,
-            rest: e.rest,
+        Answer::Evaluated(e) => PbOutcome::Evaluated(evaluated(e)),
+        Answer::Processes(list) => PbOutcome::Processes(pb::ProcessList {
+            processes: list
+                .into_iter()
+                .map(|p| pb::ProcessEntry {
+                    process: p.process,
+                    status: p.status,
+                    priority: p.priority,
+                    reason: p.reason,
+                    kept: p.kept,
+                    top: p.top,
+                    depth: p.depth,
+                })
+                .collect(),
         }),
+        Answer::Debugged(d) => PbOutcome::Debugged(debugged(*d)),
         Answer::Done => PbOutcome::Done(pb::Empty {}),
         Answer::Names(Listed { items, paged: p }) => PbOutcome::Names(pb::Names { names: items, paged: paged(p) }),
         Answer::Classes(Listed { items, paged: p }) => PbOutcome::Classes(pb::ClassList {
@@ -228,6 +307,14 @@ pub fn event(e: Event) -> pb::Event {
             pb::event::Event::Sessions(pb::SessionsChanged { logged_in, logged_out })
         }
         Event::Relogged { session } => pb::event::Event::Relogged(pb::Relogged { session }),
+        Event::Process { process, change } => {
+            let change = match change {
+                ProcessChange::Suspended => "suspended",
+                ProcessChange::Resumed => "resumed",
+                ProcessChange::Terminated => "terminated",
+            };
+            pb::event::Event::Process(pb::ProcessChanged { process, change: change.into() })
+        }
     };
     pb::Event { event: Some(event) }
 }

@@ -103,7 +103,7 @@ fn field_print(vm: &mut Vm, v: Value) -> String {
     }
 }
 
-fn field(vm: &mut Vm, handles: &mut LoginHandles, name: String, v: Value) -> Field {
+pub(crate) fn field(vm: &mut Vm, handles: &mut LoginHandles, name: String, v: Value) -> Field {
     let print_string = field_print(vm, v);
     Field { name, print_string, handle: handles.handle(vm, v) }
 }

@@ -6,11 +6,13 @@
 //! - [`browse`]: packages, classes, definitions, protocols, methods, compiling and removing;
 //! - [`search`]: cross-references (senders and implementors from an index) and hierarchies;
 //! - [`inspect`]: handles on objects, and the inspector;
-//! - [`transaction`]: commit, abort, begin, the transaction's state and the stone's sessions.
+//! - [`transaction`]: commit, abort, begin, the transaction's state and the stone's sessions;
+//! - [`debugger`]: the gem's processes, suspended processes' stacks and frames, and stepping.
 //!
 //! Evaluations and interrupts run on the VM thread itself (`vm_thread`), in time slices.
 
 pub mod browse;
+pub mod debugger;
 pub mod inspect;
 pub mod request;
 pub mod search;
@@ -92,7 +94,7 @@ impl Transcript {
 
 /// Runs one operation (not an evaluation or an interrupt: the VM thread runs those), for
 /// login `login`.
-pub fn run(vm: &mut Vm, state: &mut State, login: u64, request: Request) -> Outcome {
+pub fn run(vm: &mut Vm, state: &mut State, login: u64, request: Request, page: Option<Page>) -> Outcome {
     match request {
         Request::Transcript => {
             state.transcript.collect(vm);
@@ -133,7 +135,15 @@ pub fn run(vm: &mut Vm, state: &mut State, login: u64, request: Request) -> Outc
         Request::BeginTransaction => transaction::system_done(vm, "beginTransaction"),
         Request::AbortTransaction => transaction::system_done(vm, "abortTransaction"),
         Request::CommitTransaction => transaction::commit(vm, &mut state.handles.of(login)),
-        Request::Evaluate(_) | Request::Interrupt { .. } => {
+        Request::Debug(debugger::DebugRequest::Processes) => debugger::processes(vm),
+        Request::Debug(debugger::DebugRequest::Stack { process, frame }) => {
+            debugger::show(vm, &mut state.handles.of(login), process, page.unwrap_or_default(), Some(frame))
+        }
+        Request::Debug(debugger::DebugRequest::Frame { process, frame }) => {
+            let page = Page { from: u64::from(frame), size: 1 };
+            debugger::show(vm, &mut state.handles.of(login), process, page, Some(frame))
+        }
+        Request::Evaluate(_) | Request::Interrupt { .. } | Request::Debug(_) => {
             Err(Failure::new(ErrorKind::Invalid, "an operation the VM thread runs itself"))
         }
     }
@@ -156,19 +166,22 @@ fn add_user(vm: &mut Vm, user: &str, password: &Password, may_change_code: bool,
 /// Smalltalk signalled for a failure of the repository says which kind it was.
 pub fn eval_failure(vm: &mut Vm, error: EvalError) -> Failure {
     let (kind, report) = match error {
-        EvalError::Compile(e) => {
-            let at = u32::try_from(e.offset).unwrap_or(u32::MAX);
-            let mut f = Failure::new(ErrorKind::CompileError, format!("{}:{}: {}", e.line, e.column, e.message));
-            f.span = (at, at.saturating_add(1));
-            return f;
-        }
+        EvalError::Compile(e) => return compile_failure(e),
         EvalError::Interrupted(r) => (ErrorKind::Interrupted, r),
         EvalError::Unhandled(r) => (repository_kind(vm, &r.class_name).unwrap_or(ErrorKind::SmalltalkError), r),
         EvalError::Deadlock(r) => (ErrorKind::SmalltalkError, r),
         other => return Failure::new(ErrorKind::SmalltalkError, other.to_string()),
     };
     let stack = report.stack.iter().map(|f| format!("{} (line {}:{})", f.label, f.line, f.column)).collect();
-    Failure { kind, message: report.description, span: (0, 0), stack }
+    Failure { kind, message: report.description, span: (0, 0), stack, process: 0 }
+}
+
+/// The failure for source that did not compile, with where.
+pub fn compile_failure(e: onyx_vm::CompileError) -> Failure {
+    let at = u32::try_from(e.offset).unwrap_or(u32::MAX);
+    let mut f = Failure::new(ErrorKind::CompileError, format!("{}:{}: {}", e.line, e.column, e.message));
+    f.span = (at, at.saturating_add(1));
+    f
 }
 
 /// The kernel's exceptions for failures of the repository (see

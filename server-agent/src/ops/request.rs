@@ -174,6 +174,8 @@ pub enum Request {
     AutoCommit(bool),
     /// The stone's sessions.
     Sessions,
+    /// A debugger's operation.
+    Debug(super::debugger::DebugRequest),
     /// A part of the text of a String behind a handle (in characters; at most
     /// [`PRINT_PAGE`]).
     ReadText {
@@ -417,6 +419,10 @@ pub enum Answer {
     TextPart(String, Paged),
     /// An inspected object.
     Inspection(Inspection),
+    /// The gem's processes.
+    Processes(Vec<super::debugger::ProcessEntry>),
+    /// What a debugger shows of a process.
+    Debugged(Box<super::debugger::Debugged>),
     /// The stone's sessions, and its latest commit.
     Sessions {
         /// The gems.
@@ -460,12 +466,14 @@ pub struct Failure {
     pub span: (u32, u32),
     /// For an error in Smalltalk code: the stack, top first.
     pub stack: Vec<String>,
+    /// For an error that stopped a process the gem keeps: its number, to debug it (0: none).
+    pub process: u64,
 }
 
 impl Failure {
     /// A failure with nothing but a message.
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Failure {
-        Failure { kind, message: message.into(), span: (0, 0), stack: Vec::new() }
+        Failure { kind, message: message.into(), span: (0, 0), stack: Vec::new(), process: 0 }
     }
 }
 
@@ -517,4 +525,22 @@ pub enum Event {
         /// The new session.
         session: u64,
     },
+    /// A process of the gem was suspended (and is kept to debug), resumed, or terminated.
+    Process {
+        /// The process.
+        process: u64,
+        /// What happened.
+        change: ProcessChange,
+    },
+}
+
+/// What happened to a process of the gem.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProcessChange {
+    /// It stopped (an error, a halt, a step) and the gem keeps it.
+    Suspended,
+    /// It runs again.
+    Resumed,
+    /// It ended.
+    Terminated,
 }

@@ -15,12 +15,13 @@ pub use watch::{Watch, host_name};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError};
 use std::time::{Duration, Instant};
 
-use onyx_vm::{EvalError, Poll, Value, Vm};
+use onyx_vm::{DebugEvent, EvalError, Poll, Value, Vm};
 use tokio::sync::{broadcast, oneshot};
 
+use crate::ops::debugger::DebugRequest;
 use crate::ops::request::{
     Answer, BatchAnswer, Done, Evaluate, Event, Failure, InspectRequest, Listed, Operation, Outcome, Page, Paged,
-    Password, Request,
+    Password, ProcessChange, Request,
 };
 use crate::ops::{self, State};
 use onyx_record::StoneError;
@@ -95,6 +96,8 @@ struct Evaluation {
     forget: bool,
     /// The client's name for it (0: none), for an interrupt of it alone.
     tag: u64,
+    /// For a debugger's operation: what runs, and what its outcome answers.
+    debug: Option<ops::debugger::Running>,
 }
 
 /// The VM thread's loop: until every sender of `work` is gone. No evaluation runs longer than
@@ -138,9 +141,13 @@ pub fn run(
             }
         }
         if running.is_empty() {
-            match work.recv_timeout(watch::EVERY) {
+            // Nothing of the tools' runs: the gem's own processes (forked ones, timers) do.
+            let wait = vm
+                .run_background(SLICE)
+                .map_or(watch::EVERY, |at| at.saturating_duration_since(Instant::now()).min(watch::EVERY));
+            match work.recv_timeout(wait) {
                 Ok(w) => take(vm, w, &mut running, &mut state, &mut watch),
-                Err(RecvTimeoutError::Timeout) => continue,
+                Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => return,
             }
         }
@@ -181,6 +188,14 @@ pub fn run(
         if !text.is_empty() {
             // Nobody listening is fine: the transcript is for whoever is.
             let _ = events.send(Event::Transcript(text));
+        }
+        for e in vm.take_debug_events() {
+            let (process, change) = match e {
+                DebugEvent::Suspended(p) => (p, ProcessChange::Suspended),
+                DebugEvent::Resumed(p) => (p, ProcessChange::Resumed),
+                DebugEvent::Terminated(p) => (p, ProcessChange::Terminated),
+            };
+            let _ = events.send(Event::Process { process, change });
         }
     }
 }
@@ -281,12 +296,20 @@ impl Running {
             self.page = operation.page;
             match operation.request {
                 Request::Evaluate(e) => self.start_evaluating(vm, state, e, started),
+                Request::Debug(d)
+                    if !matches!(
+                        d,
+                        DebugRequest::Processes | DebugRequest::Stack { .. } | DebugRequest::Frame { .. }
+                    ) =>
+                {
+                    self.start_debugging(vm, state, &d, started)
+                }
                 Request::Interrupt { tag } => {
                     interrupt(tag);
                     self.push(started, Ok(Answer::Done));
                 }
                 request => {
-                    let outcome = ops::run(vm, state, self.login, request);
+                    let outcome = ops::run(vm, state, self.login, request, self.page);
                     self.push(started, outcome);
                 }
             }
@@ -305,11 +328,47 @@ impl Running {
                 vm.retain(process);
                 let limit = e.time_limit.map_or(state.eval_limit, |l| l.min(state.eval_limit));
                 let deadline = started.checked_add(limit);
-                self.evaluation =
-                    Some(Evaluation { process, started, deadline, inspect: e.inspect, forget: e.forget, tag: e.tag });
+                self.evaluation = Some(Evaluation {
+                    process,
+                    started,
+                    deadline,
+                    inspect: e.inspect,
+                    forget: e.forget,
+                    tag: e.tag,
+                    debug: None,
+                });
             }
             Err(failure) => self.push(started, Err(failure)),
         }
+    }
+
+    /// Starts what a debugger's operation lets run (a step, a restart, an evaluation in a
+    /// frame, ...), which later slices run as a doit.
+    fn start_debugging(&mut self, vm: &mut Vm, state: &State, d: &DebugRequest, started: Instant) {
+        match ops::debugger::start(vm, d) {
+            Ok((process, running)) => self.run_debugged(vm, state, process, running, started),
+            Err(failure) => self.push(started, Err(failure)),
+        }
+    }
+
+    fn run_debugged(
+        &mut self,
+        vm: &mut Vm,
+        state: &State,
+        process: Value,
+        running: ops::debugger::Running,
+        started: Instant,
+    ) {
+        vm.retain(process);
+        self.evaluation = Some(Evaluation {
+            process,
+            started,
+            deadline: started.checked_add(state.eval_limit),
+            inspect: false,
+            forget: false,
+            tag: 0,
+            debug: Some(running),
+        });
     }
 
     /// Stops this batch's running evaluation if an interrupt (login, tag) names it: tag 0
@@ -327,10 +386,21 @@ impl Running {
     }
 
     fn done_evaluating(&mut self, vm: &mut Vm, state: &mut State, started: Instant, result: Result<Value, EvalError>) {
-        let (inspect, forget) = self.evaluation.take().map_or((false, false), |e| {
-            vm.release(e.process);
-            (e.inspect, e.forget)
-        });
+        let Some(evaluation) = self.evaluation.take() else { return };
+        let Evaluation { process, inspect, forget, debug, .. } = evaluation;
+        vm.release(process);
+        if let Some(running) = debug {
+            let mut handles = state.handles.of(self.login);
+            match ops::debugger::stopped(vm, &mut handles, running, process, result) {
+                Ok(outcome) => self.push(started, outcome),
+                Err((next, running)) => self.run_debugged(vm, state, next, running, started),
+            }
+            return;
+        }
+        // A doit an error, a halt or an interrupt stopped is kept, to debug.
+        if matches!(result, Err(EvalError::Unhandled(_) | EvalError::Interrupted(_))) {
+            vm.keep_suspended(process);
+        }
         let outcome = match result {
             Ok(value) if inspect && value.is_object() => {
                 let mut handles = state.handles.of(self.login);
@@ -338,7 +408,10 @@ impl Running {
                 ops::inspect::inspect(vm, &mut handles, InspectRequest { handle, from: 1, page_size: 0 })
             }
             Ok(value) => ops::evaluated(vm, &mut state.handles.of(self.login), !forget, value),
-            Err(error) => Err(ops::eval_failure(vm, error)),
+            Err(error) => {
+                let failure = ops::eval_failure(vm, error);
+                Err(ops::debugger::with_process(vm, process, failure))
+            }
         };
         self.push(started, outcome);
     }

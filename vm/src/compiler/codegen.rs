@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use super::ast::{Block, Expr, Ident, Literal, Message, MethodNode, Span, Stmt};
-use super::emit::MAX_REGS;
+use super::emit::{MAX_REGS, contains_assign, is_direct_op, is_simple};
 use super::literals::literal_value;
 use super::scope::{Analysis, ScopeId, VarId};
 use super::{error_at, inline};
@@ -764,46 +764,5 @@ impl Gen<'_> {
 
     pub fn leave_inlined(&mut self, saved: ScopeId) {
         self.fun.cur = saved;
-    }
-}
-
-/// Whether an expression compiles to one instruction that may write any register (not a
-/// real send, whose answer lands in its receiver register).
-pub(super) fn is_direct_op(e: &Expr) -> bool {
-    let Expr::Send(send) = e else { return false };
-    if matches!(&send.receiver, Expr::Variable(id) if id.name == "super") {
-        return false;
-    }
-    let sel = send.message.selector.as_str();
-    match send.message.args.len() {
-        0 => matches!(sel, "class" | "isNil" | "notNil"),
-        1 => BinOp::for_selector(sel).is_some() || sel == "==" || sel == "~~",
-        _ => false,
-    }
-}
-
-/// Whether an expression is a literal or a variable (cheap, no side effects).
-pub(super) fn is_simple(e: &Expr) -> bool {
-    matches!(e, Expr::Literal(..) | Expr::Variable(..))
-}
-
-/// Whether evaluating `e` may assign a variable of the current function.
-pub(super) fn contains_assign(e: &Expr) -> bool {
-    match e {
-        Expr::Literal(..) | Expr::Variable(..) | Expr::Block(..) => false,
-        Expr::Assign { .. } => true,
-        Expr::Send(s) => {
-            contains_assign(&s.receiver)
-                || s.message.args.iter().any(|a| match a {
-                    Expr::Block(b) => b.body.iter().any(|st| match st {
-                        Stmt::Expr(x) | Stmt::Return(x, _) => contains_assign(x),
-                    }),
-                    other => contains_assign(other),
-                })
-        }
-        Expr::Cascade { receiver, messages, .. } => {
-            contains_assign(receiver) || messages.iter().any(|m| m.args.iter().any(contains_assign))
-        }
-        Expr::Brace(items, _) => items.iter().any(contains_assign),
     }
 }

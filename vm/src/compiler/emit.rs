@@ -1,9 +1,10 @@
 //! Emission helpers for code generation: instructions, step points, scratch registers,
 //! literals, inline-cache slots, jumps and their patching, and conditional branches (with the
-//! fused compare-and-branch for SmallInteger comparisons).
+//! fused compare-and-branch for SmallInteger comparisons), and what an expression is (a direct
+//! operation, simple, holding an assignment) as the code generator decides by it.
 
-use super::ast::{Expr, Literal, Span};
-use super::codegen::{CResult, Gen, contains_assign};
+use super::ast::{Expr, Literal, Span, Stmt};
+use super::codegen::{CResult, Gen};
 use crate::bytecode::{BinOp, Instr, Reg, StepPoint};
 use crate::value::Value;
 
@@ -166,5 +167,46 @@ impl Gen<'_> {
     pub fn jump_back(&mut self, target: usize) {
         let at = self.pc();
         self.emit(Instr::Jump { offset: target as i32 - (at as i32 + 1) });
+    }
+}
+
+/// Whether an expression compiles to one instruction that may write any register (not a
+/// real send, whose answer lands in its receiver register).
+pub(super) fn is_direct_op(e: &Expr) -> bool {
+    let Expr::Send(send) = e else { return false };
+    if matches!(&send.receiver, Expr::Variable(id) if id.name == "super") {
+        return false;
+    }
+    let sel = send.message.selector.as_str();
+    match send.message.args.len() {
+        0 => matches!(sel, "class" | "isNil" | "notNil"),
+        1 => BinOp::for_selector(sel).is_some() || sel == "==" || sel == "~~",
+        _ => false,
+    }
+}
+
+/// Whether an expression is a literal or a variable (cheap, no side effects).
+pub(super) fn is_simple(e: &Expr) -> bool {
+    matches!(e, Expr::Literal(..) | Expr::Variable(..))
+}
+
+/// Whether evaluating `e` may assign a variable of the current function.
+pub(super) fn contains_assign(e: &Expr) -> bool {
+    match e {
+        Expr::Literal(..) | Expr::Variable(..) | Expr::Block(..) => false,
+        Expr::Assign { .. } => true,
+        Expr::Send(s) => {
+            contains_assign(&s.receiver)
+                || s.message.args.iter().any(|a| match a {
+                    Expr::Block(b) => b.body.iter().any(|st| match st {
+                        Stmt::Expr(x) | Stmt::Return(x, _) => contains_assign(x),
+                    }),
+                    other => contains_assign(other),
+                })
+        }
+        Expr::Cascade { receiver, messages, .. } => {
+            contains_assign(receiver) || messages.iter().any(|m| m.args.iter().any(contains_assign))
+        }
+        Expr::Brace(items, _) => items.iter().any(contains_assign),
     }
 }

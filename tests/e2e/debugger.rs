@@ -1,0 +1,231 @@
+//! The debugger's operations on a real gem over gRPC: a doit's error names its kept process;
+//! its stack, a frame, each step kind, restart, return, proceed, terminate, evaluation in a
+//! frame and edit and continue answer what the debugger shows in the same round trip;
+//! errors for a process that is gone, a frame out of range, a bad expression; a forked
+//! process's error as an event; and `onyx processes` / `onyx stack`.
+
+use std::process::Command;
+
+use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
+
+use crate::agent::{Agent, GemProcess, client, error, evaluate, execute, op, printed, repository, runtime};
+
+const SETUP: &str =
+    "Object subclass: #Dbg instanceVariableNames: 'log' classVariableNames: '' package: 'Tests-Debugger'.
+Dbg compile: 'three
+	| a b |
+	self halt.
+	a := 3.
+	b := a + 4.
+	^ a * b'.
+Dbg compile: 'callee
+	^ 10'.
+Dbg compile: 'caller
+	| r |
+	self halt.
+	r := self callee.
+	^ r + 1'.
+Dbg compile: 'deep: n
+	n = 0 ifTrue: [^ 1 / 0].
+	^ self deep: n - 1'.
+nil";
+
+/// Defines `Dbg`, then runs `source`, which stops; answers the kept process.
+async fn stopped(agent: &mut Agent, source: &str) -> u64 {
+    let out = execute(agent, vec![evaluate(SETUP), evaluate(source)]).await;
+    assert_eq!(printed(&out[0]), "nil");
+    let e = error(&out[1]);
+    assert!(e.process != 0, "the error names its process: {e:?}");
+    e.process
+}
+
+async fn one(agent: &mut Agent, o: Op) -> Outcome {
+    execute(agent, vec![op(o)]).await.remove(0)
+}
+
+fn debugged(outcome: Outcome) -> pb::Debugged {
+    match outcome {
+        Outcome::Debugged(d) => d,
+        other => panic!("expected what a debugger shows, got {other:?}"),
+    }
+}
+
+fn step(process: u64, kind: pb::StepKind) -> Op {
+    Op::Step(pb::Step { process, frame: 0, kind: kind as i32, offset: 0 })
+}
+
+/// The source of the top frame's current step point.
+fn current(d: &pb::Debugged) -> String {
+    let f = d.frame.as_ref().expect("the top frame, whole");
+    f.source.get(f.start as usize..f.end as usize).unwrap_or_default().to_string()
+}
+
+fn variable<'a>(d: &'a pb::Debugged, name: &str) -> &'a str {
+    let f = d.frame.as_ref().expect("the top frame");
+    &f.variables.iter().find(|v| v.name == name).unwrap_or_else(|| panic!("no {name}: {:?}", f.variables)).print_string
+}
+
+#[test]
+fn a_halted_doit_is_debugged_step_by_step_in_one_round_trip_each() {
+    let (_dir, stone) = repository();
+    let gem = GemProcess::start(&stone);
+    runtime().block_on(async {
+        let mut agent = client(&gem).await;
+        let p = stopped(&mut agent, "Dbg new three").await;
+        let stack = debugged(one(&mut agent, Op::Stack(pb::FrameRef { process: p, frame: 0 })).await);
+        assert_eq!(stack.kind, "halt");
+        assert_eq!(stack.total, 2);
+        assert_eq!(stack.frames[0].label, "Dbg>>three");
+        assert_eq!(current(&stack), "self halt");
+        let method = stack.frame.as_ref().and_then(|f| f.method.clone()).expect("a method");
+        assert_eq!(method.selector, "three");
+        // Each step answers the stack's top frames and the top frame, whole.
+        let d = debugged(one(&mut agent, step(p, pb::StepKind::StepOver)).await);
+        assert_eq!((d.kind.as_str(), current(&d).as_str()), ("step", "a := 3"));
+        assert_eq!(d.frames.len(), 2);
+        let d = debugged(one(&mut agent, step(p, pb::StepKind::StepOver)).await);
+        assert_eq!(current(&d), "a + 4");
+        assert_eq!(variable(&d, "a"), "3");
+        assert_eq!(variable(&d, "self"), "a Dbg");
+        // Evaluate in the frame, assigning: the frame goes on with it.
+        let e = one(
+            &mut agent,
+            Op::EvaluateInFrame(pb::FrameSource { process: p, frame: 0, source: "a := 10. a * 2".into() }),
+        )
+        .await;
+        assert_eq!(printed(&e), "20");
+        let d = debugged(one(&mut agent, step(p, pb::StepKind::StepOver)).await);
+        assert_eq!(variable(&d, "b"), "14");
+        // Proceed: the doit ends, with its value.
+        let d = debugged(one(&mut agent, Op::Proceed(pb::ProcessRef { process: p })).await);
+        assert_eq!(d.ended.expect("ended").print_string, "140");
+        // The process is gone.
+        let gone = one(&mut agent, Op::Frame(pb::FrameRef { process: p, frame: 0 })).await;
+        assert_eq!(error(&gone).code, pb::Code::NotFound as i32);
+    });
+}
+
+#[test]
+fn into_return_restart_and_edit_and_continue() {
+    let (_dir, stone) = repository();
+    let gem = GemProcess::start(&stone);
+    runtime().block_on(async {
+        let mut agent = client(&gem).await;
+        let p = stopped(&mut agent, "Dbg new caller").await;
+        debugged(one(&mut agent, step(p, pb::StepKind::StepOver)).await);
+        let d = debugged(one(&mut agent, step(p, pb::StepKind::StepInto)).await);
+        assert_eq!(d.frames[0].label, "Dbg>>callee");
+        let ret = Op::ReturnValue(pb::FrameSource { process: p, frame: 0, source: "6 * 7".into() });
+        let d = debugged(one(&mut agent, ret).await);
+        assert_eq!(d.frames[0].label, "Dbg>>caller");
+        assert_eq!(variable(&d, "r"), "42");
+        let d = debugged(one(&mut agent, Op::Restart(pb::FrameRef { process: p, frame: 0 })).await);
+        assert_eq!(current(&d), "self halt");
+        assert_eq!(variable(&d, "r"), "nil");
+        // Accept a new version of the method: the frame runs it from its start.
+        let source = "caller\n\t| r |\n\tr := 100.\n\t^ r + 1".to_string();
+        let d = debugged(one(&mut agent, Op::Accept(pb::FrameSource { process: p, frame: 0, source })).await);
+        assert_eq!(current(&d), "r := 100");
+        let d = debugged(one(&mut agent, Op::Proceed(pb::ProcessRef { process: p })).await);
+        assert_eq!(d.ended.expect("ended").print_string, "101");
+        // A compile error keeps everything as it was, and says where.
+        let p = stopped(&mut agent, "Dbg new caller").await;
+        let bad = Op::Accept(pb::FrameSource { process: p, frame: 0, source: "caller\n\t^ ".into() });
+        let e = one(&mut agent, bad).await;
+        assert_eq!(error(&e).code, pb::Code::CompileError as i32);
+        let still = debugged(one(&mut agent, Op::Frame(pb::FrameRef { process: p, frame: 0 })).await);
+        assert_eq!(current(&still), "self halt");
+    });
+}
+
+#[test]
+fn bad_requests_are_errors_and_lose_nothing() {
+    let (_dir, stone) = repository();
+    let gem = GemProcess::start(&stone);
+    runtime().block_on(async {
+        let mut agent = client(&gem).await;
+        let p = stopped(&mut agent, "Dbg new three").await;
+        let out = execute(
+            &mut agent,
+            vec![
+                op(Op::Frame(pb::FrameRef { process: p, frame: 99 })),
+                op(Op::Stack(pb::FrameRef { process: 12345, frame: 0 })),
+                op(Op::EvaluateInFrame(pb::FrameSource { process: p, frame: 0, source: "a +".into() })),
+                op(step(12345, pb::StepKind::StepOver)),
+                op(Op::Step(pb::Step { process: p, frame: 0, kind: pb::StepKind::StepRunTo as i32, offset: 9999 })),
+                op(Op::Terminate(pb::ProcessRef { process: 12345 })),
+            ],
+        )
+        .await;
+        assert_eq!(error(&out[0]).code, pb::Code::NotFound as i32, "a frame out of range");
+        assert_eq!(error(&out[1]).code, pb::Code::NotFound as i32, "no such process");
+        assert_eq!(error(&out[2]).code, pb::Code::CompileError as i32, "a bad expression");
+        assert_eq!(error(&out[3]).code, pb::Code::NotFound as i32);
+        assert_eq!(error(&out[4]).code, pb::Code::Invalid as i32, "no step point there");
+        assert_eq!(error(&out[5]).code, pb::Code::NotFound as i32);
+        let d = debugged(one(&mut agent, Op::Frame(pb::FrameRef { process: p, frame: 0 })).await);
+        assert_eq!(current(&d), "self halt", "the process is where it was");
+        // An expression that fails in a frame: its own error, and the frame stays.
+        let e =
+            one(&mut agent, Op::EvaluateInFrame(pb::FrameSource { process: p, frame: 0, source: "1/0".into() })).await;
+        assert_eq!(error(&e).code, pb::Code::SmalltalkError as i32);
+        let d = debugged(one(&mut agent, Op::Terminate(pb::ProcessRef { process: p })).await);
+        assert!(d.ended.is_some());
+    });
+}
+
+#[test]
+fn a_deep_stack_comes_a_page_at_a_time() {
+    let (_dir, stone) = repository();
+    let gem = GemProcess::start(&stone);
+    runtime().block_on(async {
+        let mut agent = client(&gem).await;
+        let p = stopped(&mut agent, "Dbg new deep: 10000").await;
+        let stack = pb::Operation {
+            op: Some(Op::Stack(pb::FrameRef { process: p, frame: 0 })),
+            page: Some(pb::Page { from: 0, size: 30 }),
+        };
+        let reply = agent.execute(pb::Batch { operations: vec![stack] }).await.expect("answered").into_inner();
+        let d = debugged(reply.results[0].outcome.clone().expect("an outcome"));
+        assert!(d.total > 10_000, "{}", d.total);
+        assert_eq!(d.frames.len(), 30);
+    });
+}
+
+#[test]
+fn a_forked_process_that_fails_is_an_event_and_listed() {
+    let (_dir, stone) = repository();
+    let gem = GemProcess::start(&stone);
+    runtime().block_on(async {
+        let mut agent = client(&gem).await;
+        let mut events = agent.events(pb::EventsRequest {}).await.expect("events").into_inner();
+        let out = execute(&mut agent, vec![evaluate(SETUP), evaluate("[Dbg new deep: 3] fork. nil")]).await;
+        assert_eq!(printed(&out[1]), "nil");
+        let suspended = tokio::time::timeout(std::time::Duration::from_secs(10), async {
+            loop {
+                let e = events.message().await.expect("the stream").expect("an event");
+                if let Some(pb::event::Event::Process(p)) = e.event
+                    && p.change == "suspended"
+                {
+                    return p.process;
+                }
+            }
+        })
+        .await
+        .expect("the event comes");
+        let Outcome::Processes(list) = one(&mut agent, Op::Processes(pb::Empty {})).await else { panic!("a list") };
+        let entry = list.processes.iter().find(|p| p.process == suspended).expect("listed");
+        assert!(entry.kept && entry.status == "suspended" && entry.reason.contains("ZeroDivide"), "{entry:?}");
+
+        // The command line shows the same, as Topaz's STACK does.
+        let run = |args: &[&str]| {
+            let out = Command::new(onyx_tests::onyx()).args(args).args(["--gem", &gem.addr]).output().expect("runs");
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            String::from_utf8_lossy(&out.stdout).into_owned()
+        };
+        let listed = run(&["processes"]);
+        assert!(listed.lines().any(|l| l.starts_with(&format!("{suspended} suspended (kept)"))), "{listed}");
+        let printed_stack = run(&["stack", &suspended.to_string()]);
+        assert!(printed_stack.contains("Dbg>>deep:") && printed_stack.contains("    n = 0"), "{printed_stack}");
+    });
+}
