@@ -225,6 +225,10 @@ fn a_forked_process_that_fails_is_an_event_and_listed() {
         };
         let listed = run(&["processes"]);
         assert!(listed.lines().any(|l| l.starts_with(&format!("{suspended} suspended (kept)"))), "{listed}");
+        let missing =
+            Command::new(onyx_tests::onyx()).args(["stack", "99999", "--gem", &gem.addr]).output().expect("runs");
+        assert!(!missing.status.success());
+        assert!(String::from_utf8_lossy(&missing.stderr).contains("no suspended process 99999"));
         let printed_stack = run(&["stack", &suspended.to_string()]);
         assert!(printed_stack.contains("Dbg>>deep:") && printed_stack.contains("    n = 0"), "{printed_stack}");
     });

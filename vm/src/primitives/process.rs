@@ -8,7 +8,7 @@ use super::block::closure_code;
 use super::{Args, Prim, PrimResult, table};
 use crate::heap::Body;
 use crate::interpreter::closure_slots as cl;
-use crate::process::{Frame, ProcessState, Status};
+use crate::process::{ProcessState, Status};
 use crate::scheduler::MAX_PRIORITY;
 use crate::value::Value;
 use crate::vm::Vm;
@@ -223,12 +223,6 @@ fn inject_send(vm: &mut Vm, process: Value, selector: Value) -> Result<(), Prim>
     if process == vm.scheduler.active {
         return Err(Prim::Fail);
     }
-    let class = vm.class_of(process);
-    let method = vm.lookup(class, selector).ok_or(Prim::Fail)?;
-    let code = vm.code_of(method).ok_or(Prim::Fail)?;
-    if code.num_args != 1 {
-        return Err(Prim::Fail);
-    }
     let top_id = match vm.heap.get(process).map(|o| &o.body) {
         Some(Body::Process(p)) => p.state.as_ref().and_then(|s| s.frames.last()).map(|f| f.id),
         _ => return Err(Prim::Fail),
@@ -237,20 +231,5 @@ fn inject_send(vm: &mut Vm, process: Value, selector: Value) -> Result<(), Prim>
         Some(id) => super::context::context_for_id(vm, process, id),
         None => Value::NIL,
     };
-    let id = vm.new_frame_id();
-    let Some(Body::Process(p)) = vm.heap.get_mut(process).map(|o| &mut o.body) else { return Err(Prim::Fail) };
-    let Some(state) = p.state.as_mut() else { return Err(Prim::Fail) };
-    let at = state.frames.last().map_or(0, Frame::top);
-    let top = at + code.frame_size as usize;
-    if state.stack.len() < top {
-        state.stack.resize(top, Value::NIL);
-    }
-    state.stack[at] = process;
-    state.stack[at + 1] = ctx;
-    let first_temp = at + 2;
-    for s in state.stack.iter_mut().take(top).skip(first_temp) {
-        *s = Value::NIL;
-    }
-    crate::process::push_frame(&mut state.frames, Rc::as_ptr(&code), method, Value::NIL, at as u32, at as u32, id, id);
-    Ok(())
+    vm.inject(process, process, selector, &[ctx]).map_err(|_| Prim::Fail)
 }
