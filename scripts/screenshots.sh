@@ -26,4 +26,5 @@ shot workspace 'print:(1 to: 10) inject: 0 into: [:a :b | a + b]'
 shot inspector 'inspect:Array with: 3 @ 4 with: 1/3 with: #(1 2 3)'
 shot transcript "transcript:1 to: 5 do: [:i | Transcript show: 'line ', i printString; cr]"
 shot sessions 'sessions'
+shot debugger 'debug:#(1 2 0 4) inject: 0 into: [:sum :each | sum + (12 / each)]'
 echo "screenshots written to docs/screenshots/"

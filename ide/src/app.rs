@@ -10,9 +10,11 @@ use eframe::egui;
 use onyx_protocol::agent::{self as pb, event::Event, operation::Op, result::Outcome};
 
 use crate::browser::Browser;
+use crate::debugger::Notifier;
 use crate::inspector::Inspector;
 use crate::link::{ConnectError, Incoming, Link, Reply, Ticket};
 use crate::panes::{MethodList, Pane, Sessions, Transcript};
+use crate::processes::Processes;
 use crate::workspace::{Action, Workspace};
 
 /// What a pane may do while it draws: send batches (one per gesture) and open other panes.
@@ -42,7 +44,8 @@ impl Ctx<'_> {
 
 /// A pane to open at start (`onyx-ide --show`): `browser:CLASS[:SELECTOR]`,
 /// `hierarchy:CLASS`, `print:CODE`, `inspect:CODE`, `transcript:CODE` (done, then the
-/// transcript shown) or `sessions`.
+/// transcript shown), `debug:CODE` (done, and a debugger opened where it stops), `sessions`
+/// or `processes`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Show {
     /// A browser on a class, and a method of it.
@@ -60,8 +63,12 @@ pub enum Show {
     Inspect(String),
     /// A workspace that does this code, then the transcript.
     Transcript(String),
+    /// A workspace that does this code, and a debugger on it where it stops.
+    Debug(String),
     /// The stone's sessions.
     Sessions,
+    /// The gem's processes.
+    Processes,
 }
 
 impl std::str::FromStr for Show {
@@ -85,11 +92,13 @@ impl std::str::FromStr for Show {
             "print" => Show::Print(rest.into()),
             "inspect" => Show::Inspect(rest.into()),
             "transcript" => Show::Transcript(rest.into()),
+            "debug" => Show::Debug(rest.into()),
             "sessions" => Show::Sessions,
+            "processes" => Show::Processes,
             other => {
                 return Err(format!(
                     "{other:?} is not a pane: one of browser:CLASS[:SELECTOR], hierarchy:CLASS, print:CODE, \
-                     inspect:CODE, transcript:CODE, sessions"
+                     inspect:CODE, transcript:CODE, debug:CODE, sessions, processes"
                 ));
             }
         })
@@ -162,6 +171,8 @@ pub struct Ide {
     /// A new link being made after the gem could not be reached.
     reconnecting: Option<std::sync::mpsc::Receiver<Result<Link, ConnectError>>>,
     find: Find,
+    /// Processes of the gem that stopped where no tool looked (a forked process's error).
+    notifiers: Vec<Notifier>,
 }
 
 /// Quick-open: a class by a fragment of its name, or the implementors of a selector.
@@ -200,6 +211,7 @@ impl Ide {
             events_ended: None,
             reconnecting: None,
             find: Find::default(),
+            notifiers: Vec::new(),
         };
         ide.refresh_transaction();
         ide
@@ -222,7 +234,9 @@ impl Ide {
             Show::Print(code) => Box::new(Workspace::running(code.clone(), Action::Print)),
             Show::Inspect(code) => Box::new(Workspace::running(code.clone(), Action::Inspect)),
             Show::Transcript(code) => Box::new(Workspace::running(code.clone(), Action::Do)),
+            Show::Debug(code) => Box::new(Workspace::running(code.clone(), Action::Debug)),
             Show::Sessions => Box::new(Sessions::new(&mut ctx)),
+            Show::Processes => Box::new(Processes::new(&mut ctx)),
         };
         self.open(pane);
         if matches!(what, Show::Transcript(_)) {
@@ -286,9 +300,24 @@ impl Ide {
             };
             egui::CentralPanel::default().show(ui, |ui| self.tree.ui(&mut behavior, ui));
         }
+        self.notifiers_ui(ui, &mut opened);
         for pane in opened {
             self.open(pane);
         }
+    }
+
+    /// The notifiers of processes that stopped where no tool looked, each a window over the
+    /// panes; what they open goes in `opened`.
+    fn notifiers_ui(&mut self, ui: &mut egui::Ui, opened: &mut Vec<Pane>) {
+        let mut ctx = Ctx { link: &mut self.link, gestures: &mut self.gestures, opened };
+        for (i, notifier) in self.notifiers.iter_mut().enumerate() {
+            egui::Window::new(format!("Process {} stopped", notifier.process))
+                .id(ui.make_persistent_id(("notifier", notifier.process)))
+                .default_pos(egui::pos2(360.0 + 24.0 * i as f32, 160.0 + 24.0 * i as f32))
+                .collapsible(false)
+                .show(ui.ctx(), |ui| notifier.ui(ui, &mut ctx));
+        }
+        self.notifiers.retain(|n| n.done.is_none());
     }
 
     /// Adds a pane as a new tab of the root, and shows it.
@@ -316,6 +345,7 @@ impl Ide {
                 self.error = None;
                 self.events_ended = None;
                 self.each_pane(|p| p.forget_pending());
+                self.notifiers.iter_mut().for_each(Notifier::forget_pending);
                 self.refresh_transaction();
             }
             Err(e) => self.error = Some(e.to_string()),
@@ -338,11 +368,14 @@ impl Ide {
                                 r.session
                             ));
                         }
-                        Event::Process(p) if p.change == "suspended" => {
-                            self.notice = Some(format!(
-                                "A process of the gem stopped and is kept to debug: process {}.",
-                                p.process
-                            ));
+                        Event::Process(p) if p.change == "failed" => {
+                            let mut opened = Vec::new();
+                            let mut ctx =
+                                Ctx { link: &mut self.link, gestures: &mut self.gestures, opened: &mut opened };
+                            self.notifiers.push(Notifier::of_process(&mut ctx, p.process));
+                        }
+                        Event::Process(p) if p.change == "terminated" => {
+                            self.notifiers.retain(|n| n.process != p.process);
                         }
                         Event::Transcript(_) | Event::Sessions(_) | Event::Process(_) => {}
                     }
@@ -369,6 +402,10 @@ impl Ide {
                 self.find.none = c.classes.is_empty();
                 self.find.found = c.classes;
             }
+            return;
+        }
+        if let Some(notifier) = self.notifiers.iter_mut().find(|n| n.waits_for(reply.ticket)) {
+            notifier.receive(reply);
             return;
         }
         if let Some(at) = self.transaction.pending.iter().position(|(t, _)| *t == reply.ticket) {
@@ -433,6 +470,10 @@ impl Ide {
             if ui.button("Sessions").clicked() {
                 let sessions = Box::new(Sessions::new(&mut ctx));
                 ctx.opened.push(sessions);
+            }
+            if ui.button("Processes").clicked() {
+                let processes = Box::new(Processes::new(&mut ctx));
+                ctx.opened.push(processes);
             }
             ui.separator();
             let label = ui.label("Find class or selector (Ctrl+K)");

@@ -29,11 +29,33 @@ fn settings() -> &'static SyntectSettings {
     })
 }
 
-/// Smalltalk `code` highlighted, with the part at byte `error` (if any) marked.
-fn highlighted(ui: &egui::Ui, code: &str, error: Option<usize>) -> LayoutJob {
+/// What a code edit marks in its text besides the highlighting.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Marks {
+    /// A compile error's byte offset.
+    pub error: Option<usize>,
+    /// The debugger's current step point: a byte range.
+    pub current: Option<(usize, usize)>,
+    /// Scroll the current step point into view (once, when it moved).
+    pub reveal: bool,
+}
+
+/// Smalltalk `code` highlighted, with what `marks` names marked.
+fn highlighted(ui: &egui::Ui, code: &str, marks: Marks) -> LayoutJob {
     let theme = CodeTheme::from_style(ui.style());
     let mut job = syntax_highlighting::highlight_with(ui.ctx(), ui.style(), &theme, code, "Smalltalk", settings());
-    if let Some(at) = error {
+    if let Some((from, to)) = marks.current.filter(|&(from, to)| from < to && to <= code.len()) {
+        split_at(&mut job, from);
+        split_at(&mut job, to);
+        let color = ui.visuals().selection.bg_fill.gamma_multiply(0.6);
+        for section in &mut job.sections {
+            let (start, end) = (usize::from(section.byte_range.start), usize::from(section.byte_range.end));
+            if from <= start && end <= to {
+                section.format.background = color;
+            }
+        }
+    }
+    if let Some(at) = marks.error {
         let color = ui.visuals().error_fg_color;
         let at = at.min(code.len().saturating_sub(1));
         for section in &mut job.sections {
@@ -47,18 +69,32 @@ fn highlighted(ui: &egui::Ui, code: &str, error: Option<usize>) -> LayoutJob {
     job
 }
 
-/// A scrolling, highlighted Smalltalk text edit named `salt`, `rows` high, with the part at
-/// byte `error` (if any) marked. Ctrl+B while it has the focus browses the name at the cursor.
+/// Splits the section of `job` that byte `at` falls inside into two, so that a mark can start
+/// or end there.
+fn split_at(job: &mut LayoutJob, at: usize) {
+    let found =
+        job.sections.iter().position(|s| usize::from(s.byte_range.start) < at && at < usize::from(s.byte_range.end));
+    if let Some(i) = found {
+        let mut tail = job.sections[i].clone();
+        tail.leading_space = 0.0;
+        tail.byte_range.start = at.into();
+        job.sections[i].byte_range.end = at.into();
+        job.sections.insert(i + 1, tail);
+    }
+}
+
+/// A scrolling, highlighted Smalltalk text edit named `salt`, `rows` high, with what `marks`
+/// names marked. Ctrl+B while it has the focus browses the name at the cursor.
 pub fn code_edit(
     ui: &mut egui::Ui,
     ctx: &mut Ctx,
     text: &mut String,
     salt: &str,
     rows: usize,
-    error: Option<usize>,
+    marks: Marks,
 ) -> (egui::Id, egui::text_edit::TextEditOutput) {
     let mut layouter = |ui: &egui::Ui, text: &dyn egui::TextBuffer, wrap: f32| {
-        let mut job = highlighted(ui, text.as_str(), error);
+        let mut job = highlighted(ui, text.as_str(), marks);
         job.wrap.max_width = wrap;
         ui.fonts_mut(|f| f.layout_job(job))
     };
@@ -66,13 +102,19 @@ pub fn code_edit(
     let output = egui::ScrollArea::vertical()
         .id_salt(salt)
         .show(ui, |ui| {
-            egui::TextEdit::multiline(text)
+            let output = egui::TextEdit::multiline(text)
                 .id(id)
                 .code_editor()
                 .desired_width(f32::INFINITY)
                 .desired_rows(rows)
                 .layouter(&mut layouter)
-                .show(ui)
+                .show(ui);
+            if let Some((from, _)) = marks.current.filter(|_| marks.reveal) {
+                let at = text.get(..from).map_or(0, |before| before.chars().count());
+                let rect = output.galley.pos_from_cursor(CCursor::new(at)).translate(output.galley_pos.to_vec2());
+                ui.scroll_to_rect(rect, Some(egui::Align::Center));
+            }
+            output
         })
         .inner;
     if output.response.response.has_focus()
@@ -134,6 +176,12 @@ pub struct CodeEditor {
     place_cursor: Option<usize>,
     /// Leaving was asked for while the text had unaccepted edits.
     asked_to_leave: bool,
+    /// The step point a debugger shows (a byte range of the text as loaded), and whether it
+    /// moved since it was last drawn.
+    current: Option<(usize, usize)>,
+    reveal: bool,
+    /// Where the cursor is: a byte offset of the text.
+    cursor: usize,
 }
 
 impl CodeEditor {
@@ -145,7 +193,17 @@ impl CodeEditor {
             error: None,
             place_cursor: None,
             asked_to_leave: false,
+            current: None,
+            reveal: false,
+            cursor: 0,
         }
+    }
+
+    /// Marks the step point a debugger shows (a byte range of the loaded text), and scrolls
+    /// it into view.
+    pub fn mark_current(&mut self, range: Option<(usize, usize)>) {
+        self.current = range;
+        self.reveal = range.is_some();
     }
 
     /// Shows `source`, as the text there is nothing to accept of.
@@ -154,6 +212,7 @@ impl CodeEditor {
         self.original = self.text.clone();
         self.error = None;
         self.asked_to_leave = false;
+        self.current = None;
     }
 
     /// The text `sent` was accepted: it is the original now (edits made since it was sent
@@ -162,6 +221,11 @@ impl CodeEditor {
         self.original = sent.to_string();
         self.error = None;
         self.asked_to_leave = false;
+    }
+
+    /// Where the cursor was last drawn: a byte offset of the text.
+    pub fn cursor(&self) -> usize {
+        self.cursor
     }
 
     /// Whether the text has edits not accepted.
@@ -223,8 +287,15 @@ impl CodeEditor {
         if let Some((message, _)) = &self.error {
             ui.colored_label(ui.visuals().error_fg_color, message);
         }
-        let error = self.error.as_ref().map(|(_, at)| *at);
-        let (id, output) = code_edit(ui, ctx, &mut self.text, self.id, 12, error);
+        // The step point stands in the text as loaded: not over edits made since.
+        let current = self.current.filter(|_| !dirty);
+        let marks = Marks { error: self.error.as_ref().map(|(_, at)| *at), current, reveal: self.reveal };
+        self.reveal = false;
+        let (id, output) = code_edit(ui, ctx, &mut self.text, self.id, 12, marks);
+        if let Some(range) = output.cursor_range {
+            let at = usize::from(range.primary.index);
+            self.cursor = self.text.char_indices().nth(at).map_or(self.text.len(), |(i, _)| i);
+        }
         let response = output.response.response.labelled_by(name.id);
         if response.changed() {
             self.asked_to_leave = false;

@@ -12,10 +12,12 @@
 
 pub mod app;
 mod browser;
+mod debugger;
 mod editor;
 mod inspector;
 pub mod link;
 pub mod panes;
+mod processes;
 mod workspace;
 
 pub use app::{Ide, Show};

@@ -1,13 +1,15 @@
 //! The workspace: Smalltalk to evaluate. Do it (Ctrl+D), Print it (Ctrl+P: the result goes in
 //! after the selection, selected), Inspect it (Ctrl+I: an inspector opens on the result). The
 //! selection is evaluated, or the line the cursor is on. A running evaluation shows as busy
-//! and can be interrupted; an error shows its message and the Smalltalk stack.
+//! and can be interrupted. An error whose process the gem keeps opens a notifier (its message,
+//! the top frames, Debug / Proceed / Abandon); any other shows its message.
 
 use eframe::egui::{self, text::CCursor, text::CCursorRange};
 use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
 
 use crate::app::Ctx;
-use crate::editor::code_edit;
+use crate::debugger::{Debugger, Notifier};
+use crate::editor::{Marks, code_edit};
 use crate::inspector::Inspector;
 use crate::link::{Reply, Ticket};
 use crate::panes::{Pane, View, first};
@@ -25,6 +27,8 @@ pub enum Action {
     Do,
     Print,
     Inspect,
+    /// Do it, and open a debugger at once if it stops (no notifier first).
+    Debug,
 }
 
 pub struct Workspace {
@@ -41,6 +45,10 @@ pub struct Workspace {
     /// A printed result that could not go in.
     note: String,
     error: Option<pb::Error>,
+    /// The notifier of an evaluation that stopped, its process kept to debug.
+    notifier: Option<Notifier>,
+    /// A debugger to open (an evaluation begun by Debug stopped).
+    debugger: Option<u64>,
     /// Characters to select next frame (a printed result).
     select: Option<(usize, usize)>,
     /// The selection the last frame had (character indices).
@@ -63,6 +71,8 @@ impl Default for Workspace {
             sent_with: String::new(),
             note: String::new(),
             error: None,
+            notifier: None,
+            debugger: None,
             select: None,
             selection: None,
             inspect: None,
@@ -99,7 +109,7 @@ impl Workspace {
         }
         let (source, end) = self.code();
         let name = match action {
-            Action::Do => "do it",
+            Action::Do | Action::Debug => "do it",
             Action::Print => "print it",
             Action::Inspect => "inspect it",
         };
@@ -115,7 +125,7 @@ impl Workspace {
     /// Puts an evaluation's printString where `action` says.
     fn show(&mut self, action: Action, at: usize, e: pb::Evaluated) {
         match action {
-            Action::Do => {}
+            Action::Do | Action::Debug => {}
             Action::Print if self.text != self.sent_with => {
                 self.note = format!("printed (not inserted: the text changed meanwhile): {}", e.print_string);
             }
@@ -148,10 +158,15 @@ impl View for Workspace {
     fn forget_pending(&mut self) {
         self.pending = None;
         self.interrupting = None;
+        if let Some(n) = &mut self.notifier {
+            n.forget_pending();
+        }
     }
 
     fn waits_for(&self, ticket: Ticket) -> bool {
-        self.pending.is_some_and(|(t, ..)| t == ticket) || self.interrupting == Some(ticket)
+        self.pending.is_some_and(|(t, ..)| t == ticket)
+            || self.interrupting == Some(ticket)
+            || self.notifier.as_ref().is_some_and(|n| n.waits_for(ticket))
     }
 
     fn receive(&mut self, reply: Reply) {
@@ -159,8 +174,13 @@ impl View for Workspace {
             self.interrupting = None;
             return;
         }
+        if let Some(notifier) = self.notifier.as_mut().filter(|n| n.waits_for(reply.ticket)) {
+            notifier.receive(reply);
+            return;
+        }
         let Some((_, action, at)) = self.pending.take() else { return };
         self.error = None;
+        self.notifier = None;
         self.note.clear();
         match first(reply) {
             Ok(Outcome::Evaluated(mut e)) => {
@@ -173,7 +193,11 @@ impl View for Workspace {
             }
             Ok(Outcome::Inspection(i)) => self.inspect = Some(Inspector::of(i)),
             Ok(other) => self.error = Some(pb::Error { message: format!("{other:?}"), ..Default::default() }),
-            Err(e) => self.error = Some(e),
+            Err(e) if e.process != 0 && action == Action::Debug => self.debugger = Some(e.process),
+            Err(e) => match Notifier::of_error(&e) {
+                Some(notifier) => self.notifier = Some(notifier),
+                None => self.error = Some(e),
+            },
         }
     }
 
@@ -215,8 +239,19 @@ impl View for Workspace {
                 ui.monospace(frame);
             }
         }
+        if let Some(process) = self.debugger.take() {
+            let debugger = Debugger::open(ctx, process);
+            ctx.opened.push(Box::new(debugger));
+        }
+        if let Some(notifier) = &mut self.notifier {
+            notifier.ui(ui, ctx);
+            if let Some(done) = notifier.done.take() {
+                self.note = done;
+                self.notifier = None;
+            }
+        }
         let name = ui.label("Code");
-        let (id, output) = code_edit(ui, ctx, &mut self.text, "workspace-code", 16, None);
+        let (id, output) = code_edit(ui, ctx, &mut self.text, "workspace-code", 16, Marks::default());
         let response = output.response.response.labelled_by(name.id);
         if let Some(range) = output.cursor_range {
             let (a, b) = (range.primary.index, range.secondary.index);

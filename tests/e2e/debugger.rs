@@ -205,7 +205,7 @@ fn a_forked_process_that_fails_is_an_event_and_listed() {
             loop {
                 let e = events.message().await.expect("the stream").expect("an event");
                 if let Some(pb::event::Event::Process(p)) = e.event
-                    && p.change == "suspended"
+                    && p.change == "failed"
                 {
                     return p.process;
                 }

@@ -282,7 +282,11 @@ impl Vm {
     /// Stops `process` where it is and suspends it, answering a report of its stack.
     pub fn interrupt_process(&mut self, process: Value) -> ErrorReport {
         if process == self.scheduler.active {
+            // The host stops a process of its own: no failure nobody sees.
+            let watch = self.watch.replace(process);
             self.suspend_active_with_error("Interrupt", "interrupted".into());
+            self.watch = watch;
+            self.watch_stopped = false;
             if let Some(Body::Process(p)) = self.heap.get(process).map(|o| &o.body)
                 && let Some(report) = p.state.as_ref().and_then(|s| s.error.clone())
             {

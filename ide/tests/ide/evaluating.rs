@@ -29,7 +29,9 @@ fn an_endless_loop_runs_busy_while_the_ide_answers_and_is_interrupted() {
     h.run_steps(2);
     h.get_by_label("Interrupt").click();
     settle(&mut h);
-    h.get_by_label_contains("interrupted");
+    // The interrupted process is kept: its notifier offers to debug it.
+    assert!(h.query_all_by_label_contains("interrupted").count() >= 1);
+    h.get_by_label("Debug");
 }
 
 /// Puts `code` in the workspace, selects it all, and presses Ctrl+`key`: one round trip.

@@ -2,7 +2,8 @@
 //! the test. Each gesture that needs the server sends exactly one batch, and the tests count
 //! them. `browsing`: the system browser, its lists and its editing gestures; `evaluating`:
 //! workspaces, the transcript and inspectors; `transactions`: commits, conflicts and
-//! auto-commit; `network`: a slow gem and a gone one; `tls`: a gem serving TLS.
+//! auto-commit; `debugging`: the debugger, notifiers and the process browser; `network`: a
+//! slow gem and a gone one; `tls`: a gem serving TLS.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // tests fail loudly
 
@@ -18,6 +19,7 @@ use onyx_server_agent::Setup;
 use onyx_server_agent::embedded::Embedded;
 
 mod browsing;
+mod debugging;
 mod evaluating;
 mod network;
 mod tls;

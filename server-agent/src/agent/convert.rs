@@ -310,6 +310,7 @@ pub fn event(e: Event) -> pb::Event {
         Event::Process { process, change } => {
             let change = match change {
                 ProcessChange::Suspended => "suspended",
+                ProcessChange::Failed => "failed",
                 ProcessChange::Resumed => "resumed",
                 ProcessChange::Terminated => "terminated",
             };

@@ -537,8 +537,11 @@ pub enum Event {
 /// What happened to a process of the gem.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ProcessChange {
-    /// It stopped (an error, a halt, a step) and the gem keeps it.
+    /// It stopped (an error, a halt, a step) while a tool ran it, and the gem keeps it.
     Suspended,
+    /// It stopped (an error, a halt) where no tool looked (a forked process), and the gem
+    /// keeps it.
+    Failed,
     /// It runs again.
     Resumed,
     /// It ended.

@@ -192,6 +192,7 @@ pub fn run(
         for e in vm.take_debug_events() {
             let (process, change) = match e {
                 DebugEvent::Suspended(p) => (p, ProcessChange::Suspended),
+                DebugEvent::Failed(p) => (p, ProcessChange::Failed),
                 DebugEvent::Resumed(p) => (p, ProcessChange::Resumed),
                 DebugEvent::Terminated(p) => (p, ProcessChange::Terminated),
             };

@@ -32,8 +32,12 @@ const FORGOTTEN_REPORTS: usize = 50;
 /// What happened to a kept process, for the host to tell its tools.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DebugEvent {
-    /// The process (by serial) stopped and is kept.
+    /// The process (by serial) stopped while a host ran it (its evaluation, a debugger's
+    /// step) and is kept.
     Suspended(u64),
+    /// The process stopped (an error, a halt) where no host watched it (a forked process)
+    /// and is kept: nobody knows of it unless told.
+    Failed(u64),
     /// It runs again.
     Resumed(u64),
     /// It is gone: terminated, finished, or dropped to make room.
@@ -172,12 +176,17 @@ impl Vm {
     /// Keeps a suspended process for a debugger (the host's own evaluations are not kept
     /// unless it asks). Past the limit the oldest kept process is terminated.
     pub fn keep_suspended(&mut self, process: Value) {
+        self.keep(process, DebugEvent::Suspended);
+    }
+
+    /// Keeps a suspended process, telling the host's tools with `event`.
+    pub(crate) fn keep(&mut self, process: Value, event: fn(u64) -> DebugEvent) {
         if self.debug.kept.contains(&process) || self.status_of(process) != Some(Status::Suspended) {
             return;
         }
         self.debug.kept.push_back(process);
         let serial = self.process_serial(process);
-        self.debug.events.push(DebugEvent::Suspended(serial));
+        self.debug.events.push(event(serial));
         while self.debug.kept.len() > self.debug.limit.max(1) {
             let Some(oldest) = self.debug.kept.pop_front() else { break };
             if let Some(state) = self.state_of(oldest) {

@@ -381,7 +381,7 @@ impl Vm {
         // What no host watches (a forked process) is kept for a debugger; a host decides
         // for its own.
         if !watched {
-            self.keep_suspended(process);
+            self.keep(process, crate::debug::DebugEvent::Failed);
         }
     }
 

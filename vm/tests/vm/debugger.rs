@@ -419,7 +419,7 @@ fn a_forked_process_that_fails_is_kept_and_told_of() {
     let kept = vm.kept_processes();
     assert_eq!(kept.len(), 1);
     let serial = vm.process_serial(kept[0]);
-    assert_eq!(vm.take_debug_events(), vec![onyx_vm::DebugEvent::Suspended(serial)]);
+    assert_eq!(vm.take_debug_events(), vec![onyx_vm::DebugEvent::Failed(serial)]);
     assert!(vm.processes().iter().any(|p| p.serial == serial && p.kept));
     let p = vm.terminate(serial).expect("terminates");
     vm.finish(p).expect("ends");
