@@ -253,6 +253,16 @@ pub enum BenchKind {
         #[arg(long, default_value_t = 1_000_000)]
         objects: u64,
     },
+    /// The debugger's operations through a running gem, as server time: a step 50 frames
+    /// deep, the first page of a 10,000-frame stack, a frame near its bottom.
+    Debugger {
+        /// The gem's agent (`host:port`).
+        #[arg(long, env = "ONYX_GEM")]
+        gem: String,
+        /// Times each is measured (the median is printed).
+        #[arg(long, default_value_t = 21)]
+        runs: usize,
+    },
     /// The server agent's speed on a large image (generated into the gem's repository on the
     /// first run): selecting a method, senders, implementors, batches, as server time.
     Agent {

@@ -81,6 +81,9 @@ fn run(args: Args) -> Result<ExitCode> {
             bench::agent::run(&bench::agent::AgentBench { gem: &gem, classes, methods_per_class: methods, runs })
         }
         Command::Bench { what: Some(BenchKind::Logins { runs }), .. } => bench::logins::run(runs),
+        Command::Bench { what: Some(BenchKind::Debugger { gem, runs }), .. } => {
+            bench::debugger::run(&bench::debugger::DebuggerBench { gem: &gem, runs })
+        }
         Command::Bench { what: Some(BenchKind::Faults { stone, objects }), .. } => {
             bench::faults::run(&setup, &stone, objects)
         }

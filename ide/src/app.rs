@@ -313,7 +313,8 @@ impl Ide {
         for (i, notifier) in self.notifiers.iter_mut().enumerate() {
             egui::Window::new(format!("Process {} stopped", notifier.process))
                 .id(ui.make_persistent_id(("notifier", notifier.process)))
-                .default_pos(egui::pos2(360.0 + 24.0 * i as f32, 160.0 + 24.0 * i as f32))
+                // In a corner, over the status bar's end: the panes stay in reach.
+                .anchor(egui::Align2::RIGHT_BOTTOM, egui::vec2(-12.0 - 24.0 * i as f32, -36.0 - 24.0 * i as f32))
                 .collapsible(false)
                 .show(ui.ctx(), |ui| notifier.ui(ui, &mut ctx));
         }

@@ -356,6 +356,12 @@ impl View for Debugger {
             if !self.pending.is_empty() {
                 ui.spinner();
             }
+            let running = self.pending.iter().any(|(_, w)| matches!(w, Want::Show { anew: true } | Want::Accept(_)));
+            if running && ui.button("Interrupt").clicked() {
+                // The gesture under way answers where the process then stands.
+                let op = Op::Interrupt(pb::Interrupt { tag: 0, process: self.process });
+                ctx.send("interrupt", vec![op]);
+            }
         });
         if live {
             ui.input_mut(|i| {

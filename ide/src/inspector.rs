@@ -273,7 +273,7 @@ impl View for Inspector {
             if let Some(tag) = running {
                 ui.spinner();
                 if ui.button("Interrupt").clicked() {
-                    ctx.send("interrupt", vec![Op::Interrupt(pb::Interrupt { tag })]);
+                    ctx.send("interrupt", vec![Op::Interrupt(pb::Interrupt { tag, process: 0 })]);
                 }
             }
         });

@@ -225,7 +225,7 @@ impl View for Workspace {
                 ui.spinner();
                 ui.label("evaluating...");
                 if ui.button("Interrupt").clicked() {
-                    let op = Op::Interrupt(pb::Interrupt { tag: self.tag });
+                    let op = Op::Interrupt(pb::Interrupt { tag: self.tag, process: 0 });
                     self.interrupting = Some(ctx.send("interrupt", vec![op]));
                 }
             }

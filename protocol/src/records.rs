@@ -2,7 +2,9 @@
 //! a gem says of itself and the stone's list of sessions, and a failed request as the typed
 //! [`StoneError`] (a gem makes the same error from a [`pb::Failure`] as the stone had).
 
-use onyx_record::{About, Access, LockKind, ObjectRecord, Policy, SessionInfo, StoneError, UserInfo};
+use onyx_record::{
+    About, Access, LockKind, LogEntry, LogFrame, LogVariable, ObjectRecord, Policy, SessionInfo, StoneError, UserInfo,
+};
 
 use crate::stone as pb;
 
@@ -161,6 +163,51 @@ pub fn from_failure(f: pb::Failure) -> StoneError {
             tonic::Code::PermissionDenied => StoneError::PermissionDenied(f.message),
             _ => StoneError::Protocol(format!("the stone failed in a way this gem does not know: {}", f.message)),
         },
+    }
+}
+
+/// A post-mortem report, as a message.
+pub fn log_entry_to_wire(e: &LogEntry) -> pb::LogEntry {
+    let variable =
+        |v: &LogVariable| pb::LogVariable { name: v.name.clone(), print_string: v.print_string.clone(), oop: v.oop };
+    let frame = |f: &LogFrame| pb::LogFrame {
+        label: f.label.clone(),
+        line: f.line,
+        column: f.column,
+        step: f.step.clone(),
+        variables: f.variables.iter().map(variable).collect(),
+    };
+    pb::LogEntry {
+        id: e.id,
+        time_micros: e.time_micros,
+        session: e.session,
+        gem: e.gem.clone(),
+        user: e.user.clone(),
+        error: e.error.clone(),
+        process: e.process,
+        frames: e.frames.iter().map(frame).collect(),
+    }
+}
+
+/// A message of a post-mortem report (checked against the log's bounds by whoever keeps it).
+pub fn log_entry_from_wire(e: pb::LogEntry) -> LogEntry {
+    let variable = |v: pb::LogVariable| LogVariable { name: v.name, print_string: v.print_string, oop: v.oop };
+    let frame = |f: pb::LogFrame| LogFrame {
+        label: f.label,
+        line: f.line,
+        column: f.column,
+        step: f.step,
+        variables: f.variables.into_iter().map(variable).collect(),
+    };
+    LogEntry {
+        id: e.id,
+        time_micros: e.time_micros,
+        session: e.session,
+        gem: e.gem,
+        user: e.user,
+        error: e.error,
+        process: e.process,
+        frames: e.frames.into_iter().map(frame).collect(),
     }
 }
 

@@ -11,6 +11,7 @@
 //!   stone at every commit.
 //! - [`link`]: [`StoneLink`], the calls a gem makes of its stone, and what they answer.
 //! - [`policy`]: object security policies, what a user may do with the objects of each.
+//! - [`log`]: the object log's post-mortem reports ([`LogEntry`]), kept by the stone.
 //! - [`error`]: [`StoneError`], why such a call failed, by kind.
 //!
 //! ```
@@ -35,6 +36,7 @@
 
 pub mod error;
 pub mod link;
+pub mod log;
 pub mod policy;
 pub mod record;
 pub mod shape;
@@ -44,5 +46,6 @@ pub use error::StoneError;
 pub use link::{
     About, CommitOutcome, LockKind, NO_POLICY, SYSTEM_POLICY, SessionInfo, StoneLink, UserInfo, ViewChange,
 };
+pub use log::{LogEntry, LogFrame, LogVariable};
 pub use policy::{Access, Policy};
 pub use record::{CHUNK, CHUNKED_HEADER, DecodeError, FIRST_OOP, ObjectRecord, Oop, ROOT};

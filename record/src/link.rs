@@ -6,6 +6,7 @@ use std::fmt;
 use std::ops::Range;
 
 use crate::error::StoneError;
+use crate::log::LogEntry;
 use crate::policy::Policy;
 use crate::record::{ObjectRecord, Oop};
 
@@ -61,6 +62,14 @@ pub trait StoneLink {
     /// `None`), owned by the session's user (or by anyone, for a user who may change code), or
     /// policy `id` anew, which only its owner or a user who may change code may do.
     fn define_policy(&mut self, id: Option<u32>, policy: &Policy) -> Result<u32, StoneError>;
+    /// Writes a post-mortem report to the stone's object log, durably and outside every
+    /// transaction; answers its id. The stone stamps its time, session, gem and user.
+    fn log_failure(&mut self, entry: &LogEntry) -> Result<u64, StoneError>;
+    /// `count` entries of the object log from the `from`th newest (0: the newest first), and
+    /// how many it holds.
+    fn object_log(&mut self, from: u64, count: u32) -> Result<(Vec<LogEntry>, u64), StoneError>;
+    /// Entry `id` of the object log, if it holds it still.
+    fn object_log_entry(&mut self, id: u64) -> Result<Option<LogEntry>, StoneError>;
 }
 
 /// The policy of an object that belongs to none: everyone may read and change it.

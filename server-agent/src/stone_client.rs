@@ -12,7 +12,8 @@ use onyx_protocol::records::{self, from_wire, to_wire};
 use onyx_protocol::stone::{self as pb, reply::Answer, request::Op, stone_client::StoneClient};
 use onyx_protocol::tls;
 use onyx_record::{
-    About, CommitOutcome, LockKind, ObjectRecord, Oop, Policy, SessionInfo, StoneError, StoneLink, UserInfo, ViewChange,
+    About, CommitOutcome, LockKind, LogEntry, ObjectRecord, Oop, Policy, SessionInfo, StoneError, StoneLink, UserInfo,
+    ViewChange,
 };
 use tokio::runtime::Runtime;
 use tokio::sync::mpsc;
@@ -217,6 +218,29 @@ impl StoneLink for StoneSession {
             Answer::Sessions(list) => {
                 Ok((list.sessions.into_iter().map(records::session_from_wire).collect(), list.latest))
             }
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    fn log_failure(&mut self, entry: &LogEntry) -> Result<u64, StoneError> {
+        match self.call(Op::LogFailure(records::log_entry_to_wire(entry)))? {
+            Answer::Logged(l) => Ok(l.id),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    fn object_log(&mut self, from: u64, count: u32) -> Result<(Vec<LogEntry>, u64), StoneError> {
+        match self.call(Op::ObjectLog(pb::LogRange { from, count }))? {
+            Answer::ObjectLog(log) => {
+                Ok((log.entries.into_iter().map(records::log_entry_from_wire).collect(), log.total))
+            }
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    fn object_log_entry(&mut self, id: u64) -> Result<Option<LogEntry>, StoneError> {
+        match self.call(Op::ObjectLogEntry(pb::LogId { id }))? {
+            Answer::ObjectLog(log) => Ok(log.entries.into_iter().next().map(records::log_entry_from_wire)),
             other => Err(unexpected(&other)),
         }
     }

@@ -243,6 +243,22 @@ async fn answer(s: &Session, request: pb::Request) -> Result<Answer, StoneError>
                 .await
                 .map(|id| Answer::PolicyId(pb::PolicyId { id }))
         }
+        Op::LogFailure(e) => {
+            let entry = records::log_entry_from_wire(e);
+            blocking(stone, move |s| s.log_failure(session, entry)).await.map(|id| Answer::Logged(pb::LogId { id }))
+        }
+        Op::ObjectLog(r) => {
+            blocking(stone, move |s| s.object_log(session, r.from, r.count)).await.map(|(entries, total)| {
+                Answer::ObjectLog(pb::ObjectLog {
+                    entries: entries.iter().map(records::log_entry_to_wire).collect(),
+                    total,
+                })
+            })
+        }
+        Op::ObjectLogEntry(r) => blocking(stone, move |s| s.object_log_entry(session, r.id)).await.map(|entry| {
+            let entries = entry.iter().map(records::log_entry_to_wire).collect();
+            Answer::ObjectLog(pb::ObjectLog { entries, total: 0 })
+        }),
     };
     answer.map_err(StoneError::from)
 }

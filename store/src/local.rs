@@ -6,7 +6,8 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use onyx_record::{
-    About, CommitOutcome, LockKind, ObjectRecord, Oop, Policy, SessionInfo, StoneError, StoneLink, UserInfo, ViewChange,
+    About, CommitOutcome, LockKind, LogEntry, ObjectRecord, Oop, Policy, SessionInfo, StoneError, StoneLink, UserInfo,
+    ViewChange,
 };
 
 use crate::stone::Stone;
@@ -119,5 +120,17 @@ impl StoneLink for LocalLink {
 
     fn define_policy(&mut self, id: Option<u32>, policy: &Policy) -> Result<u32, StoneError> {
         Ok(self.stone.define_policy(self.session, id, policy.clone())?)
+    }
+
+    fn log_failure(&mut self, entry: &LogEntry) -> Result<u64, StoneError> {
+        Ok(self.stone.log_failure(self.session, entry.clone())?)
+    }
+
+    fn object_log(&mut self, from: u64, count: u32) -> Result<(Vec<LogEntry>, u64), StoneError> {
+        Ok(self.stone.object_log(self.session, from, count)?)
+    }
+
+    fn object_log_entry(&mut self, id: u64) -> Result<Option<LogEntry>, StoneError> {
+        Ok(self.stone.object_log_entry(self.session, id)?)
     }
 }

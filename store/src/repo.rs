@@ -6,7 +6,8 @@
 //! OOP and chunk number, so one element of a large Array is read without the rest; `meta`
 //! holds the format version, the OOP high-water mark and the last commit's number;
 //! `symbol_names` and `symbol_ids` are the symbol table (see `record.rs`); `users` and
-//! `policies` are the users and object security policies (`users.rs`). Every
+//! `policies` are the users and object security policies (`users.rs`); `object_log` the
+//! post-mortem reports of failed processes, by id (see `onyx_record::log`). Every
 //! write is one redb transaction. Symbols and deletions are durable when their call returns;
 //! commits are written with [`Durability::AtCheckpoint`] once the transaction log holds them
 //! (`tranlog.rs`), and are on disk after the next [`Repository::checkpoint`]. The `pending`
@@ -28,7 +29,7 @@ use std::collections::HashMap;
 use crate::error::StoreError;
 use crate::users::{Policies, Policy, User, encoding};
 use onyx_record::record::{HEADER, VERSION};
-use onyx_record::{CHUNK, CHUNKED_HEADER, FIRST_OOP, ObjectRecord, Oop, SYSTEM_POLICY};
+use onyx_record::{CHUNK, CHUNKED_HEADER, FIRST_OOP, LogEntry, ObjectRecord, Oop, SYSTEM_POLICY};
 
 const OBJECTS: TableDefinition<u64, &[u8]> = TableDefinition::new("objects");
 const CHUNKS: TableDefinition<(u64, u32), &[u8]> = TableDefinition::new("chunks");
@@ -37,6 +38,12 @@ const SYMBOL_NAMES: TableDefinition<u64, &[u8]> = TableDefinition::new("symbol_n
 const SYMBOL_IDS: TableDefinition<&[u8], u64> = TableDefinition::new("symbol_ids");
 const USERS: TableDefinition<&str, &[u8]> = TableDefinition::new("users");
 const POLICIES: TableDefinition<u32, &[u8]> = TableDefinition::new("policies");
+/// The object log's entries by id (a repository made before it had one has the table once
+/// the first entry is written).
+const OBJECT_LOG: TableDefinition<u64, &[u8]> = TableDefinition::new("object_log");
+
+/// Entries the object log keeps: past it, the oldest go.
+pub const LOG_LIMIT: u64 = 1000;
 
 /// The repository format this code reads and writes (2: records carry checksums and
 /// policies, and the stone keeps its users).
@@ -198,6 +205,62 @@ impl Repository {
         txn.open_table(POLICIES)?.insert(id, seal(&[u64::from(id)], encoding::policy(policy)).as_slice())?;
         txn.commit()?;
         Ok(())
+    }
+
+    /// Appends `entry` to the object log as the entry after the last (its id set), dropping
+    /// the oldest past [`LOG_LIMIT`], durably; answers its id.
+    pub fn append_log(&self, entry: &mut LogEntry) -> Result<u64, StoreError> {
+        let mut txn = self.db.begin_write()?;
+        txn.set_two_phase_commit(true);
+        let id = {
+            let mut table = txn.open_table(OBJECT_LOG)?;
+            let id = table.last()?.map_or(1, |(id, _)| id.value() + 1);
+            entry.id = id;
+            table.insert(id, seal(&[id], entry.encode()).as_slice())?;
+            while table.len()? > LOG_LIMIT {
+                table.pop_first()?;
+            }
+            id
+        };
+        txn.commit()?;
+        Ok(id)
+    }
+
+    /// `count` entries of the object log from the `from`th newest, newest first, and how many
+    /// it holds; only `user`'s when one is given. An entry that fails its checksum or does
+    /// not decode is reported.
+    pub fn object_log(&self, from: u64, count: u32, user: Option<&str>) -> Result<(Vec<LogEntry>, u64), StoreError> {
+        let txn = self.db.begin_read()?;
+        let table = match txn.open_table(OBJECT_LOG) {
+            Ok(table) => table,
+            Err(redb::TableError::TableDoesNotExist(_)) => return Ok((Vec::new(), 0)),
+            Err(e) => return Err(e.into()),
+        };
+        let (mut out, mut total) = (Vec::new(), 0);
+        for item in table.iter()?.rev() {
+            let (id, stored) = item?;
+            let entry = log_entry(id.value(), stored.value())?;
+            if user.is_some_and(|u| u != entry.user) {
+                continue;
+            }
+            if total >= from && out.len() < count as usize {
+                out.push(entry);
+            }
+            total += 1;
+        }
+        Ok((out, total))
+    }
+
+    /// Entry `id` of the object log, if it holds it.
+    pub fn object_log_entry(&self, id: u64) -> Result<Option<LogEntry>, StoreError> {
+        let txn = self.db.begin_read()?;
+        let table = match txn.open_table(OBJECT_LOG) {
+            Ok(table) => table,
+            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(None),
+            Err(e) => return Err(e.into()),
+        };
+        let stored = table.get(id)?;
+        stored.map(|s| log_entry(id, s.value())).transpose()
     }
 
     /// Whether the transaction log may hold commits the object table has not got on disk.
@@ -372,6 +435,15 @@ fn open_checked(path: &Path) -> Result<Database, StoreError> {
         Ok(Err(e)) => Err(StoreError::NotARepository(format!("{shown} is not an Onyx repository: {e}"))),
         Err(_) => Err(StoreError::Corrupt(format!("{shown} could not be read: its pages are damaged"))),
     }
+}
+
+/// Object log entry `id` as stored, checked.
+fn log_entry(id: u64, stored: &[u8]) -> Result<LogEntry, StoreError> {
+    let what = || format!("object log entry {id}");
+    let data = unseal(&[id], stored, what)?;
+    LogEntry::decode(&data)
+        .filter(|e| e.id == id)
+        .ok_or_else(|| StoreError::Corrupt(format!("object log entry {id} does not decode")))
 }
 
 /// `data` followed by the CRC-32 of `ids` (the OOP, and a chunk's number) and `data`.

@@ -16,7 +16,9 @@ use std::thread::JoinHandle;
 use crate::commit::{self, Committer, Pending, Queue, Reply};
 use crate::error::StoreError;
 use onyx_record::word::MAX_OOP;
-use onyx_record::{About, CommitOutcome, LockKind, NO_POLICY, ObjectRecord, Oop, SessionInfo, UserInfo, ViewChange};
+use onyx_record::{
+    About, CommitOutcome, LockKind, LogEntry, NO_POLICY, ObjectRecord, Oop, SessionInfo, UserInfo, ViewChange,
+};
 
 use crate::locks::LockTable;
 use crate::repo::{Durability, Repository, Snapshot};
@@ -91,6 +93,9 @@ pub const MAX_SYMBOL: usize = 64 * 1024;
 
 /// OOPs handed out per allocation at most.
 pub const MAX_ALLOCATION: u64 = 1 << 20;
+
+/// Object log entries one call answers at most.
+pub const MAX_LOG_PAGE: u32 = 100;
 
 impl Stone {
     /// Creates a repository in `dir` and serves it.
@@ -337,6 +342,51 @@ impl Stone {
         policies.insert(id, policy);
         st.policies = Arc::new(policies);
         Ok(id)
+    }
+
+    /// Writes a post-mortem report of `session`'s gem to the object log, stamped with the
+    /// stone's clock, the session, its gem and its user (what the gem said of these is not
+    /// taken); answers its id.
+    pub fn log_failure(&self, session: u64, mut entry: LogEntry) -> Result<u64, StoreError> {
+        {
+            let st = self.shared.state();
+            let s = st.sessions.get(&session).ok_or(StoreError::NoSession(session))?;
+            let about = &s.about;
+            entry.session = session;
+            entry.user = s.user.name.clone();
+            entry.gem = onyx_record::log::log_text(&format!("{} pid {} {}", about.host, about.pid, about.agent));
+        }
+        entry.time_micros = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX));
+        entry.check().map_err(StoreError::Invalid)?;
+        self.shared.repo.append_log(&mut entry)
+    }
+
+    /// `count` entries of the object log from the `from`th newest, and how many it holds, as
+    /// `session`'s user may read them: their own, or every entry for a user who may change
+    /// code (a report shows printStrings of the objects its process held).
+    pub fn object_log(&self, session: u64, from: u64, count: u32) -> Result<(Vec<LogEntry>, u64), StoreError> {
+        let user = self.session_user(session)?;
+        let only = (!user.may_change_code).then_some(user.name.as_str());
+        self.shared.repo.object_log(from, count.min(MAX_LOG_PAGE), only)
+    }
+
+    /// Entry `id` of the object log, if it holds it (and `session`'s user may read it).
+    pub fn object_log_entry(&self, session: u64, id: u64) -> Result<Option<LogEntry>, StoreError> {
+        let user = self.session_user(session)?;
+        match self.shared.repo.object_log_entry(id)? {
+            Some(e) if e.user != user.name && !user.may_change_code => Err(StoreError::PermissionDenied(format!(
+                "user {} may not read entry {id} of the object log, which is {}'s",
+                user.name, e.user
+            ))),
+            entry => Ok(entry),
+        }
+    }
+
+    fn session_user(&self, session: u64) -> Result<Arc<User>, StoreError> {
+        let st = self.shared.state();
+        Ok(Arc::clone(&st.sessions.get(&session).ok_or(StoreError::NoSession(session))?.user))
     }
 
     /// Logs a session out, releasing its locks and its view.

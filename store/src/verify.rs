@@ -1,8 +1,9 @@
 //! The offline check of a whole repository (`onyx verify`): every object record and chunk
 //! read back and checked against its checksum, decoded, and checked for the shape of its
 //! kind; every reference, class and symbol resolved; the transaction log read as recovery
-//! would, its commits taken as the stone would apply them. Nothing is changed but what
-//! redb's own integrity check repairs in the file's bookkeeping when it opens it.
+//! would, its commits taken as the stone would apply them; the object log's reports read
+//! back. Nothing is changed but what redb's own integrity check repairs in the file's
+//! bookkeeping when it opens it.
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -113,6 +114,10 @@ pub fn verify(dir: &Path) -> Result<Report, StoreError> {
     let chunked: HashSet<Oop> = chunks.into_iter().map(|(oop, _)| oop).collect();
     for oop in chunked.iter().filter(|oop| !present.contains(oop)) {
         report.problem(format!("chunks of object {oop}, which is not there"));
+    }
+    // The object log's reports, each read back against its checksum and decoded.
+    if let Err(e) = repo.object_log(0, u32::MAX, None) {
+        report.problem(e.to_string());
     }
     Ok(report)
 }

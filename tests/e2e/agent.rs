@@ -322,19 +322,19 @@ fn an_endless_doit_is_interrupted_while_the_gem_goes_on_answering() {
         let tagged = pb::Evaluate { source: "[true] whileTrue".into(), tag: 2, ..Default::default() };
         let mut second = tokio::spawn(async move { execute(&mut other, vec![op(Op::Evaluate(tagged))]).await });
         let mut endless = endless;
-        execute(&mut agent, vec![op(Op::Interrupt(pb::Interrupt { tag: 1 }))]).await;
+        execute(&mut agent, vec![op(Op::Interrupt(pb::Interrupt { tag: 1, process: 0 }))]).await;
         assert!(
             tokio::time::timeout(Duration::from_millis(500), &mut endless).await.is_err(),
             "another login's tag 1 is not this one"
         );
-        let out = execute(&mut same_login, vec![op(Op::Interrupt(pb::Interrupt { tag: 1 }))]).await;
+        let out = execute(&mut same_login, vec![op(Op::Interrupt(pb::Interrupt { tag: 1, process: 0 }))]).await;
         assert!(matches!(out[0], Outcome::Done(_)));
         let stopped = tokio::time::timeout(Duration::from_secs(10), endless).await.expect("stopped in time");
         assert!(
             tokio::time::timeout(Duration::from_millis(500), &mut second).await.is_err(),
             "the doit tagged 2 runs on"
         );
-        execute(&mut agent, vec![op(Op::Interrupt(pb::Interrupt { tag: 0 }))]).await;
+        execute(&mut agent, vec![op(Op::Interrupt(pb::Interrupt { tag: 0, process: 0 }))]).await;
         let second = tokio::time::timeout(Duration::from_secs(10), second).await.expect("every doit stopped");
         assert_eq!(error(&second.expect("the task ran")[0]).code, pb::Code::Interrupted as i32);
         let stopped = stopped.expect("the task ran");

@@ -233,3 +233,35 @@ fn a_forked_process_that_fails_is_an_event_and_listed() {
         assert!(printed_stack.contains("Dbg>>deep:") && printed_stack.contains("    n = 0"), "{printed_stack}");
     });
 }
+
+#[test]
+fn a_step_that_runs_on_is_interrupted_by_its_process_and_answers_where_it_stands() {
+    let (_dir, stone) = repository();
+    let gem = GemProcess::start(&stone);
+    runtime().block_on(async {
+        let mut agent = client(&gem).await;
+        let p = stopped(&mut agent, "| n | self halt. n := 0. [true] whileTrue: [n := n + 1]. n").await;
+        debugged(one(&mut agent, step(p, pb::StepKind::StepOver)).await);
+        // Out of the doit's frame: it runs the endless loop, and the same login stops it.
+        let mut stepping = agent.clone();
+        let endless = tokio::spawn(async move { one(&mut stepping, step(p, pb::StepKind::StepOut)).await });
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        assert!(!endless.is_finished(), "the step runs on");
+        // Another login's interrupt of the process stops nothing.
+        let mut other = client(&gem).await;
+        one(&mut other, Op::Interrupt(pb::Interrupt { tag: 0, process: p })).await;
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        assert!(!endless.is_finished(), "another login's interrupt stopped it");
+        one(&mut agent, Op::Interrupt(pb::Interrupt { tag: 0, process: p })).await;
+        let d = debugged(
+            tokio::time::timeout(std::time::Duration::from_secs(10), endless).await.expect("in time").expect("ran"),
+        );
+        assert_eq!(d.kind, "interrupt");
+        assert!(d.frames[0].label.contains("DoIt"), "{:?}", d.frames);
+        let n =
+            one(&mut agent, Op::EvaluateInFrame(pb::FrameSource { process: p, frame: 0, source: "n".into() })).await;
+        let n: u64 = printed(&n).parse().unwrap_or(0);
+        assert!(n > 0, "the loop ran");
+        one(&mut agent, Op::Terminate(pb::ProcessRef { process: p })).await;
+    });
+}

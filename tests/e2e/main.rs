@@ -28,6 +28,7 @@ mod integrity;
 mod limits;
 mod logins;
 mod malformed;
+mod object_log;
 mod profiles;
 mod restart;
 mod sessions;

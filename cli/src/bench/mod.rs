@@ -1,11 +1,13 @@
 //! `onyx bench`: the user-facing benchmarks. The VM's own are here, one line per figure (the
 //! same measurements as the peer script the comparison in BENCHMARKS.md runs on Squeak, so the
-//! two can be set side by side); `agent.rs`, `commits.rs` and `faults.rs` measure a running
-//! gem's agent, a stone's commits and a gem's faults; `logins.rs`, how long a refused login
+//! two can be set side by side); `agent.rs`, `debugger.rs`, `commits.rs` and `faults.rs`
+//! measure a running gem's agent, its debugger's operations, a stone's commits and a gem's
+//! faults; `logins.rs`, how long a refused login
 //! takes for a user and for a name that is none.
 
 pub mod agent;
 pub mod commits;
+pub mod debugger;
 pub mod faults;
 pub mod logins;
 

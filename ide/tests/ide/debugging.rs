@@ -1,4 +1,5 @@
-//! The debugger, the notifier and the process browser, one round trip per gesture.
+//! The debugger, the notifier, the process browser and the object log, one round trip per
+//! gesture.
 
 use super::*;
 
@@ -148,6 +149,12 @@ fn a_forked_process_that_fails_shows_a_notifier_that_debugs_it() {
         std::thread::sleep(Duration::from_millis(20));
     }
     h.get_by_label_contains("Process ");
+    // The object log has its report: opened, its frames and variables.
+    gesture(&mut h, "processes", |h| h.get_by_label("Processes").click());
+    h.get_by_label("Object log (1 entry)");
+    gesture(&mut h, "open a log entry", |h| h.get_by_label_contains("UTC  DataCurator").click());
+    h.get_by_label_contains("(process ");
+    assert!(h.query_all_by_label_contains("fooBar").count() >= 2, "the entry's frames show");
     gesture(&mut h, "debug", |h| h.get_by_label("Debug").click());
     h.get_by_label_contains("Stack (");
     assert!(h.query_all_by_label_contains("fooBar").count() >= 1, "the error shows");

@@ -46,7 +46,7 @@ fn request(op: Op) -> Request {
             forget: e.forget,
             tag: e.tag,
         }),
-        Op::Interrupt(i) => Request::Interrupt { tag: i.tag },
+        Op::Interrupt(i) => Request::Interrupt { tag: i.tag, process: i.process },
         Op::Packages(_) => Request::Packages,
         Op::Classes(r) if r.of_class.is_empty() => Request::Classes(Package::Named(r.package)),
         Op::Classes(r) => Request::Classes(Package::OfClass(r.of_class)),
@@ -82,6 +82,8 @@ fn request(op: Op) -> Request {
         Op::Hierarchy(r) => Request::Hierarchy(r.class_name),
         Op::AutoCommit(r) => Request::AutoCommit(r.on),
         Op::Sessions(_) => Request::Sessions,
+        Op::ObjectLog(_) => Request::ObjectLog,
+        Op::ObjectLogEntry(r) => Request::ObjectLogEntry(r.id),
         Op::ReadText(r) => Request::ReadText { handle: r.handle, page: Page::default() },
         Op::Processes(_) => Request::Debug(DebugRequest::Processes),
         Op::Stack(r) => Request::Debug(DebugRequest::Stack { process: r.process, frame: r.frame }),
@@ -295,6 +297,34 @@ fn answer_of(answer: Answer) -> PbOutcome {
                 .collect(),
             latest,
         }),
+        Answer::ObjectLog { entries, paged: p } => PbOutcome::ObjectLog(pb::ObjectLog {
+            entries: entries.into_iter().map(logged_failure).collect(),
+            paged: paged(Some(p)),
+        }),
+        Answer::ObjectLogEntry(e) => PbOutcome::LoggedFailure(logged_failure(*e)),
+    }
+}
+
+fn logged_failure(e: crate::ops::object_log::LoggedFailure) -> pb::LoggedFailure {
+    pb::LoggedFailure {
+        id: e.id,
+        time_micros: e.time_micros,
+        gem: e.gem,
+        user: e.user,
+        error: e.error,
+        process: e.process,
+        depth: e.depth,
+        frames: e
+            .frames
+            .into_iter()
+            .map(|f| pb::LoggedFrame {
+                label: f.label,
+                line: f.line,
+                column: f.column,
+                step: f.step,
+                variables: f.variables.into_iter().map(field).collect(),
+            })
+            .collect(),
     }
 }
 

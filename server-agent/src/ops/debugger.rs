@@ -294,6 +294,16 @@ pub enum Running {
     },
 }
 
+impl Running {
+    /// Whether this runs debugged process `serial` (not an evaluation in one of its frames).
+    pub fn runs(&self, serial: u64) -> bool {
+        match *self {
+            Running::Process(s) | Running::Returning { process: s, .. } => s == serial,
+            Running::InFrame(_) => false,
+        }
+    }
+}
+
 /// Starts what `request` lets run: the process to run, and what it is.
 pub fn start(vm: &mut Vm, request: &DebugRequest) -> Result<(Value, Running), Failure> {
     let debugged = |serial: u64, r: Result<Value, onyx_vm::DebugError>| {

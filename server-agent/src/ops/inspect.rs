@@ -95,7 +95,8 @@ impl LoginHandles<'_> {
 
 /// The printString of a field, cut at [`FIELD_PRINT`] characters; an error in it is shown
 /// as such rather than failing the inspection.
-fn field_print(vm: &mut Vm, v: Value) -> String {
+/// A value's printString as a field shows it (cut short).
+pub(crate) fn field_print(vm: &mut Vm, v: Value) -> String {
     match vm.print_string_within(v, LIMIT) {
         Ok(s) if s.chars().count() > FIELD_PRINT => s.chars().take(FIELD_PRINT).chain("…".chars()).collect(),
         Ok(s) => s,

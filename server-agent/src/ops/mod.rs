@@ -14,6 +14,7 @@
 pub mod browse;
 pub mod debugger;
 pub mod inspect;
+pub mod object_log;
 pub mod request;
 pub mod search;
 pub mod transaction;
@@ -113,6 +114,8 @@ pub fn run(vm: &mut Vm, state: &mut State, login: u64, request: Request, page: O
             Ok(Answer::Done)
         }
         Request::Sessions => transaction::sessions(vm),
+        Request::ObjectLog => object_log::list(vm, page),
+        Request::ObjectLogEntry(id) => object_log::open(vm, &mut state.handles.of(login), id),
         Request::ReadText { handle, page } => read_text(vm, &mut state.handles.of(login), handle, page),
         Request::Packages => browse::packages(vm),
         Request::Classes(package) => browse::classes(vm, &package),

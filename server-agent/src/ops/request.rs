@@ -94,10 +94,13 @@ pub struct InspectRequest {
 pub enum Request {
     /// Runs a doit.
     Evaluate(Evaluate),
-    /// Stops the sending login's evaluation of this tag (0: every evaluation of the gem).
+    /// Stops the sending login's evaluation of this tag (0: every evaluation of the gem), or
+    /// its debugger operation that runs a process.
     Interrupt {
         /// The evaluation's tag.
         tag: u64,
+        /// Instead of a tag (when not 0): the process a debugger operation runs.
+        process: u64,
     },
     /// The package names.
     Packages,
@@ -174,6 +177,10 @@ pub enum Request {
     AutoCommit(bool),
     /// The stone's sessions.
     Sessions,
+    /// A page of the stone's object log (post-mortem reports), newest first.
+    ObjectLog,
+    /// One entry of the object log, whole.
+    ObjectLogEntry(u64),
     /// A debugger's operation.
     Debug(super::debugger::DebugRequest),
     /// A part of the text of a String behind a handle (in characters; at most
@@ -430,6 +437,15 @@ pub enum Answer {
         /// The latest commit.
         latest: u64,
     },
+    /// A page of the object log.
+    ObjectLog {
+        /// Its entries, without frames.
+        entries: Vec<super::object_log::LoggedFailure>,
+        /// Where the page stands in the log.
+        paged: Paged,
+    },
+    /// An entry of the object log, whole.
+    ObjectLogEntry(Box<super::object_log::LoggedFailure>),
 }
 
 /// What kind of failure an operation's is, so that a client can act on it.

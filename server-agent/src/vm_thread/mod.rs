@@ -85,6 +85,15 @@ struct Running {
     abandoned: bool,
 }
 
+/// What an interrupt asked to stop: evaluations by tag (0: all), or the debugger operation of
+/// `login` that runs `process` (when not 0).
+#[derive(Clone, Copy)]
+struct Interrupting {
+    login: u64,
+    tag: u64,
+    process: u64,
+}
+
 /// A doit's process, running.
 struct Evaluation {
     process: Value,
@@ -161,8 +170,7 @@ pub fn run(
         let mut interrupt = Vec::new();
         for r in &mut running {
             vm.set_may_change_code(r.may_change_code);
-            let login = r.login;
-            r.advance(vm, &mut state, &mut |tag| interrupt.push((login, tag)));
+            r.advance(vm, &mut state, &mut |i| interrupt.push(i));
         }
         if !interrupt.is_empty() {
             for r in &mut running {
@@ -192,7 +200,14 @@ pub fn run(
         for e in vm.take_debug_events() {
             let (process, change) = match e {
                 DebugEvent::Suspended(p) => (p, ProcessChange::Suspended),
-                DebugEvent::Failed(p) => (p, ProcessChange::Failed),
+                DebugEvent::Failed(p) => {
+                    // Nobody looked: the report goes to the object log too.
+                    if let Err(why) = ops::object_log::report(vm, p) {
+                        let text = format!("The report of process {p} could not go to the object log: {why}\n");
+                        let _ = events.send(Event::Transcript(text));
+                    }
+                    (p, ProcessChange::Failed)
+                }
                 DebugEvent::Resumed(p) => (p, ProcessChange::Resumed),
                 DebugEvent::Terminated(p) => (p, ProcessChange::Terminated),
             };
@@ -258,9 +273,9 @@ impl Running {
     }
 
     /// Runs operations until one waits for an evaluation that is still running (which gets
-    /// one time slice) or none is left. Tells `interrupt` the tag of the evaluations an
-    /// operation asked to interrupt (0: all).
-    fn advance(&mut self, vm: &mut Vm, state: &mut State, interrupt: &mut impl FnMut(u64)) {
+    /// one time slice) or none is left. Tells `interrupt` what an operation asked to
+    /// interrupt: a tag (0: all), or the process a debugger operation runs.
+    fn advance(&mut self, vm: &mut Vm, state: &mut State, interrupt: &mut impl FnMut(Interrupting)) {
         loop {
             if !self.abandoned && self.job_reply.as_ref().is_some_and(oneshot::Sender::is_closed) {
                 // The client went away (its call cancelled, its process gone): what it started
@@ -305,8 +320,8 @@ impl Running {
                 {
                     self.start_debugging(vm, state, &d, started)
                 }
-                Request::Interrupt { tag } => {
-                    interrupt(tag);
+                Request::Interrupt { tag, process } => {
+                    interrupt(Interrupting { login: self.login, tag, process });
                     self.push(started, Ok(Answer::Done));
                 }
                 request => {
@@ -375,8 +390,13 @@ impl Running {
     /// Stops this batch's running evaluation if an interrupt (login, tag) names it: tag 0
     /// names every evaluation, another tag the evaluation of that login with that tag. It
     /// answers an interrupted error.
-    fn interrupt(&mut self, vm: &mut Vm, state: &mut State, tags: &[(u64, u64)]) {
-        let named = |e: &Evaluation| tags.iter().any(|&(login, tag)| tag == 0 || (tag == e.tag && login == self.login));
+    fn interrupt(&mut self, vm: &mut Vm, state: &mut State, asked: &[Interrupting]) {
+        let named = |e: &Evaluation| {
+            asked.iter().any(|i| match i.process {
+                0 => i.tag == 0 || (i.tag == e.tag && i.login == self.login),
+                process => i.login == self.login && e.debug.as_ref().is_some_and(|d| d.runs(process)),
+            })
+        };
         if let Some(e) = &self.evaluation
             && named(e)
         {

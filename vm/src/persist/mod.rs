@@ -25,6 +25,7 @@
 mod chunks;
 mod codec;
 mod guard;
+mod object_log;
 mod profile;
 mod reach;
 mod security;

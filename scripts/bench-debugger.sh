@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The debugger's figures (`onyx bench debugger`): a repository made with `onyx init`, a stone
+# and a gem serving it on 127.0.0.1, and the benchmark run against the gem RUNS times
+# (default 3), each run the medians of 21 measurements of server time.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-3}
+cargo build --release -q -p onyx-cli
+onyx=target/release/onyx
+work=$(mktemp -d)
+pids=()
+trap 'kill "${pids[@]}" 2>/dev/null || true; rm -rf "$work"' EXIT
+
+# Starts `onyx ARGS` in the background; sets `address` to the last word of its first line.
+serve() {
+  local out="$work/out.${#pids[@]}"
+  "$onyx" "$@" --listen 127.0.0.1:0 >"$out" &
+  pids+=($!)
+  until [ -s "$out" ]; do sleep 0.05; done
+  address=$(head -n 1 "$out" | awk '{ print $NF }')
+}
+
+"$onyx" init "$work/repo" >/dev/null
+serve stone "$work/repo"
+serve gem --stone "$address"
+for _ in $(seq "$runs"); do
+  "$onyx" bench debugger --gem "$address"
+done
