@@ -265,3 +265,33 @@ fn a_step_that_runs_on_is_interrupted_by_its_process_and_answers_where_it_stands
         one(&mut agent, Op::Terminate(pb::ProcessRef { process: p })).await;
     });
 }
+
+#[test]
+fn a_user_who_may_not_change_code_steps_and_inspects_but_does_not_edit_methods() {
+    let (_dir, stone) = repository();
+    let gem = GemProcess::start(&stone);
+    runtime().block_on(async {
+        let mut agent = client(&gem).await;
+        let add = Op::AddUser(pb::AddUser {
+            user: "reader".into(),
+            password: "pw".into(),
+            may_change_code: false,
+            groups: Vec::new(),
+        });
+        assert!(matches!(one(&mut agent, add).await, Outcome::Done(_)));
+        let readers = GemProcess::start_as(&stone, "reader", "pw");
+        let mut reader = crate::agent::login(&readers, "reader", "pw").await.expect("logs in");
+        let out = execute(&mut reader, vec![evaluate("3 zork")]).await;
+        let p = error(&out[0]).process;
+        assert!(p != 0, "the reader's own process is kept");
+        let d = debugged(one(&mut reader, Op::Stack(pb::FrameRef { process: p, frame: 0 })).await);
+        let frame = d.frame.expect("the top frame");
+        assert!(frame.method.is_some(), "a method's frame: {}", frame.label);
+        assert!(frame.variables.iter().any(|v| v.name == "self" && v.print_string == "3"), "{:?}", frame.variables);
+        let accept = Op::Accept(pb::FrameSource { process: p, frame: 0, source: frame.source.clone() });
+        let refused = one(&mut reader, accept).await;
+        assert!(error(&refused).message.contains("may not change code"), "{refused:?}");
+        debugged(one(&mut reader, step(p, pb::StepKind::StepOver)).await);
+        one(&mut reader, Op::Terminate(pb::ProcessRef { process: p })).await;
+    });
+}

@@ -107,3 +107,37 @@ fn a_slow_gem_never_freezes_the_window_and_a_gone_one_shows_an_error_and_a_recon
     gesture(&mut h, "select a package after reconnecting", |h| h.get_by_label("Kernel-Numbers").click());
     h.get_by_label("Fraction");
 }
+
+#[test]
+fn the_debugger_behind_a_slow_gem_never_freezes_the_window() {
+    let (_dir, server) = server();
+    let proxy = Proxy::to(&server.gem, 400);
+    let mut h = harness(&proxy.addr);
+    h.get_by_label("Workspace").click();
+    h.run_steps(2);
+    h.get_by_label("Code").set_text_value_accesskit("| a | self halt. a := 3 + 4. a * 2");
+    h.run_steps(2);
+    h.get_by_label("Do it (Ctrl+D)").click();
+    settle(&mut h);
+    h.get_by_label("Debug").click();
+    settle(&mut h);
+    // A step: every frame returns at once while the gem's answer is on its way, and the
+    // buttons wait for it.
+    h.get_by_label("Over (F10)").click();
+    h.step();
+    let mut frames = 0;
+    while h.state().is_waiting() {
+        let started = Instant::now();
+        h.step();
+        assert!(started.elapsed() < Duration::from_millis(200), "a frame waited for the network");
+        // (Unless the answer came in this very frame.)
+        let disabled = h.get_by_label("Over (F10)").accesskit_node().is_disabled();
+        assert!(disabled || !h.state().is_waiting(), "one step at a time");
+        frames += 1;
+        std::thread::sleep(Duration::from_millis(10));
+        assert!(frames < 2000, "never answered");
+    }
+    assert!(frames > 5, "the reply came too soon to tell: {frames} frames");
+    h.run_steps(3);
+    assert!(!h.get_by_label("Over (F10)").accesskit_node().is_disabled());
+}
