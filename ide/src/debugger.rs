@@ -14,7 +14,7 @@ use onyx_protocol::agent::{self as pb, event::Event, operation::Op, result::Outc
 
 use crate::app::Ctx;
 use crate::editor::CodeEditor;
-use crate::inspector::Inspector;
+use crate::inspector::{Inspector, short};
 use crate::link::{Reply, Ticket};
 use crate::panes::{View, first, outcomes};
 
@@ -485,16 +485,6 @@ impl Debugger {
         if !self.result.is_empty() {
             ui.label(egui::RichText::new(&self.result).monospace());
         }
-    }
-}
-
-/// A printString cut to one short line.
-fn short(printed: &str) -> String {
-    let line = printed.lines().next().unwrap_or_default();
-    if line.chars().count() > 80 || printed.contains('\n') {
-        line.chars().take(80).chain("...".chars()).collect()
-    } else {
-        line.to_string()
     }
 }
 

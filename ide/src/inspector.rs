@@ -101,7 +101,7 @@ fn with_article(class_name: &str) -> String {
 }
 
 /// A printString cut to one short line.
-fn short(printed: &str) -> String {
+pub(crate) fn short(printed: &str) -> String {
     let line = printed.lines().next().unwrap_or_default();
     if line.chars().count() > 60 || printed.contains('\n') {
         line.chars().take(60).chain("...".chars()).collect()

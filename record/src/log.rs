@@ -7,6 +7,7 @@
 //! An entry is bounded ([`LogEntry::check`]: frames, variables, text), so a report is never
 //! large, and it has an encoding the stone stores and reads back whole or not at all.
 
+use crate::fields::{Reader, put_count, put_text};
 use crate::record::Oop;
 
 /// Frames an entry holds at most (the top ones).
@@ -98,18 +99,18 @@ impl LogEntry {
             out.extend_from_slice(&n.to_le_bytes());
         }
         for t in [&self.gem, &self.user, &self.error] {
-            text(&mut out, t);
+            put_text(&mut out, t);
         }
-        count(&mut out, self.frames.len());
+        put_count(&mut out, self.frames.len());
         for f in &self.frames {
-            text(&mut out, &f.label);
+            put_text(&mut out, &f.label);
             out.extend_from_slice(&f.line.to_le_bytes());
             out.extend_from_slice(&f.column.to_le_bytes());
-            text(&mut out, &f.step);
-            count(&mut out, f.variables.len());
+            put_text(&mut out, &f.step);
+            put_count(&mut out, f.variables.len());
             for v in &f.variables {
-                text(&mut out, &v.name);
-                text(&mut out, &v.print_string);
+                put_text(&mut out, &v.name);
+                put_text(&mut out, &v.print_string);
                 out.extend_from_slice(&v.oop.to_le_bytes());
             }
         }
@@ -121,55 +122,22 @@ impl LogEntry {
     pub fn decode(data: &[u8]) -> Option<LogEntry> {
         let mut r = Reader(data);
         let (id, time_micros, session, process) = (r.u64()?, r.u64()?, r.u64()?, r.u64()?);
-        let (gem, user, error) = (r.text()?, r.text()?, r.text()?);
+        fn text(r: &mut Reader) -> Option<String> {
+            r.text(MAX_LOG_TEXT)
+        }
+        let (gem, user, error) = (text(&mut r)?, text(&mut r)?, text(&mut r)?);
         let frames = (0..r.count(MAX_LOG_FRAMES)?)
             .map(|_| {
-                let (label, line, column, step) = (r.text()?, r.u32()?, r.u32()?, r.text()?);
+                let (label, line, column) = (text(&mut r)?, r.u32()?, r.u32()?);
+                let step = text(&mut r)?;
                 let variables = (0..r.count(MAX_LOG_VARIABLES)?)
-                    .map(|_| Some(LogVariable { name: r.text()?, print_string: r.text()?, oop: r.u64()? }))
+                    .map(|_| Some(LogVariable { name: text(&mut r)?, print_string: text(&mut r)?, oop: r.u64()? }))
                     .collect::<Option<Vec<_>>>()?;
                 Some(LogFrame { label, line, column, step, variables })
             })
             .collect::<Option<Vec<_>>>()?;
         let entry = LogEntry { id, time_micros, session, gem, user, error, process, frames };
-        (r.0.is_empty() && entry.check().is_ok()).then_some(entry)
-    }
-}
-
-fn text(out: &mut Vec<u8>, t: &str) {
-    count(out, t.len());
-    out.extend_from_slice(t.as_bytes());
-}
-
-fn count(out: &mut Vec<u8>, n: usize) {
-    out.extend_from_slice(&u32::try_from(n).unwrap_or(u32::MAX).to_le_bytes());
-}
-
-struct Reader<'a>(&'a [u8]);
-
-impl Reader<'_> {
-    fn take(&mut self, n: usize) -> Option<&[u8]> {
-        let (head, rest) = (self.0.get(..n)?, self.0.get(n..)?);
-        self.0 = rest;
-        Some(head)
-    }
-
-    fn u32(&mut self) -> Option<u32> {
-        self.take(4).and_then(|b| b.try_into().ok()).map(u32::from_le_bytes)
-    }
-
-    fn u64(&mut self) -> Option<u64> {
-        self.take(8).and_then(|b| b.try_into().ok()).map(u64::from_le_bytes)
-    }
-
-    /// A count of at most `max`.
-    fn count(&mut self, max: usize) -> Option<usize> {
-        usize::try_from(self.u32()?).ok().filter(|&n| n <= max)
-    }
-
-    fn text(&mut self) -> Option<String> {
-        let n = self.count(MAX_LOG_TEXT)?;
-        String::from_utf8(self.take(n)?.to_vec()).ok()
+        (r.is_done() && entry.check().is_ok()).then_some(entry)
     }
 }
 

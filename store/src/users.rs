@@ -137,44 +137,24 @@ pub fn check_new(name: &str, password: &str) -> Result<(), StoreError> {
 /// The encodings of users and policies as their tables hold them.
 pub(crate) mod encoding {
     use super::{Access, Policy, User};
+    use onyx_record::fields::{Reader, put_count, put_text};
 
-    fn string(out: &mut Vec<u8>, s: &str) {
-        out.extend_from_slice(&(s.len() as u32).to_le_bytes());
-        out.extend_from_slice(s.as_bytes());
-    }
+    /// Any length a stored text may have (names are checked where they are made).
+    const ANY: usize = u32::MAX as usize;
 
-    struct Reader<'a>(&'a [u8]);
-
-    impl Reader<'_> {
-        fn take(&mut self, n: usize) -> Option<&[u8]> {
-            let (head, rest) = (self.0.get(..n)?, self.0.get(n..)?);
-            self.0 = rest;
-            Some(head)
-        }
-        fn u8(&mut self) -> Option<u8> {
-            self.take(1).map(|b| b[0])
-        }
-        fn u32(&mut self) -> Option<u32> {
-            self.take(4).and_then(|b| b.try_into().ok()).map(u32::from_le_bytes)
-        }
-        fn string(&mut self) -> Option<String> {
-            let n = self.u32()? as usize;
-            String::from_utf8(self.take(n)?.to_vec()).ok()
-        }
-        fn access(&mut self) -> Option<Access> {
-            Access::from_byte(self.u8()?)
-        }
+    fn access(r: &mut Reader) -> Option<Access> {
+        Access::from_byte(r.u8()?)
     }
 
     pub fn user(u: &User) -> Vec<u8> {
         let mut out = Vec::new();
-        string(&mut out, &u.name);
-        string(&mut out, &u.hash);
+        put_text(&mut out, &u.name);
+        put_text(&mut out, &u.hash);
         out.push(u8::from(u.may_change_code));
         out.extend_from_slice(&u.default_policy.to_le_bytes());
-        out.extend_from_slice(&(u.groups.len() as u32).to_le_bytes());
+        put_count(&mut out, u.groups.len());
         for g in &u.groups {
-            string(&mut out, g);
+            put_text(&mut out, g);
         }
         out.extend_from_slice(&u.profile.to_le_bytes());
         out
@@ -182,21 +162,21 @@ pub(crate) mod encoding {
 
     pub fn decode_user(data: &[u8]) -> Option<User> {
         let mut r = Reader(data);
-        let (name, hash, may_change_code, default_policy) = (r.string()?, r.string()?, r.u8()? == 1, r.u32()?);
-        let groups = (0..r.u32()?).map(|_| r.string()).collect::<Option<Vec<String>>>()?;
+        let (name, hash, may_change_code, default_policy) = (r.text(ANY)?, r.text(ANY)?, r.u8()? == 1, r.u32()?);
+        let groups = (0..r.u32()?).map(|_| r.text(ANY)).collect::<Option<Vec<String>>>()?;
         // A user written before profiles were reserved has none yet.
-        let profile = if r.0.is_empty() { 0 } else { u64::from_le_bytes(r.take(8)?.try_into().ok()?) };
-        r.0.is_empty().then_some(User { name, hash, may_change_code, groups, default_policy, profile })
+        let profile = if r.is_done() { 0 } else { r.u64()? };
+        r.is_done().then_some(User { name, hash, may_change_code, groups, default_policy, profile })
     }
 
     pub fn policy(p: &Policy) -> Vec<u8> {
         let mut out = Vec::new();
-        string(&mut out, &p.owner);
+        put_text(&mut out, &p.owner);
         out.push(p.owner_access as u8);
         out.push(p.world as u8);
-        out.extend_from_slice(&(p.groups.len() as u32).to_le_bytes());
+        put_count(&mut out, p.groups.len());
         for (g, a) in &p.groups {
-            string(&mut out, g);
+            put_text(&mut out, g);
             out.push(*a as u8);
         }
         out
@@ -204,9 +184,9 @@ pub(crate) mod encoding {
 
     pub fn decode_policy(data: &[u8]) -> Option<Policy> {
         let mut r = Reader(data);
-        let (owner, owner_access, world) = (r.string()?, r.access()?, r.access()?);
-        let groups = (0..r.u32()?).map(|_| Some((r.string()?, r.access()?))).collect::<Option<Vec<_>>>()?;
-        r.0.is_empty().then_some(Policy { owner, owner_access, groups, world })
+        let (owner, owner_access, world) = (r.text(ANY)?, access(&mut r)?, access(&mut r)?);
+        let groups = (0..r.u32()?).map(|_| Some((r.text(ANY)?, access(&mut r)?))).collect::<Option<Vec<_>>>()?;
+        r.is_done().then_some(Policy { owner, owner_access, groups, world })
     }
 }
 

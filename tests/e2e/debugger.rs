@@ -30,6 +30,21 @@ Dbg compile: 'deep: n
 	^ self deep: n - 1'.
 nil";
 
+/// The process of the next event saying a process failed where no tool looked.
+pub(crate) async fn failed(events: &mut tonic::Streaming<pb::Event>) -> u64 {
+    let next = async {
+        loop {
+            let e = events.message().await.expect("the stream").expect("an event");
+            if let Some(pb::event::Event::Process(p)) = e.event
+                && p.change == "failed"
+            {
+                return p.process;
+            }
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(10), next).await.expect("the event comes")
+}
+
 /// Defines `Dbg`, then runs `source`, which stops; answers the kept process.
 async fn stopped(agent: &mut Agent, source: &str) -> u64 {
     let out = execute(agent, vec![evaluate(SETUP), evaluate(source)]).await;
@@ -201,18 +216,7 @@ fn a_forked_process_that_fails_is_an_event_and_listed() {
         let mut events = agent.events(pb::EventsRequest {}).await.expect("events").into_inner();
         let out = execute(&mut agent, vec![evaluate(SETUP), evaluate("[Dbg new deep: 3] fork. nil")]).await;
         assert_eq!(printed(&out[1]), "nil");
-        let suspended = tokio::time::timeout(std::time::Duration::from_secs(10), async {
-            loop {
-                let e = events.message().await.expect("the stream").expect("an event");
-                if let Some(pb::event::Event::Process(p)) = e.event
-                    && p.change == "failed"
-                {
-                    return p.process;
-                }
-            }
-        })
-        .await
-        .expect("the event comes");
+        let suspended = failed(&mut events).await;
         let Outcome::Processes(list) = one(&mut agent, Op::Processes(pb::Empty {})).await else { panic!("a list") };
         let entry = list.processes.iter().find(|p| p.process == suspended).expect("listed");
         assert!(entry.kept && entry.status == "suspended" && entry.reason.contains("ZeroDivide"), "{entry:?}");

@@ -30,18 +30,7 @@ fn a_failure_no_tool_saw_is_in_the_object_log_for_any_gem_after_its_own_is_gone(
             .await;
             assert_eq!(printed(&out[0]), "true");
             assert!(matches!(&out[1], Outcome::Error(_)));
-            tokio::time::timeout(std::time::Duration::from_secs(10), async {
-                loop {
-                    let e = events.message().await.expect("the stream").expect("an event");
-                    if let Some(pb::event::Event::Process(p)) = e.event
-                        && p.change == "failed"
-                    {
-                        return p.process;
-                    }
-                }
-            })
-            .await
-            .expect("the failure is told")
+            crate::debugger::failed(&mut events).await
         };
         // Its gem is gone; another reads the log.
         let gem = GemProcess::start(&stone);

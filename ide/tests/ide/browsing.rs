@@ -143,16 +143,8 @@ fn a_list_of_ten_thousand_classes_draws_only_the_rows_in_view_and_scrolls_to_its
     assert!(h.query_by_label("Many9999").is_none(), "the last row is out of view");
     // The wheel over the list brings its end into view.
     let row = h.get_by_label("Many1").rect().center();
-    h.hover_at(row);
     for _ in 0..200 {
-        h.event(egui::Event::MouseWheel {
-            unit: egui::MouseWheelUnit::Page,
-            delta: egui::vec2(0.0, -10.0),
-            phase: egui::TouchPhase::Move,
-            source: egui::MouseWheelSource::Unknown,
-            modifiers: egui::Modifiers::NONE,
-        });
-        h.step();
+        wheel_down(&mut h, row);
         if h.query_by_label("Many9999").is_some() {
             break;
         }

@@ -181,16 +181,8 @@ fn a_stack_overflow_opens_on_its_first_page_and_the_list_pages_as_it_scrolls() {
     // Scrolling far down asks for the frames come in sight: one page at a time.
     let before = h.state().link().batches_sent();
     let row = h.get_all_by_label_contains("Probe>>down:").next().expect("a frame").rect().center();
-    h.hover_at(row);
     for _ in 0..40 {
-        h.event(egui::Event::MouseWheel {
-            unit: egui::MouseWheelUnit::Page,
-            delta: egui::vec2(0.0, -10.0),
-            phase: egui::TouchPhase::Move,
-            source: egui::MouseWheelSource::Unknown,
-            modifiers: egui::Modifiers::NONE,
-        });
-        h.step();
+        wheel_down(&mut h, row);
         settle(&mut h);
     }
     let pages = h.state().link().batches_sent() - before;

@@ -130,3 +130,16 @@ pub fn find(h: &mut Harness<'static, Ide>, text: &str) {
         h.key_press(egui::Key::Enter);
     });
 }
+
+/// Turns the mouse wheel ten pages down over `at`, then runs a frame.
+pub fn wheel_down(h: &mut Harness<'static, Ide>, at: egui::Pos2) {
+    h.hover_at(at);
+    h.event(egui::Event::MouseWheel {
+        unit: egui::MouseWheelUnit::Page,
+        delta: egui::vec2(0.0, -10.0),
+        phase: egui::TouchPhase::Move,
+        source: egui::MouseWheelSource::Unknown,
+        modifiers: egui::Modifiers::NONE,
+    });
+    h.step();
+}
