@@ -7,7 +7,7 @@
 //! compile error keeps the edit, at its position, and no gesture moves on over an edit that is
 //! neither accepted nor discarded.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use eframe::egui;
 use onyx_protocol::agent::{self as pb, event::Event, operation::Op, result::Outcome};
@@ -116,8 +116,8 @@ enum Want {
     /// What the debugger then shows: a stack page (the whole stack anew when `anew`) and a
     /// frame's detail.
     Show { anew: bool },
-    /// A page of the stack.
-    Page,
+    /// A page of the stack, of the stack as it was in this generation.
+    Page(u64),
     /// An evaluation in the frame, then the frame again (its variables may have changed).
     Evaluation,
     /// An edited method accepted: the source sent.
@@ -147,6 +147,13 @@ pub struct Debugger {
     ended: Option<String>,
     /// Scroll the stack to the selected frame.
     reveal_frame: bool,
+    /// A page of the stack failed: no other is asked for until the debugger shows anew.
+    paging_failed: bool,
+    /// Counts the stacks shown anew: a page of an older one is dropped.
+    generation: u64,
+    /// Every handle the gem gave the debugger (its frames' variables), released when it
+    /// closes.
+    held: BTreeSet<u64>,
 }
 
 impl Debugger {
@@ -168,6 +175,9 @@ impl Debugger {
             message: String::new(),
             ended: None,
             reveal_frame: true,
+            paging_failed: false,
+            generation: 0,
+            held: BTreeSet::new(),
         };
         let op = Op::Stack(pb::FrameRef { process, frame: 0 });
         let ticket = ctx.send_page("debug", op, pb::Page { from: 0, size: PAGE });
@@ -186,7 +196,13 @@ impl Debugger {
     /// Whether a gesture that lets the process run may go now: one at a time, and never over
     /// an edit neither accepted nor discarded (the editor then asks for one or the other).
     fn may_run(&mut self) -> bool {
-        self.ended.is_none() && self.pending.is_empty() && !self.editor.holds_unaccepted_edits()
+        self.ended.is_none() && !self.busy() && !self.editor.holds_unaccepted_edits()
+    }
+
+    /// Whether a gesture is under way whose answer moves what the debugger shows (a page of
+    /// the stack does not).
+    fn busy(&self) -> bool {
+        self.pending.iter().any(|(_, w)| !matches!(w, Want::Page(_)))
     }
 
     fn act(&mut self, ctx: &mut Ctx, gesture: Gesture) {
@@ -229,9 +245,12 @@ impl Debugger {
         self.total = d.total;
         if anew {
             self.frames.clear();
+            self.generation += 1;
         }
         self.frames.extend(d.frames.into_iter().map(|f| (f.index, f)));
+        self.paging_failed = false;
         let Some(frame) = d.frame else { return };
+        self.held.extend(frame.variables.iter().map(|v| v.handle).filter(|h| *h != 0));
         self.reveal_frame |= self.selected != frame.index || anew;
         self.selected = frame.index;
         let same_source = self.detail.as_ref().is_some_and(|old| old.source == frame.source);
@@ -272,16 +291,17 @@ impl View for Debugger {
         self.editor.holds_unaccepted_edits()
     }
 
-    /// The variables' objects (released in the gem when the debugger closes).
+    /// The variables' objects of every frame shown (released in the gem when the debugger
+    /// closes).
     fn handles(&self) -> Vec<u64> {
-        self.detail.iter().flat_map(|d| &d.variables).map(|v| v.handle).filter(|h| *h != 0).collect()
+        self.held.iter().copied().collect()
     }
 
     fn hear(&mut self, event: &Event) {
         if let Event::Process(p) = event
             && p.process == self.process
             && p.change == "terminated"
-            && self.pending.is_empty()
+            && !self.busy()
             && self.ended.is_none()
         {
             self.ended = Some("The process was terminated.".into());
@@ -297,13 +317,17 @@ impl View for Debugger {
                 Ok(other) => self.message = format!("an unexpected answer: {other:?}"),
                 Err(e) => self.message = e.message,
             },
-            Want::Page => match first(reply) {
+            Want::Page(generation) if generation != self.generation => {}
+            Want::Page(_) => match first(reply) {
                 Ok(Outcome::Debugged(d)) => {
                     self.total = d.total;
                     self.frames.extend(d.frames.into_iter().map(|f| (f.index, f)));
                 }
-                Ok(_) => {}
-                Err(e) => self.message = e.message,
+                Ok(_) => self.paging_failed = true,
+                Err(e) => {
+                    self.paging_failed = true;
+                    self.message = e.message;
+                }
             },
             Want::Evaluation => match outcomes(reply) {
                 Ok(answered) => {
@@ -335,13 +359,15 @@ impl View for Debugger {
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, ctx: &mut Ctx) {
+        // What the source shows may move while a gesture runs: no edit meanwhile.
+        self.editor.locked = self.busy();
         if let Some(ended) = &self.ended {
             ui.strong(ended);
         } else if !self.kind.is_empty() {
             ui.colored_label(ui.visuals().error_fg_color, format!("{}: {}", self.kind, self.reason));
         }
         let mut gesture = None;
-        let live = self.ended.is_none() && self.pending.is_empty();
+        let live = self.ended.is_none() && !self.busy();
         ui.horizontal_wrapped(|ui| {
             for g in Gesture::BUTTONS {
                 if ui.add_enabled(live, egui::Button::new(g.label())).clicked() {
@@ -353,7 +379,7 @@ impl View for Debugger {
                         .labelled_by(label.id);
                 }
             }
-            if !self.pending.is_empty() {
+            if self.busy() {
                 ui.spinner();
             }
             let running = self.pending.iter().any(|(_, w)| matches!(w, Want::Show { anew: true } | Want::Accept(_)));
@@ -384,7 +410,7 @@ impl View for Debugger {
         let height = ui.available_height() * 0.6;
         let accepted =
             ui.allocate_ui(egui::vec2(ui.available_width(), height), |ui| self.editor.ui(ui, ctx, "Source")).inner;
-        if accepted && self.ended.is_none() && self.pending.is_empty() {
+        if accepted && self.ended.is_none() && !self.busy() {
             let sent = self.editor.text.clone();
             let op = Op::Accept(self.frame_source(sent.clone()));
             self.pending.push((ctx.send("accept and continue", vec![op]), Want::Accept(sent)));
@@ -429,16 +455,19 @@ impl Debugger {
                 }
             }
         });
-        let paging = self.pending.iter().any(|(_, w)| matches!(w, Want::Page));
-        if let Some(index) = missing.filter(|_| !paging && self.ended.is_none()) {
+        // One page at a time, and none while a gesture runs (its answer brings the stack).
+        let paging = self.pending.iter().any(|(_, w)| matches!(w, Want::Page(_)));
+        let may_page = !self.busy() && !paging && !self.paging_failed && self.ended.is_none();
+        if let Some(index) = missing.filter(|_| may_page) {
             let from = index / PAGE * PAGE;
             let op = Op::Stack(self.frame_ref());
             let ticket = ctx.send_page("more frames", op, pb::Page { from: u64::from(from), size: PAGE });
-            self.pending.push((ticket, Want::Page));
+            self.pending.push((ticket, Want::Page(self.generation)));
         }
         if let Some(index) = chosen
             && index != self.selected
             && self.ended.is_none()
+            && !self.busy()
             && !self.editor.holds_unaccepted_edits()
         {
             let op = Op::Frame(pb::FrameRef { process: self.process, frame: index });
@@ -477,7 +506,7 @@ impl Debugger {
         let label = ui.label("Evaluate in this frame");
         ui.add(egui::TextEdit::multiline(&mut self.code).code_editor().desired_rows(2).desired_width(f32::INFINITY))
             .labelled_by(label.id);
-        let live = self.ended.is_none() && self.pending.is_empty();
+        let live = self.ended.is_none() && !self.busy();
         if ui.add_enabled(live, egui::Button::new("Print it in the frame")).clicked() {
             let ops = vec![Op::EvaluateInFrame(self.frame_source(self.code.clone())), Op::Frame(self.frame_ref())];
             self.pending.push((ctx.send("evaluate in the frame", ops), Want::Evaluation));

@@ -29,7 +29,7 @@ fn settings() -> &'static SyntectSettings {
     })
 }
 
-/// What a code edit marks in its text besides the highlighting.
+/// What a code edit marks in its text besides the highlighting, and whether it may be edited.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Marks {
     /// A compile error's byte offset.
@@ -38,13 +38,17 @@ pub struct Marks {
     pub current: Option<(usize, usize)>,
     /// Scroll the current step point into view (once, when it moved).
     pub reveal: bool,
+    /// The text may not change now (what it was loaded for is changing in the gem).
+    pub locked: bool,
 }
 
 /// Smalltalk `code` highlighted, with what `marks` names marked.
 fn highlighted(ui: &egui::Ui, code: &str, marks: Marks) -> LayoutJob {
     let theme = CodeTheme::from_style(ui.style());
     let mut job = syntax_highlighting::highlight_with(ui.ctx(), ui.style(), &theme, code, "Smalltalk", settings());
-    if let Some((from, to)) = marks.current.filter(|&(from, to)| from < to && to <= code.len()) {
+    // The range comes from the gem: only one that falls on characters of this text.
+    let fits = |&(from, to): &(usize, usize)| from < to && code.is_char_boundary(from) && code.is_char_boundary(to);
+    if let Some((from, to)) = marks.current.filter(fits) {
         split_at(&mut job, from);
         split_at(&mut job, to);
         let color = ui.visuals().selection.bg_fill.gamma_multiply(0.6);
@@ -104,6 +108,7 @@ pub fn code_edit(
         .show(ui, |ui| {
             let output = egui::TextEdit::multiline(text)
                 .id(id)
+                .interactive(!marks.locked)
                 .code_editor()
                 .desired_width(f32::INFINITY)
                 .desired_rows(rows)
@@ -182,6 +187,8 @@ pub struct CodeEditor {
     reveal: bool,
     /// Where the cursor is: a byte offset of the text.
     cursor: usize,
+    /// The text may not be edited now (set by the pane each frame).
+    pub locked: bool,
 }
 
 impl CodeEditor {
@@ -196,6 +203,7 @@ impl CodeEditor {
             current: None,
             reveal: false,
             cursor: 0,
+            locked: false,
         }
     }
 
@@ -213,6 +221,7 @@ impl CodeEditor {
         self.error = None;
         self.asked_to_leave = false;
         self.current = None;
+        self.cursor = 0;
     }
 
     /// The text `sent` was accepted: it is the original now (edits made since it was sent
@@ -289,7 +298,8 @@ impl CodeEditor {
         }
         // The step point stands in the text as loaded: not over edits made since.
         let current = self.current.filter(|_| !dirty);
-        let marks = Marks { error: self.error.as_ref().map(|(_, at)| *at), current, reveal: self.reveal };
+        let marks =
+            Marks { error: self.error.as_ref().map(|(_, at)| *at), current, reveal: self.reveal, locked: self.locked };
         self.reveal = false;
         let (id, output) = code_edit(ui, ctx, &mut self.text, self.id, 12, marks);
         if let Some(range) = output.cursor_range {

@@ -80,6 +80,12 @@ impl View for Processes {
         self.pending.clear();
     }
 
+    /// The handles of the opened entry's persistent objects.
+    fn handles(&self) -> Vec<u64> {
+        let variables = self.entry.iter().flat_map(|e| &e.frames).flat_map(|f| &f.variables);
+        variables.map(|v| v.handle).filter(|h| *h != 0).collect()
+    }
+
     fn hear(&mut self, event: &Event) {
         if matches!(event, Event::Process(_) | Event::Relogged(_)) {
             self.stale = true;

@@ -1,11 +1,12 @@
 //! The object log: post-mortem reports of processes that failed where no tool looked (a
-//! forked process, a gem serving requests), as GemStone keeps them. A gem sends one
+//! forked process), as GemStone keeps them. A gem sends one
 //! ([`LogEntry`]) to its stone, which stamps it with its own clock, the session, the gem and
 //! the user, and keeps it outside every transaction: writing one commits nothing of the gem's
 //! work, and any gem of the stone reads it later, after the gem that wrote it is gone.
 //!
-//! An entry is bounded ([`LogEntry::check`]: frames, variables, text), so a report is never
-//! large, and it has an encoding the stone stores and reads back whole or not at all.
+//! An entry is bounded ([`LogEntry::check`]: frames, variables, texts, and at most
+//! [`MAX_LOG_BYTES`] in all), and it has an encoding the stone stores and reads back whole or
+//! not at all.
 
 use crate::fields::{Reader, put_count, put_text};
 use crate::record::Oop;
@@ -16,6 +17,8 @@ pub const MAX_LOG_FRAMES: usize = 40;
 pub const MAX_LOG_VARIABLES: usize = 32;
 /// Bytes of any one text of an entry at most (a printString, a label).
 pub const MAX_LOG_TEXT: usize = 400;
+/// Bytes of an entry, encoded, at most.
+pub const MAX_LOG_BYTES: usize = 64 * 1024;
 
 /// One post-mortem report.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -86,9 +89,12 @@ impl LogEntry {
         if let Some(f) = self.frames.iter().find(|f| f.variables.len() > MAX_LOG_VARIABLES) {
             return Err(format!("a frame of a report holds at most {MAX_LOG_VARIABLES} variables: {}", f.label));
         }
-        match texts.into_iter().find(|t| t.len() > MAX_LOG_TEXT) {
-            Some(t) => Err(format!("a text of a report is at most {MAX_LOG_TEXT} bytes, not {}", t.len())),
-            None => Ok(()),
+        if let Some(t) = texts.into_iter().find(|t| t.len() > MAX_LOG_TEXT) {
+            return Err(format!("a text of a report is at most {MAX_LOG_TEXT} bytes, not {}", t.len()));
+        }
+        match self.encode().len() {
+            n if n > MAX_LOG_BYTES => Err(format!("a report is at most {MAX_LOG_BYTES} bytes, not {n}")),
+            _ => Ok(()),
         }
     }
 
@@ -189,5 +195,12 @@ mod tests {
         deep.frames = vec![LogFrame::default(); MAX_LOG_FRAMES + 1];
         assert!(deep.check().is_err());
         assert_eq!(log_text(&"é".repeat(MAX_LOG_TEXT)).len(), MAX_LOG_TEXT);
+        // Every part within its bounds, and the whole past its own.
+        let variable = LogVariable { name: "v".into(), print_string: "p".repeat(MAX_LOG_TEXT), oop: 0 };
+        let frame = LogFrame { variables: vec![variable; MAX_LOG_VARIABLES], ..LogFrame::default() };
+        let wide = LogEntry { frames: vec![frame; MAX_LOG_FRAMES], ..entry() };
+        assert!(wide.encode().len() > MAX_LOG_BYTES);
+        assert!(wide.check().is_err());
+        assert_eq!(LogEntry::decode(&wide.encode()), None);
     }
 }

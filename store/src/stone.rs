@@ -363,25 +363,19 @@ impl Stone {
         self.shared.repo.append_log(&mut entry)
     }
 
-    /// `count` entries of the object log from the `from`th newest, and how many it holds, as
-    /// `session`'s user may read them: their own, or every entry for a user who may change
-    /// code (a report shows printStrings of the objects its process held).
+    /// `count` of `session`'s user's entries of the object log from the `from`th newest, and
+    /// how many they have: a user reads their own reports only (a report shows printStrings
+    /// of objects its process could read, which object policies may keep from others).
     pub fn object_log(&self, session: u64, from: u64, count: u32) -> Result<(Vec<LogEntry>, u64), StoreError> {
         let user = self.session_user(session)?;
-        let only = (!user.may_change_code).then_some(user.name.as_str());
-        self.shared.repo.object_log(from, count.min(MAX_LOG_PAGE), only)
+        self.shared.repo.object_log(from, count.min(MAX_LOG_PAGE), Some(&user.name))
     }
 
-    /// Entry `id` of the object log, if it holds it (and `session`'s user may read it).
+    /// Entry `id` of the object log, if it holds it and it is `session`'s user's (another
+    /// user's is as absent as one the log no longer holds).
     pub fn object_log_entry(&self, session: u64, id: u64) -> Result<Option<LogEntry>, StoreError> {
         let user = self.session_user(session)?;
-        match self.shared.repo.object_log_entry(id)? {
-            Some(e) if e.user != user.name && !user.may_change_code => Err(StoreError::PermissionDenied(format!(
-                "user {} may not read entry {id} of the object log, which is {}'s",
-                user.name, e.user
-            ))),
-            entry => Ok(entry),
-        }
+        Ok(self.shared.repo.object_log_entry(id)?.filter(|e| e.user == user.name))
     }
 
     fn session_user(&self, session: u64) -> Result<Arc<User>, StoreError> {

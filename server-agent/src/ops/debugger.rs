@@ -295,12 +295,10 @@ pub enum Running {
 }
 
 impl Running {
-    /// Whether this runs debugged process `serial` (not an evaluation in one of its frames).
+    /// Whether this runs debugged process `serial` itself (a step, a restart, a proceed; not
+    /// an expression evaluated in one of its frames).
     pub fn runs(&self, serial: u64) -> bool {
-        match *self {
-            Running::Process(s) | Running::Returning { process: s, .. } => s == serial,
-            Running::InFrame(_) => false,
-        }
+        matches!(*self, Running::Process(s) if s == serial)
     }
 }
 

@@ -4,7 +4,7 @@
 //! OOPs of persistent objects). Any gem's tools list the log ([`list`]) and open an entry
 //! ([`open`]), with a handle on each persistent object the session's view still holds.
 
-use onyx_record::log::{MAX_LOG_FRAMES, MAX_LOG_VARIABLES, log_text};
+use onyx_record::log::{MAX_LOG_BYTES, MAX_LOG_FRAMES, MAX_LOG_VARIABLES, log_text};
 use onyx_record::{LogEntry, LogFrame, LogVariable};
 use onyx_vm::{Reason, Vm};
 
@@ -84,7 +84,11 @@ pub fn report(vm: &mut Vm, serial: u64) -> Result<(), String> {
             }
         })
         .collect();
-    let entry = LogEntry { error: log_text(&error), process: serial, frames, ..LogEntry::default() };
+    let mut entry = LogEntry { error: log_text(&error), process: serial, frames, ..LogEntry::default() };
+    // The stone stamps gem and user into it: room for them, and the frames that fit.
+    while entry.encode().len() > MAX_LOG_BYTES - 4 * onyx_record::log::MAX_LOG_TEXT && !entry.frames.is_empty() {
+        entry.frames.pop();
+    }
     vm.log_failure(&entry).map(drop).map_err(|e| e.to_string())
 }
 
