@@ -17,14 +17,8 @@ work=$(mktemp -d)
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null || true; rm -rf "$work"' EXIT
 
-# Starts `onyx ARGS` in the background; sets `address` to the last word of its first line.
-serve() {
-  local out="$work/out.${#pids[@]}"
-  "$onyx" "$@" --listen 127.0.0.1:0 >"$out" &
-  pids+=($!)
-  until [ -s "$out" ]; do sleep 0.05; done
-  address=$(head -n 1 "$out" | awk '{ print $NF }')
-}
+# shellcheck source=serve.sh
+. scripts/serve.sh
 
 "$onyx" init "$work/repo" >/dev/null
 serve stone "$work/repo"

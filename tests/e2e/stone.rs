@@ -165,6 +165,17 @@ fn bad_requests_get_clear_errors_and_the_stone_stays_up() {
     let missing = s.fetch(&[987_654_321], &[], 0).expect("an answer");
     assert!(missing.is_empty(), "no such object, no record");
     assert_eq!(counter_value(&mut s, counter), 0, "nothing changed");
+    // Object log reports past their bounds are refused, and nothing is written.
+    use onyx_record::log::{MAX_LOG_FRAMES, MAX_LOG_TEXT};
+    use onyx_record::{LogEntry, LogFrame};
+    let long = LogEntry { error: "e".repeat(MAX_LOG_TEXT + 1), ..LogEntry::default() };
+    let deep = LogEntry { frames: vec![LogFrame::default(); MAX_LOG_FRAMES + 1], ..LogEntry::default() };
+    for bad in [long, deep] {
+        let err = s.log_failure(&bad).expect_err("past the bounds");
+        assert!(matches!(err, StoneError::Invalid(_)), "{err:?}");
+    }
+    assert_eq!(s.object_log(0, u32::MAX).expect("the log").1, 0, "nothing written");
+    assert_eq!(s.object_log_entry(u64::MAX).expect("an answer"), None);
     assert!(connect(&stone.addr).is_ok(), "the stone still serves");
 }
 

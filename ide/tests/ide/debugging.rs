@@ -13,19 +13,11 @@ fn with_count(server: &Embedded) {
     run(&server.gem, &format!("Probe compile: '{COUNT}' classified: #demo. System commitTransaction"));
 }
 
-/// Does `code` in the workspace (Do it button): one round trip.
+/// Does `code` in the workspace (Do it): one round trip.
 fn do_it(h: &mut Harness<'static, Ide>, code: &str) {
     h.get_by_label("Workspace").click();
     h.run_steps(2);
-    h.get_by_label("Code").set_text_value_accesskit(code);
-    h.run_steps(2);
-    gesture(h, code, |h| {
-        h.get_by_label("Code").focus();
-        h.run_steps(1);
-        h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-        h.run_steps(1);
-        h.get_by_label("Do it (Ctrl+D)").click();
-    });
+    evaluate_with(h, code, egui::Key::D);
 }
 
 /// The source the debugger shows.

@@ -34,19 +34,6 @@ fn an_endless_loop_runs_busy_while_the_ide_answers_and_is_interrupted() {
     h.get_by_label("Debug");
 }
 
-/// Puts `code` in the workspace, selects it all, and presses Ctrl+`key`: one round trip.
-fn evaluate_with(h: &mut Harness<'static, Ide>, code: &str, key: egui::Key) {
-    h.get_by_label("Code").set_text_value_accesskit(code);
-    h.run_steps(2);
-    gesture(h, code, |h| {
-        h.get_by_label("Code").focus();
-        h.run_steps(1);
-        h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-        h.run_steps(1);
-        h.key_press_modifiers(egui::Modifiers::COMMAND, key);
-    });
-}
-
 #[test]
 fn the_workspace_keys_an_error_with_its_stack_and_the_live_transcript() {
     let (_dir, server) = server();

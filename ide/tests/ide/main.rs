@@ -143,3 +143,16 @@ pub fn wheel_down(h: &mut Harness<'static, Ide>, at: egui::Pos2) {
     });
     h.step();
 }
+
+/// Puts `code` in the workspace, selects it all, and presses Ctrl+`key`: one round trip.
+pub fn evaluate_with(h: &mut Harness<'static, Ide>, code: &str, key: egui::Key) {
+    h.get_by_label("Code").set_text_value_accesskit(code);
+    h.run_steps(2);
+    gesture(h, code, |h| {
+        h.get_by_label("Code").focus();
+        h.run_steps(1);
+        h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+        h.run_steps(1);
+        h.key_press_modifiers(egui::Modifiers::COMMAND, key);
+    });
+}

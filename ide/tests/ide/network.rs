@@ -55,6 +55,23 @@ impl Proxy {
 }
 
 /// Copies `from` to `to`, each chunk after `delay` milliseconds.
+/// Runs frames while a gesture waits for the gem, checking each returns at once and then
+/// `check`; answers how many ran.
+fn frames_until_answered(h: &mut Harness<'static, Ide>, mut check: impl FnMut(&Harness<'static, Ide>)) -> u32 {
+    h.step();
+    let mut frames = 0;
+    while h.state().is_waiting() {
+        let started = Instant::now();
+        h.step();
+        assert!(started.elapsed() < Duration::from_millis(200), "a frame waited for the network");
+        check(h);
+        frames += 1;
+        std::thread::sleep(Duration::from_millis(10));
+        assert!(frames < 2000, "never answered");
+    }
+    frames
+}
+
 fn pipe(mut from: std::net::TcpStream, mut to: std::net::TcpStream, delay: Arc<std::sync::atomic::AtomicU64>) {
     use std::io::{Read as _, Write as _};
     let mut buf = [0u8; 16384];
@@ -77,16 +94,7 @@ fn a_slow_gem_never_freezes_the_window_and_a_gone_one_shows_an_error_and_a_recon
     let mut h = harness(&proxy.addr);
     // Each frame returns at once while the gem takes its time.
     h.get_by_label("Probes").click();
-    h.step();
-    let mut frames = 0;
-    while h.state().is_waiting() {
-        let started = Instant::now();
-        h.step();
-        assert!(started.elapsed() < Duration::from_millis(200), "a frame waited for the network");
-        frames += 1;
-        std::thread::sleep(Duration::from_millis(10));
-        assert!(frames < 2000, "never answered");
-    }
+    let frames = frames_until_answered(&mut h, |_| {});
     assert!(frames > 10, "the reply came too soon to tell: {frames} frames");
     h.run_steps(3);
     h.get_by_label("Probe");
@@ -124,19 +132,11 @@ fn the_debugger_behind_a_slow_gem_never_freezes_the_window() {
     // A step: every frame returns at once while the gem's answer is on its way, and the
     // buttons wait for it.
     h.get_by_label("Over (F10)").click();
-    h.step();
-    let mut frames = 0;
-    while h.state().is_waiting() {
-        let started = Instant::now();
-        h.step();
-        assert!(started.elapsed() < Duration::from_millis(200), "a frame waited for the network");
+    let frames = frames_until_answered(&mut h, |h| {
         // (Unless the answer came in this very frame.)
         let disabled = h.get_by_label("Over (F10)").accesskit_node().is_disabled();
         assert!(disabled || !h.state().is_waiting(), "one step at a time");
-        frames += 1;
-        std::thread::sleep(Duration::from_millis(10));
-        assert!(frames < 2000, "never answered");
-    }
+    });
     assert!(frames > 5, "the reply came too soon to tell: {frames} frames");
     h.run_steps(3);
     assert!(!h.get_by_label("Over (F10)").accesskit_node().is_disabled());
