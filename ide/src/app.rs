@@ -3,7 +3,7 @@
 //! dockable tabs between them. Every frame it hands what came back from the gem to the
 //! panes that asked for it.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use eframe::egui;
@@ -12,16 +12,28 @@ use onyx_protocol::agent::{self as pb, event::Event, operation::Op, result::Outc
 use crate::browser::Browser;
 use crate::debugger::Notifier;
 use crate::inspector::Inspector;
+use crate::layout::{self, Closed, Layout};
 use crate::link::{ConnectError, Incoming, Link, Reply, Ticket};
-use crate::panes::{MethodList, Pane, Sessions, Transcript};
+use crate::panes::{Changed, MethodList, Pane, Sessions, Transcript};
 use crate::processes::Processes;
+use crate::transaction::{Gesture, Quit, Transaction};
 use crate::workspace::{Action, Workspace};
+
+/// The batches sent and not yet answered: each one's gesture, and those that may change what
+/// the panes show (a doit), after which they read it again.
+#[derive(Default)]
+struct Sent {
+    names: HashMap<Ticket, &'static str>,
+    changing: HashSet<Ticket>,
+    /// Batches sent by panes reading again what they show (not gestures of their own).
+    refreshes: u64,
+}
 
 /// What a pane may do while it draws: send batches (one per gesture) and open other panes.
 pub struct Ctx<'a> {
     /// The connection to the gem.
     pub link: &'a mut Link,
-    gestures: &'a mut HashMap<Ticket, &'static str>,
+    sent: &'a mut Sent,
     /// Panes to open once the frame is drawn.
     pub opened: &'a mut Vec<Pane>,
 }
@@ -30,14 +42,23 @@ impl Ctx<'_> {
     /// Sends the batch of gesture `name` (shown in the status bar when it is answered).
     pub fn send(&mut self, name: &'static str, ops: Vec<Op>) -> Ticket {
         let ticket = self.link.execute(ops);
-        self.gestures.insert(ticket, name);
+        self.sent.names.insert(ticket, name);
+        ticket
+    }
+
+    /// Sends the batch of gesture `name`, which may change what other panes show (a doit):
+    /// once it is answered, if it changed the transaction, every pane reads what it shows
+    /// again.
+    pub fn send_changing(&mut self, name: &'static str, ops: Vec<Op>) -> Ticket {
+        let ticket = self.send(name, ops);
+        self.sent.changing.insert(ticket);
         ticket
     }
 
     /// Sends one operation of gesture `name` asking for one page of its list.
     pub fn send_page(&mut self, name: &'static str, op: Op, page: pb::Page) -> Ticket {
         let ticket = self.link.execute_page(op, page);
-        self.gestures.insert(ticket, name);
+        self.sent.names.insert(ticket, name);
         ticket
     }
 }
@@ -105,30 +126,6 @@ impl std::str::FromStr for Show {
     }
 }
 
-impl Transaction {
-    /// Takes in an outcome of the bar's `gesture` (or of an auto-commit, as a commit).
-    fn took(&mut self, gesture: TransactionGesture, outcome: Outcome) {
-        match outcome {
-            Outcome::Transaction(status) => self.status = Some(status),
-            Outcome::Committed(c) => {
-                self.stale = false;
-                self.message = if c.committed { "committed".into() } else { "the commit failed: conflicts".into() };
-                self.conflicts = c.conflicts;
-            }
-            Outcome::Done(_) if gesture == TransactionGesture::Abort => {
-                self.stale = false;
-                self.conflicts.clear();
-                self.message = "aborted".into();
-            }
-            Outcome::Done(_) if gesture == TransactionGesture::AutoCommit => {
-                self.message = "auto-commit switched".into();
-            }
-            Outcome::Error(e) => self.message = e.message,
-            _ => {}
-        }
-    }
-}
-
 /// The last gesture that went to the gem, as the status bar shows it.
 struct LastGesture {
     name: &'static str,
@@ -136,31 +133,11 @@ struct LastGesture {
     network: Duration,
 }
 
-/// The transaction as the bar shows it.
-#[derive(Default)]
-struct Transaction {
-    status: Option<pb::TransactionStatus>,
-    /// Other sessions committed since this view.
-    stale: bool,
-    conflicts: Vec<pb::Field>,
-    /// The bar's gestures under way (each answers the transaction's state after it).
-    pending: Vec<(Ticket, TransactionGesture)>,
-    message: String,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum TransactionGesture {
-    Status,
-    Commit,
-    Abort,
-    AutoCommit,
-}
-
 /// The IDE: its link to a gem, its panes and its bars.
 pub struct Ide {
     link: Link,
     tree: egui_tiles::Tree<Pane>,
-    gestures: HashMap<Ticket, &'static str>,
+    sent: Sent,
     last: Option<LastGesture>,
     /// The last call that failed (the gem gone, or the login ended).
     error: Option<String>,
@@ -173,6 +150,8 @@ pub struct Ide {
     find: Find,
     /// Processes of the gem that stopped where no tool looked (a forked process's error).
     notifiers: Vec<Notifier>,
+    /// Workspaces closed, to open again (the latest last).
+    closed: Vec<Closed>,
 }
 
 /// Quick-open: a class by a fragment of its name, or the implementors of a selector.
@@ -187,23 +166,30 @@ struct Find {
 
 impl Ide {
     /// An IDE on `link`, with a system browser, a workspace and the transcript open.
-    pub fn new(mut link: Link) -> Ide {
-        let mut gestures = HashMap::new();
+    pub fn new(link: Link) -> Ide {
+        Ide::restored(link, Layout::default())
+    }
+
+    /// An IDE on `link` with the panes and closed workspaces `layout` kept (each pane asks
+    /// the gem for what it shows), or the default panes if it kept none.
+    pub fn restored(mut link: Link, layout: Layout) -> Ide {
+        let mut sent = Sent::default();
         let mut opened = Vec::new();
-        let panes = {
-            let mut ctx = Ctx { link: &mut link, gestures: &mut gestures, opened: &mut opened };
-            let panes: Vec<Pane> = vec![
-                Box::new(Browser::new(&mut ctx)),
-                Box::new(Workspace::default()),
-                Box::new(Transcript::new(&mut ctx)),
-            ];
-            panes
+        let tree = {
+            let mut ctx = Ctx { link: &mut link, sent: &mut sent, opened: &mut opened };
+            layout.tree.and_then(|saved| layout::restore(saved, &mut ctx)).unwrap_or_else(|| {
+                let panes: Vec<Pane> = vec![
+                    Box::new(Browser::new(&mut ctx)),
+                    Box::new(Workspace::default()),
+                    Box::new(Transcript::new(&mut ctx)),
+                ];
+                egui_tiles::Tree::new_tabs(egui::Id::unique("onyx-panes"), panes)
+            })
         };
-        let tree = egui_tiles::Tree::new_tabs(egui::Id::unique("onyx-panes"), panes);
         let mut ide = Ide {
             link,
             tree,
-            gestures,
+            sent,
             last: None,
             error: None,
             notice: None,
@@ -212,16 +198,28 @@ impl Ide {
             reconnecting: None,
             find: Find::default(),
             notifiers: Vec::new(),
+            closed: layout.closed,
         };
         ide.refresh_transaction();
         ide
+    }
+
+    /// What is kept across closing and restarting: the panes as arranged, and the
+    /// workspaces closed.
+    pub fn layout(&self) -> Layout {
+        Layout { tree: layout::save(&self.tree), closed: self.closed.clone() }
+    }
+
+    /// The workspaces closed, to open again (the latest last).
+    pub fn closed_workspaces(&self) -> &[Closed] {
+        &self.closed
     }
 
     /// Opens the pane a start-up option asks for (`onyx-ide --show`, used to make the README's
     /// screenshots).
     pub fn show(&mut self, what: &Show) {
         let mut opened = Vec::new();
-        let mut ctx = Ctx { link: &mut self.link, gestures: &mut self.gestures, opened: &mut opened };
+        let mut ctx = Ctx { link: &mut self.link, sent: &mut self.sent, opened: &mut opened };
         let pane: Pane = match what {
             Show::Browser { class, selector } => {
                 let mut browser = Browser::on_class(&mut ctx, class.clone());
@@ -261,8 +259,14 @@ impl Ide {
     }
 
     /// Whether the window may close: not while code has edits not accepted (the first such
-    /// pane is shown, asking to accept or discard them).
+    /// pane is shown, asking to accept or discard them), nor while the transaction has
+    /// uncommitted changes (it asks: Commit, Abort or Cancel).
     pub fn may_close(&mut self) -> bool {
+        match self.transaction.quit {
+            Some(Quit::Close) => return true,
+            Some(_) => return false,
+            None => {}
+        }
         let mut dirty = None;
         for (id, tile) in self.tree.tiles.iter_mut() {
             if let egui_tiles::Tile::Pane(pane) = tile
@@ -271,15 +275,27 @@ impl Ide {
                 dirty.get_or_insert(*id);
             }
         }
-        let Some(id) = dirty else { return true };
-        self.tree.make_active(|tile, _| tile == id);
-        self.notice = Some("Some code has edits not accepted: accept or discard them, then close.".into());
-        false
+        if let Some(id) = dirty {
+            self.tree.make_active(|tile, _| tile == id);
+            self.notice = Some("Some code has edits not accepted: accept or discard them, then close.".into());
+            return false;
+        }
+        if self.transaction.needs_commit() {
+            self.transaction.quit = Some(Quit::Asking);
+            return false;
+        }
+        true
+    }
+
+    /// Whether the window is to close now (the question on closing was answered, and the
+    /// commit or abort is done).
+    pub fn wants_close(&self) -> bool {
+        self.transaction.quit == Some(Quit::Close)
     }
 
     /// Whether a gesture still waits for its reply.
     pub fn is_waiting(&self) -> bool {
-        !self.gestures.is_empty()
+        !self.sent.names.is_empty()
     }
 
     /// Draws the IDE.
@@ -295,12 +311,16 @@ impl Ide {
         {
             let conflicts = self.transaction.conflicts.iter().map(|f| f.handle).collect();
             let mut behavior = Behavior {
-                ctx: Ctx { link: &mut self.link, gestures: &mut self.gestures, opened: &mut opened },
+                ctx: Ctx { link: &mut self.link, sent: &mut self.sent, opened: &mut opened },
                 conflicts,
+                closed: &mut self.closed,
             };
             egui::CentralPanel::default().show(ui, |ui| self.tree.ui(&mut behavior, ui));
         }
         self.notifiers_ui(ui, &mut opened);
+        if let Some(gesture) = self.transaction.quit_ui(ui) {
+            self.transaction_gesture(gesture, false);
+        }
         for pane in opened {
             self.open(pane);
         }
@@ -309,7 +329,7 @@ impl Ide {
     /// The notifiers of processes that stopped where no tool looked, each a window over the
     /// panes; what they open goes in `opened`.
     fn notifiers_ui(&mut self, ui: &mut egui::Ui, opened: &mut Vec<Pane>) {
-        let mut ctx = Ctx { link: &mut self.link, gestures: &mut self.gestures, opened };
+        let mut ctx = Ctx { link: &mut self.link, sent: &mut self.sent, opened };
         for (i, notifier) in self.notifiers.iter_mut().enumerate() {
             egui::Window::new(format!("Process {} stopped", notifier.process))
                 .id(ui.make_persistent_id(("notifier", notifier.process)))
@@ -342,7 +362,7 @@ impl Ide {
         match made {
             Ok(link) => {
                 self.link = link;
-                self.gestures.clear();
+                self.sent = Sent::default();
                 self.error = None;
                 self.events_ended = None;
                 self.each_pane(|p| p.forget_pending());
@@ -371,8 +391,7 @@ impl Ide {
                         }
                         Event::Process(p) if p.change == "failed" => {
                             let mut opened = Vec::new();
-                            let mut ctx =
-                                Ctx { link: &mut self.link, gestures: &mut self.gestures, opened: &mut opened };
+                            let mut ctx = Ctx { link: &mut self.link, sent: &mut self.sent, opened: &mut opened };
                             self.notifiers.push(Notifier::of_process(&mut ctx, p.process));
                         }
                         Event::Process(p) if p.change == "terminated" => {
@@ -380,7 +399,14 @@ impl Ide {
                         }
                         Event::Transcript(_) | Event::Sessions(_) | Event::Process(_) => {}
                     }
-                    self.each_pane(|p| p.hear(&event));
+                    let (before, mut opened) = (self.link.batches_sent(), Vec::new());
+                    let mut ctx = Ctx { link: &mut self.link, sent: &mut self.sent, opened: &mut opened };
+                    for tile in self.tree.tiles.tiles_mut() {
+                        if let egui_tiles::Tile::Pane(pane) = tile {
+                            pane.hear(&event, &mut ctx);
+                        }
+                    }
+                    self.sent.refreshes += self.link.batches_sent() - before;
                 }
                 Incoming::EventsEnded(why) => self.events_ended = Some(why),
             }
@@ -388,14 +414,31 @@ impl Ide {
     }
 
     fn deliver(&mut self, reply: Reply) {
-        if let Some(name) = self.gestures.remove(&reply.ticket) {
+        if let Some(name) = self.sent.names.remove(&reply.ticket) {
             self.last =
                 Some(LastGesture { name, server: reply.server, network: reply.wall.saturating_sub(reply.server) });
         }
         self.error = reply.result.as_ref().err().cloned();
         self.notice = None;
+        let mut moved = false;
         if let Some(commit) = reply.auto_commit.clone() {
-            self.transaction.took(TransactionGesture::Commit, commit);
+            moved |= self.transaction.took(Gesture::Commit, commit);
+        }
+        if let Some(status) = reply.transaction.clone() {
+            self.transaction.took_status(status);
+        }
+        // After a doit the other panes read what it may have changed: the repository only if
+        // it changed the transaction.
+        if self.sent.changing.remove(&reply.ticket) {
+            let changed = if moved || self.transaction.needs_commit() { Changed::Repository } else { Changed::Objects };
+            let from = self.tree.tiles.iter().find_map(|(id, t)| match t {
+                egui_tiles::Tile::Pane(p) if p.waits_for(reply.ticket) => Some(*id),
+                _ => None,
+            });
+            // (Before the reply: a pane it opens has just read what it shows.)
+            self.refresh_panes(changed, from);
+            self.deliver_to_panes(reply);
+            return;
         }
         if self.find.pending == Some(reply.ticket) {
             self.find.pending = None;
@@ -414,11 +457,42 @@ impl Ide {
             if let Ok(outcomes) = reply.result {
                 self.transaction.message.clear();
                 for outcome in outcomes {
-                    self.transaction.took(gesture, outcome);
+                    moved |= self.transaction.took(gesture, outcome);
                 }
+            }
+            // The view moved: what others committed shows.
+            if moved {
+                self.refresh_panes(Changed::Repository, None);
             }
             return;
         }
+        self.deliver_to_panes(reply);
+    }
+
+    /// Every pane but `except` (the one whose gesture changed things, which read them in
+    /// its own batch) reads what it shows again: one batch from each that shows something
+    /// `changed`.
+    fn refresh_panes(&mut self, changed: Changed, except: Option<egui_tiles::TileId>) {
+        let (before, mut opened) = (self.link.batches_sent(), Vec::new());
+        let mut ctx = Ctx { link: &mut self.link, sent: &mut self.sent, opened: &mut opened };
+        for (id, tile) in self.tree.tiles.iter_mut() {
+            if let egui_tiles::Tile::Pane(pane) = tile
+                && Some(*id) != except
+            {
+                pane.refresh(&mut ctx, changed);
+            }
+        }
+        self.sent.refreshes += self.link.batches_sent() - before;
+    }
+
+    /// How many batches panes sent to read again what they show, after a commit, an abort,
+    /// a doit or an event (for tests that count them).
+    pub fn refreshes_sent(&self) -> u64 {
+        self.sent.refreshes
+    }
+
+    /// Hands a reply to the pane that waits for it.
+    fn deliver_to_panes(&mut self, reply: Reply) {
         let (mut reply, mut opens) = (Some(reply), None);
         self.each_pane(|pane| {
             if let Some(r) = reply.take_if(|r| pane.waits_for(r.ticket)) {
@@ -441,21 +515,22 @@ impl Ide {
 
     /// Asks for the transaction's state (the bar's own gesture).
     fn refresh_transaction(&mut self) {
-        self.transaction_gesture("transaction status", TransactionGesture::Status, None);
+        self.transaction_gesture(Gesture::Status, false);
     }
 
-    /// Sends `op` (if any) followed by a transaction status, as the bar's gesture.
-    fn transaction_gesture(&mut self, name: &'static str, gesture: TransactionGesture, op: Option<Op>) {
+    /// Sends the bar's `gesture` followed by a transaction status (`auto`: Auto-commit on).
+    fn transaction_gesture(&mut self, gesture: Gesture, auto: bool) {
+        let (name, op) = gesture.op(auto);
         let ops = op.into_iter().chain([Op::TransactionStatus(pb::Empty {})]).collect();
         let ticket = self.link.execute(ops);
-        self.gestures.insert(ticket, name);
+        self.sent.names.insert(ticket, name);
         self.transaction.pending.push((ticket, gesture));
     }
 
     /// What opens panes: new ones of each kind, and quick-open.
     fn tools_bar(&mut self, ui: &mut egui::Ui) {
         let mut opened = Vec::new();
-        let mut ctx = Ctx { link: &mut self.link, gestures: &mut self.gestures, opened: &mut opened };
+        let mut ctx = Ctx { link: &mut self.link, sent: &mut self.sent, opened: &mut opened };
         ui.horizontal(|ui| {
             if ui.button("New browser").clicked() {
                 let browser = Box::new(Browser::new(&mut ctx));
@@ -475,6 +550,24 @@ impl Ide {
             if ui.button("Processes").clicked() {
                 let processes = Box::new(Processes::new(&mut ctx));
                 ctx.opened.push(processes);
+            }
+            // A closed workspace comes back from here (Ctrl+Shift+T: the last one closed).
+            let mut reopen = None;
+            ui.add_enabled_ui(!self.closed.is_empty(), |ui| {
+                ui.menu_button("Closed workspaces", |ui| {
+                    for (i, closed) in self.closed.iter().enumerate().rev() {
+                        if ui.button(closed.label()).clicked() {
+                            reopen = Some(i);
+                        }
+                    }
+                });
+            });
+            if ui.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND | egui::Modifiers::SHIFT, egui::Key::T)) {
+                reopen = self.closed.len().checked_sub(1);
+            }
+            if let Some(i) = reopen {
+                let closed = self.closed.remove(i);
+                ctx.opened.push(Box::new(Workspace::with_text(closed.text)));
             }
             ui.separator();
             let label = ui.label("Find class or selector (Ctrl+K)");
@@ -525,37 +618,9 @@ impl Ide {
     }
 
     fn transaction_bar(&mut self, ui: &mut egui::Ui) {
-        ui.horizontal(|ui| {
-            let status = self.transaction.status.clone();
-            let state = match &status {
-                Some(s) if s.in_transaction => format!("in a transaction ({})", s.mode),
-                Some(s) => format!("outside a transaction ({})", s.mode),
-                None => "...".into(),
-            };
-            ui.label(state);
-            if ui.button("Commit").clicked() {
-                let op = Op::CommitTransaction(pb::Empty {});
-                self.transaction_gesture("commit", TransactionGesture::Commit, Some(op));
-            }
-            if ui.button("Abort").clicked() {
-                let op = Op::AbortTransaction(pb::Empty {});
-                self.transaction_gesture("abort", TransactionGesture::Abort, Some(op));
-            }
-            let mut auto = status.is_some_and(|s| s.auto_commit);
-            if ui.checkbox(&mut auto, "Auto-commit").changed() {
-                let op = Op::AutoCommit(pb::AutoCommit { on: auto });
-                self.transaction_gesture("auto-commit", TransactionGesture::AutoCommit, Some(op));
-            }
-            if self.transaction.stale {
-                ui.colored_label(
-                    ui.visuals().warn_fg_color,
-                    "Others have committed since this view: abort to see their work",
-                );
-            }
-            if !self.transaction.message.is_empty() {
-                ui.label(&self.transaction.message);
-            }
-        });
+        if let Some((gesture, auto)) = self.transaction.bar(ui) {
+            self.transaction_gesture(gesture, auto);
+        }
         let mut inspect = None;
         if !self.transaction.conflicts.is_empty() {
             ui.horizontal_wrapped(|ui| {
@@ -569,7 +634,7 @@ impl Ide {
         }
         if let Some(handle) = inspect {
             let mut opened = Vec::new();
-            let mut ctx = Ctx { link: &mut self.link, gestures: &mut self.gestures, opened: &mut opened };
+            let mut ctx = Ctx { link: &mut self.link, sent: &mut self.sent, opened: &mut opened };
             let pane = Box::new(Inspector::new(&mut ctx, handle, String::new()));
             self.open(pane);
         }
@@ -579,7 +644,7 @@ impl Ide {
         ui.horizontal(|ui| {
             ui.label(format!("{} on {}", self.link.user, self.link.address));
             ui.separator();
-            if !self.gestures.is_empty() {
+            if !self.sent.names.is_empty() {
                 ui.spinner();
             }
             match &self.last {
@@ -613,7 +678,9 @@ impl Ide {
 struct Behavior<'a> {
     ctx: Ctx<'a>,
     /// The handles of the conflicting objects the transaction bar shows.
-    conflicts: std::collections::HashSet<u64>,
+    conflicts: HashSet<u64>,
+    /// Where a workspace closed goes, to be opened again.
+    closed: &'a mut Vec<Closed>,
 }
 
 impl egui_tiles::Behavior<Pane> for Behavior<'_> {
@@ -638,12 +705,19 @@ impl egui_tiles::Behavior<Pane> for Behavior<'_> {
                 if pane.holds_unaccepted_edits() {
                     return false;
                 }
+                if let Some(layout::Saved::Workspace { text }) = pane.saved()
+                    && !text.trim().is_empty()
+                {
+                    self.closed.push(Closed { text });
+                    let over = self.closed.len().saturating_sub(layout::CLOSED_KEPT);
+                    self.closed.drain(..over);
+                }
                 pane.handles()
             }
             _ => return true,
         };
         // The gem gives one object one handle: keep those another pane or the bar still shows.
-        let held_elsewhere: std::collections::HashSet<u64> = tiles
+        let held_elsewhere: HashSet<u64> = tiles
             .iter()
             .filter(|(id, _)| **id != tile)
             .filter_map(|(_, t)| match t {

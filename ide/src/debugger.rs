@@ -297,7 +297,7 @@ impl View for Debugger {
         self.held.iter().copied().collect()
     }
 
-    fn hear(&mut self, event: &Event) {
+    fn hear(&mut self, event: &Event, _ctx: &mut Ctx) {
         if let Event::Process(p) = event
             && p.process == self.process
             && p.change == "terminated"

@@ -7,7 +7,7 @@ use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
 
 use crate::app::Ctx;
 use crate::link::{Reply, Ticket};
-use crate::panes::{View, first};
+use crate::panes::{Changed, View, first, outcomes};
 
 /// Indexed fields per page.
 const PAGE: u32 = 100;
@@ -15,8 +15,9 @@ const PAGE: u32 = 100;
 enum Want {
     /// An inspection of `handle`, and where it leads once it has come (from index `from`).
     Inspection { handle: u64, to: Move, from: u64 },
-    /// An evaluation with `self` bound, and its tag (for Interrupt).
-    Evaluation(u64),
+    /// An evaluation with `self` bound, and its tag (for Interrupt); the object's inspection
+    /// (from index `from`) comes after it, as the evaluation left it.
+    Evaluation { tag: u64, handle: u64, from: u64 },
 }
 
 /// Where an inspection leads: the breadcrumb changes only once it has come.
@@ -110,6 +111,39 @@ pub(crate) fn short(printed: &str) -> String {
     }
 }
 
+impl Inspector {
+    /// An evaluation's printString (or its error), then the object as it left it.
+    fn evaluated(&mut self, reply: Reply, handle: u64, from: u64) {
+        let mut answered = match outcomes(reply) {
+            Ok(answered) => answered.into_iter(),
+            Err(e) => {
+                self.result = e.message;
+                return;
+            }
+        };
+        match answered.next() {
+            Some(Outcome::Evaluated(e)) => {
+                self.result = e.print_string;
+                if e.rest != 0 {
+                    // The pane shows a long printString's start only.
+                    self.rest = Some(e.rest);
+                    self.result.push_str(&format!("... ({} characters in all)", e.print_size));
+                }
+            }
+            Some(Outcome::Error(e)) => {
+                self.result = [e.message].into_iter().chain(e.stack).collect::<Vec<_>>().join("\n")
+            }
+            other => self.result = format!("an unexpected answer: {other:?}"),
+        }
+        if let Some(Outcome::Inspection(i)) = answered.next()
+            && handle == self.handle()
+            && from == self.from
+        {
+            self.inspection = Some(i);
+        }
+    }
+}
+
 impl View for Inspector {
     fn name(&self) -> &'static str {
         "Inspector"
@@ -134,6 +168,14 @@ impl View for Inspector {
         }
     }
 
+    /// The object's fields again, unless they are being read already.
+    fn refresh(&mut self, ctx: &mut Ctx, _changed: Changed) {
+        let reading = self.pending.iter().any(|(_, w)| matches!(w, Want::Inspection { to: Move::Stay, .. }));
+        if self.handle() != 0 && !reading {
+            self.ask(ctx, "refresh an inspector", self.handle(), self.from, Move::Stay);
+        }
+    }
+
     fn forget_pending(&mut self) {
         self.pending.clear();
     }
@@ -145,6 +187,10 @@ impl View for Inspector {
     fn receive(&mut self, reply: Reply) {
         let Some(at) = self.pending.iter().position(|(t, _)| *t == reply.ticket) else { return };
         let (_, want) = self.pending.remove(at);
+        if let Want::Evaluation { handle, from, .. } = want {
+            self.evaluated(reply, handle, from);
+            return;
+        }
         match (want, first(reply)) {
             // A page of an object no longer shown (drilled out of since) is dropped.
             (Want::Inspection { handle, to: Move::Stay, .. }, Ok(_)) if handle != self.handle() => {}
@@ -161,17 +207,8 @@ impl View for Inspector {
                 self.message.clear();
                 self.inspection = Some(i);
             }
-            (Want::Evaluation(_), Ok(Outcome::Evaluated(e))) => {
-                self.result = e.print_string;
-                if e.rest != 0 {
-                    // The pane shows a long printString's start only.
-                    self.rest = Some(e.rest);
-                    self.result.push_str(&format!("... ({} characters in all)", e.print_size));
-                }
-            }
-            (Want::Evaluation(_), Err(e)) => {
-                self.result = [e.message].into_iter().chain(e.stack).collect::<Vec<_>>().join("\n")
-            }
+            // Taken above.
+            (Want::Evaluation { .. }, _) => {}
             (_, Err(e)) => self.message = e.message,
             (_, Ok(other)) => self.message = format!("an unexpected answer: {other:?}"),
         }
@@ -255,20 +292,24 @@ impl View for Inspector {
         ui.add(egui::TextEdit::multiline(&mut self.code).code_editor().desired_rows(2).desired_width(f32::INFINITY))
             .labelled_by(label.id);
         let running = self.pending.iter().find_map(|(_, w)| match w {
-            Want::Evaluation(tag) => Some(*tag),
+            Want::Evaluation { tag, .. } => Some(*tag),
             _ => None,
         });
         ui.horizontal(|ui| {
             if ui.add_enabled(running.is_none(), egui::Button::new("Print it")).clicked() {
                 let tag = crate::workspace::next_tag();
+                let (handle, from) = (self.handle(), self.from);
                 let op = Op::Evaluate(pb::Evaluate {
                     source: self.code.clone(),
-                    receiver: self.handle(),
+                    receiver: handle,
                     forget: true,
                     tag,
                     ..Default::default()
                 });
-                self.pending.push((ctx.send("print it", vec![op]), Want::Evaluation(tag)));
+                // The fields as the evaluation leaves them, in the same round trip.
+                let inspect = Op::Inspect(pb::Inspect { handle, from, page_size: PAGE });
+                let ticket = ctx.send_changing("print it", vec![op, inspect]);
+                self.pending.push((ticket, Want::Evaluation { tag, handle, from }));
             }
             if let Some(tag) = running {
                 ui.spinner();

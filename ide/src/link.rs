@@ -53,6 +53,8 @@ pub struct Reply {
     pub server: Duration,
     /// With auto-commit on: the outcome of the commit that followed the batch.
     pub auto_commit: Option<Outcome>,
+    /// The transaction's state once the batch was done.
+    pub transaction: Option<pb::TransactionStatus>,
 }
 
 /// Names a batch sent, so that its reply finds the pane that asked.
@@ -155,15 +157,16 @@ impl Link {
             let started = Instant::now();
             let answer = session.execute(batch).await;
             let wall = started.elapsed();
-            let (result, server, auto_commit) = match answer {
+            let (result, server, auto_commit, transaction) = match answer {
                 Ok(reply) => {
                     let server = Duration::from_micros(reply.server_micros);
                     let outcomes = reply.results.into_iter().map(|r| r.outcome.unwrap_or_else(no_outcome)).collect();
-                    (Ok(outcomes), server, reply.auto_commit.and_then(|r| r.outcome))
+                    (Ok(outcomes), server, reply.auto_commit.and_then(|r| r.outcome), reply.transaction)
                 }
-                Err(status) => (Err(failure(&status)), Duration::ZERO, None),
+                Err(status) => (Err(failure(&status)), Duration::ZERO, None, None),
             };
-            let _ = out.send(Incoming::Reply(Box::new(Reply { ticket, result, wall, server, auto_commit })));
+            let reply = Reply { ticket, result, wall, server, auto_commit, transaction };
+            let _ = out.send(Incoming::Reply(Box::new(reply)));
             wake();
         });
     }

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use eframe::egui;
+use onyx_ide::layout::{self, Layout};
 use onyx_ide::{Ide, Link, Show};
 use onyx_server_agent::Setup;
 use onyx_server_agent::embedded::Embedded;
@@ -57,13 +58,15 @@ fn main() -> ExitCode {
 fn run(args: Args) -> Result<()> {
     let started = Instant::now();
     let password = std::env::var("ONYX_PASSWORD").ok();
-    let (embedded, address, password) = match &args.connect {
+    // Where the panes and workspaces are kept: beside the embedded repository, or in the
+    // user's data folder for a remote gem.
+    let (embedded, address, password, kept) = match &args.connect {
         Some(address) => {
             let password = match password {
                 Some(p) => p,
                 None => ask_password(&args.user, address)?,
             };
-            (None, address.clone(), password)
+            (None, address.clone(), password, None)
         }
         None => {
             let dir = args.repository.clone().map_or_else(default_repository, Ok)?;
@@ -71,7 +74,7 @@ fn run(args: Args) -> Result<()> {
             let password = password.unwrap_or_else(|| "swordfish".into());
             let embedded = Embedded::start(&dir, Setup::default(), &args.user, &password).map_err(|e| e.to_string())?;
             let address = embedded.gem.clone();
-            (Some(embedded), address, password)
+            (Some(embedded), address, password, Some(dir.join("ide.ron")))
         }
     };
     // Logged in before the window opens: a gem that cannot be reached, or a refused login, is
@@ -83,22 +86,23 @@ fn run(args: Args) -> Result<()> {
             ctx.request_repaint();
         }
     });
-    let opened = Link::connect(&address, &args.user, &password, wake).map(Ide::new).map_err(|e| e.to_string());
-    let mut ide = match opened {
-        Ok(ide) => ide,
+    let link = match Link::connect(&address, &args.user, &password, wake) {
+        Ok(link) => link,
         Err(e) => {
             stop(embedded)?;
-            return Err(e);
+            return Err(e.to_string());
         }
     };
-    if let Some(what) = &args.show {
-        ide.show(what);
-    }
     let close_at = args.close_after.map(|s| Instant::now() + Duration::from_secs(s));
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default().with_inner_size([1280.0, 800.0]).with_title("Onyx"),
+        persistence_path: kept,
         ..Default::default()
     };
+    let show = args.show.clone();
+    // A scripted run (screenshots, --close-after) starts from the default panes and keeps
+    // nothing.
+    let keep = show.is_none() && close_at.is_none();
     let report_start = args.report_start.then_some(started);
     let shown = eframe::run_native(
         "Onyx",
@@ -106,7 +110,13 @@ fn run(args: Args) -> Result<()> {
         Box::new(move |cc| {
             // Set once, here; replies that came before were drawn by the first frame.
             let _ = window.set(cc.egui_ctx.clone());
-            Ok(Box::new(Window { ide, close_at, report_start }))
+            let kept = cc.storage.filter(|_| keep).and_then(|s| eframe::get_value::<Layout>(s, layout::KEY));
+            let kept = kept.unwrap_or_default();
+            let mut ide = Ide::restored(link, kept);
+            if let Some(what) = &show {
+                ide.show(what);
+            }
+            Ok(Box::new(Window { ide, close_at, report_start, keep }))
         }),
     )
     .map_err(|e| format!("the window failed: {e}"));
@@ -140,13 +150,29 @@ struct Window {
     close_at: Option<Instant>,
     /// When the process started, if the start-up time is to be reported.
     report_start: Option<Instant>,
+    /// Whether the panes and workspaces are kept for the next start.
+    keep: bool,
 }
 
 impl eframe::App for Window {
+    /// Keeps the panes and workspaces (eframe calls this now and then, and on closing).
+    fn save(&mut self, storage: &mut dyn eframe::Storage) {
+        if self.keep {
+            eframe::set_value(storage, layout::KEY, &self.ide.layout());
+        }
+    }
+
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         self.ide.ui(ui);
-        if ui.input(|i| i.viewport().close_requested()) && !self.ide.may_close() {
+        // A scripted run (--close-after) closes when its time is up, whatever it left.
+        let scripted_end = self.close_at.is_some_and(|at| Instant::now() >= at);
+        if ui.input(|i| i.viewport().close_requested()) && !scripted_end && !self.ide.may_close() {
             ui.ctx().send_viewport_cmd(egui::ViewportCommand::CancelClose);
+        }
+        // The question on closing over uncommitted changes was answered, and the commit or
+        // abort is done.
+        if self.ide.wants_close() {
+            ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
         }
         // The first frame that shows what the gem answered (the packages, the transaction).
         if let Some(started) = self.report_start

@@ -9,6 +9,7 @@ use onyx_protocol::agent::{self as pb, event::Event, operation::Op, result::Outc
 
 use crate::app::Ctx;
 use crate::editor::CodeEditor;
+use crate::layout::Saved;
 use crate::link::{Reply, Ticket};
 
 /// A pane: what it shows, what it asked the gem for, and what it hears.
@@ -32,9 +33,22 @@ pub trait View {
     /// Forgets the replies it waits for (they went by a link that is gone).
     fn forget_pending(&mut self);
 
-    /// Takes an event of the gem (every pane hears every event).
-    fn hear(&mut self, event: &Event) {
-        let _ = event;
+    /// Takes an event of the gem (every pane hears every event); a pane that shows what the
+    /// event changed reads it again (one batch).
+    fn hear(&mut self, event: &Event, ctx: &mut Ctx) {
+        let _ = (event, ctx);
+    }
+
+    /// Reads again what it shows (one batch, or none if it shows nothing that `changed`):
+    /// after a commit, an abort, or a doit.
+    fn refresh(&mut self, ctx: &mut Ctx, changed: Changed) {
+        let _ = (ctx, changed);
+    }
+
+    /// What is kept of it across restarts (none for a pane that shows objects of the
+    /// session, which end with it).
+    fn saved(&self) -> Option<Saved> {
+        None
     }
 
     /// Whether the pane has code with edits not accepted (it then asks to accept or discard
@@ -53,6 +67,17 @@ pub trait View {
     fn handles(&self) -> Vec<u64> {
         Vec::new()
     }
+}
+
+/// What a gesture may have changed, for the panes to read again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Changed {
+    /// Objects of the session only (a doit that changed nothing persistent): what
+    /// inspectors show.
+    Objects,
+    /// The repository as the gem sees it: the view moved (a commit, an abort) or persistent
+    /// objects changed (code, globals).
+    Repository,
 }
 
 /// A pane, whatever its kind.
@@ -103,7 +128,11 @@ impl View for Transcript {
         self.pending = None;
     }
 
-    fn hear(&mut self, event: &Event) {
+    fn saved(&self) -> Option<Saved> {
+        Some(Saved::Transcript)
+    }
+
+    fn hear(&mut self, event: &Event, _ctx: &mut Ctx) {
         match event {
             Event::Transcript(text) => self.text.push_str(text),
             Event::Stale(_) | Event::Sessions(_) | Event::Relogged(_) | Event::Process(_) => {}
@@ -128,18 +157,31 @@ impl View for Transcript {
 }
 
 /// The gems of the stone: session, user, host, pid, agent and how far behind their views are.
+/// It reads the list again when a gem logs in or out, or commits.
 #[derive(Default)]
 pub struct Sessions {
     list: Vec<pb::GemSession>,
     pending: Option<Ticket>,
-    /// A gem logged in or out since the list was read.
+    /// Something changed while the list was being read: it is read again once it comes.
     stale: bool,
 }
 
 impl Sessions {
     /// The list, as the gem answers it.
     pub fn new(ctx: &mut Ctx) -> Sessions {
-        Sessions { pending: Some(ctx.send("list sessions", vec![Op::Sessions(pb::Empty {})])), ..Sessions::default() }
+        let mut sessions = Sessions::default();
+        sessions.read(ctx);
+        sessions
+    }
+
+    /// Reads the list (once at a time: what changes meanwhile is read after).
+    fn read(&mut self, ctx: &mut Ctx) {
+        if self.pending.is_some() {
+            self.stale = true;
+        } else {
+            self.pending = Some(ctx.send("list sessions", vec![Op::Sessions(pb::Empty {})]));
+            self.stale = false;
+        }
     }
 }
 
@@ -160,10 +202,21 @@ impl View for Sessions {
         self.pending = None;
     }
 
-    fn hear(&mut self, event: &Event) {
+    fn saved(&self) -> Option<Saved> {
+        Some(Saved::Sessions)
+    }
+
+    /// Gems logging in or out, and commits (how far behind each view is), change the list.
+    fn hear(&mut self, event: &Event, ctx: &mut Ctx) {
         match event {
-            Event::Sessions(_) | Event::Relogged(_) => self.stale = true,
-            Event::Transcript(_) | Event::Stale(_) | Event::Process(_) => {}
+            Event::Sessions(_) | Event::Relogged(_) | Event::Stale(_) => self.read(ctx),
+            Event::Transcript(_) | Event::Process(_) => {}
+        }
+    }
+
+    fn refresh(&mut self, ctx: &mut Ctx, changed: Changed) {
+        if changed == Changed::Repository {
+            self.read(ctx);
         }
     }
 
@@ -171,17 +224,19 @@ impl View for Sessions {
         self.pending = None;
         if let Ok(Outcome::Sessions(s)) = first(reply) {
             self.list = s.sessions;
-            self.stale = false;
         }
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, ctx: &mut Ctx) {
+        if self.stale && self.pending.is_none() {
+            self.read(ctx);
+        }
         ui.horizontal(|ui| {
             if ui.button("Refresh").clicked() {
-                self.pending = Some(ctx.send("list sessions", vec![Op::Sessions(pb::Empty {})]));
+                self.read(ctx);
             }
-            if self.stale {
-                ui.label("(changed since)");
+            if self.pending.is_some() {
+                ui.spinner();
             }
         });
         egui::Grid::new("sessions").striped(true).show(ui, |ui| {

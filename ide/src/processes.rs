@@ -10,6 +10,7 @@ use onyx_protocol::agent::{self as pb, event::Event, operation::Op, result::Outc
 use crate::app::Ctx;
 use crate::debugger::Debugger;
 use crate::inspector::Inspector;
+use crate::layout::Saved;
 use crate::link::{Reply, Ticket};
 use crate::panes::{View, first, outcomes};
 
@@ -80,13 +81,17 @@ impl View for Processes {
         self.pending.clear();
     }
 
+    fn saved(&self) -> Option<Saved> {
+        Some(Saved::Processes)
+    }
+
     /// The handles of the opened entry's persistent objects.
     fn handles(&self) -> Vec<u64> {
         let variables = self.entry.iter().flat_map(|e| &e.frames).flat_map(|f| &f.variables);
         variables.map(|v| v.handle).filter(|h| *h != 0).collect()
     }
 
-    fn hear(&mut self, event: &Event) {
+    fn hear(&mut self, event: &Event, _ctx: &mut Ctx) {
         if matches!(event, Event::Process(_) | Event::Relogged(_)) {
             self.stale = true;
         }

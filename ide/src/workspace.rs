@@ -11,6 +11,7 @@ use crate::app::Ctx;
 use crate::debugger::{Debugger, Notifier};
 use crate::editor::{Marks, code_edit};
 use crate::inspector::Inspector;
+use crate::layout::Saved;
 use crate::link::{Reply, Ticket};
 use crate::panes::{Pane, View, first};
 
@@ -83,6 +84,11 @@ impl Default for Workspace {
 }
 
 impl Workspace {
+    /// A workspace holding `text` (one kept from before, or closed and opened again).
+    pub fn with_text(text: String) -> Workspace {
+        Workspace { text, ..Workspace::default() }
+    }
+
     /// A workspace holding `code`, which it evaluates whole (`action`) when first drawn.
     pub fn running(code: String, action: Action) -> Workspace {
         Workspace { text: code, at_start: Some(action), ..Workspace::default() }
@@ -117,7 +123,7 @@ impl Workspace {
         let inspect = action == Action::Inspect;
         let tag = next_tag();
         let op = Op::Evaluate(pb::Evaluate { source, inspect, forget: !inspect, tag, ..Default::default() });
-        self.pending = Some((ctx.send(name, vec![op]), action, end));
+        self.pending = Some((ctx.send_changing(name, vec![op]), action, end));
         self.tag = tag;
         self.sent_with = self.text.clone();
     }
@@ -149,6 +155,10 @@ impl View for Workspace {
 
     fn title(&self) -> String {
         "Workspace".into()
+    }
+
+    fn saved(&self) -> Option<Saved> {
+        Some(Saved::Workspace { text: self.text.clone() })
     }
 
     fn opens(&mut self) -> Option<Pane> {

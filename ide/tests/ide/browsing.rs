@@ -226,7 +226,14 @@ fn the_browsers_gestures_define_add_remove_and_cross_reference_one_round_trip_ea
     local(&mut h, |h| h.get_by_label("Probe>>answer").click());
     // Remove a method.
     gesture(&mut h, "select method", |h| h.get_by_label("double").click());
-    gesture(&mut h, "remove method", |h| h.get_by_label("Remove method").click());
+    // Asked first: Cancel keeps it, Remove removes it.
+    local(&mut h, |h| h.get_by_label("Remove method").click());
+    h.get_by_label_contains("Remove the method Probe>>#double?");
+    local(&mut h, |h| h.get_by_label("Cancel").click());
+    assert!(h.query_by_label_contains("Remove the method").is_none(), "the question is gone");
+    h.get_by_label("double");
+    local(&mut h, |h| h.get_by_label("Remove method").click());
+    gesture(&mut h, "remove method", |h| h.get_by_label("Remove").click());
     assert!(h.query_by_label("double").is_none(), "removed");
     // A new class, shown flat and then under its superclass; then removed.
     local(&mut h, |h| h.get_by_label("New class").click());
@@ -240,7 +247,9 @@ fn the_browsers_gestures_define_add_remove_and_cross_reference_one_round_trip_ea
     local(&mut h, |h| h.get_by_label("hierarchy").click());
     h.get_by_label("    Gadget");
     gesture(&mut h, "select class", |h| h.get_by_label("    Gadget").click());
-    gesture(&mut h, "remove class", |h| h.get_by_label("Remove class").click());
+    local(&mut h, |h| h.get_by_label("Remove class").click());
+    h.get_by_label_contains("Remove the class Gadget, with its methods?");
+    gesture(&mut h, "remove class", |h| h.get_by_label("Remove").click());
     assert!(h.query_by_label_contains("Gadget").is_none(), "removed");
     assert_eq!(run(&server.gem, "Smalltalk includesKey: #Gadget"), "false");
 }

@@ -2,8 +2,9 @@
 //! the test. Each gesture that needs the server sends exactly one batch, and the tests count
 //! them. `browsing`: the system browser, its lists and its editing gestures; `evaluating`:
 //! workspaces, the transcript and inspectors; `transactions`: commits, conflicts and
-//! auto-commit; `debugging`: the debugger, notifiers and the process browser; `network`: a
-//! slow gem and a gone one; `tls`: a gem serving TLS.
+//! auto-commit; `debugging`: the debugger, notifiers and the process browser; `keeping`:
+//! nothing lost on closing or restarting, and panes that stay current; `network`: a slow gem
+//! and a gone one; `tls`: a gem serving TLS.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // tests fail loudly
 
@@ -21,6 +22,7 @@ use onyx_server_agent::embedded::Embedded;
 mod browsing;
 mod debugging;
 mod evaluating;
+mod keeping;
 mod network;
 mod tls;
 mod transactions;
@@ -76,7 +78,11 @@ pub fn harness(gem: &str) -> Harness<'static, Ide> {
 
 /// The IDE on `link`, once the gem has answered its first gestures.
 pub fn harness_on(link: Link) -> Harness<'static, Ide> {
-    let ide = Ide::new(link);
+    harness_of(Ide::new(link))
+}
+
+/// A harness drawing `ide`, once the gem has answered its first gestures.
+pub fn harness_of(ide: Ide) -> Harness<'static, Ide> {
     let mut h = Harness::builder()
         .with_size(egui::vec2(1280.0, 900.0))
         // Frames as a display makes them, so that two clicks a frame apart are a double-click.
@@ -100,13 +106,22 @@ pub fn settle(h: &mut Harness<'static, Ide>) {
     }
 }
 
-/// Performs a gesture and checks it cost exactly one round trip.
+/// Performs a gesture and checks it cost exactly one round trip (besides the panes that read
+/// again what it changed, one batch each: see [`refreshed`]).
 pub fn gesture(h: &mut Harness<'static, Ide>, what: &str, act: impl FnOnce(&mut Harness<'static, Ide>)) {
-    let before = h.state().link().batches_sent();
+    let before = h.state().link().batches_sent() - h.state().refreshes_sent();
     act(h);
     settle(h);
-    let sent = h.state().link().batches_sent() - before;
+    let sent = h.state().link().batches_sent() - h.state().refreshes_sent() - before;
     assert_eq!(sent, 1, "{what}: {sent} round trips");
+}
+
+/// Performs a gesture (one round trip) and answers how many panes read again what it changed
+/// (one batch each).
+pub fn refreshed(h: &mut Harness<'static, Ide>, what: &str, act: impl FnOnce(&mut Harness<'static, Ide>)) -> u64 {
+    let before = h.state().refreshes_sent();
+    gesture(h, what, act);
+    h.state().refreshes_sent() - before
 }
 
 /// Runs frames until `label` shows (some things come by the event stream, looked for every

@@ -29,7 +29,8 @@ fn with_auto_commit_on_each_gesture_commits_and_others_see_it() {
     let other = server.add_gem().expect("another gem");
     let mut h = harness(&server.gem);
     gesture(&mut h, "auto-commit on", |h| h.get_by_label("Auto-commit").click());
-    h.get_by_label("auto-commit switched");
+    let on = h.get_by_label("Auto-commit").accesskit_node().toggled();
+    assert_eq!(on, Some(egui::accesskit::Toggled::True), "the bar shows auto-commit on");
     h.get_by_label("Workspace").click();
     h.run_steps(2);
     h.get_by_label("Code").set_text_value_accesskit("(UserGlobals at: #Shared) at: 1 put: 7");

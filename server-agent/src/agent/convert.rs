@@ -9,7 +9,7 @@ use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome as PbOutco
 use crate::ops::debugger::{DebugRequest, Debugged, Step};
 use crate::ops::request::{
     Answer, BatchAnswer, ClassRef, Done, ErrorKind, Evaluate, Event, Failure, InspectRequest, InstVarRef, Listed,
-    MethodRef, Operation, Outcome, Package, Page, Paged, Password, ProcessChange, Request,
+    MethodRef, Operation, Outcome, Package, Page, Paged, Password, ProcessChange, Request, TransactionStatus,
 };
 
 /// A protocol operation as the gem's: the request and its page.
@@ -120,6 +120,16 @@ pub fn batch_result(answer: BatchAnswer) -> pb::BatchResult {
         auto_commit: answer
             .auto_commit
             .map(|outcome| pb::Result { server_micros: 0, outcome: Some(outcome_of(outcome)) }),
+        transaction: answer.transaction.map(transaction),
+    }
+}
+
+fn transaction(t: TransactionStatus) -> pb::TransactionStatus {
+    pb::TransactionStatus {
+        in_transaction: t.in_transaction,
+        mode: t.mode,
+        auto_commit: t.auto_commit,
+        needs_commit: t.needs_commit,
     }
 }
 
@@ -260,11 +270,7 @@ fn answer_of(answer: Answer) -> PbOutcome {
                 .collect(),
             paged: paged(p),
         }),
-        Answer::Transaction(t) => PbOutcome::Transaction(pb::TransactionStatus {
-            in_transaction: t.in_transaction,
-            mode: t.mode,
-            auto_commit: t.auto_commit,
-        }),
+        Answer::Transaction(t) => PbOutcome::Transaction(transaction(t)),
         Answer::Committed(c) => PbOutcome::Committed(pb::Committed {
             committed: c.committed,
             conflicts: c.conflicts.into_iter().map(field).collect(),

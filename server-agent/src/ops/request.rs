@@ -363,6 +363,8 @@ pub struct TransactionStatus {
     pub mode: String,
     /// Whether every batch is followed by a commit.
     pub auto_commit: bool,
+    /// Whether a persistent object changed in the transaction.
+    pub needs_commit: bool,
 }
 
 /// A commit's outcome.
@@ -514,6 +516,8 @@ pub struct BatchAnswer {
     pub server_time: Duration,
     /// With auto-commit on: the commit that followed the batch.
     pub auto_commit: Option<Outcome>,
+    /// The transaction's state once the batch is done (none if the gem lost its stone).
+    pub transaction: Option<TransactionStatus>,
 }
 
 /// What the tools hear besides their answers.

@@ -5,15 +5,20 @@
 use onyx_vm::{Value, Vm};
 
 use super::inspect::LoginHandles;
-use super::request::{Answer, Committed, Field, GemSession, Outcome, TransactionStatus};
+use super::request::{Answer, Committed, Failure, Field, GemSession, Outcome, TransactionStatus};
 use super::{LIMIT, WORK_LIMIT, eval_failure, global, send, stone_failure};
 
 pub fn status(vm: &mut Vm, auto_commit: bool) -> Outcome {
+    Ok(Answer::Transaction(state(vm, auto_commit)?))
+}
+
+/// The transaction's state, as the bar shows it (and every batch's answer carries).
+pub fn state(vm: &mut Vm, auto_commit: bool) -> Result<TransactionStatus, Failure> {
     let system = global(vm, "System")?;
     let in_transaction = send(vm, system, "inTransaction", &[])? == Value::TRUE;
     let mode = send(vm, system, "transactionMode", &[])?;
     let mode = vm.string_of(mode).unwrap_or_default();
-    Ok(Answer::Transaction(TransactionStatus { in_transaction, mode, auto_commit }))
+    Ok(TransactionStatus { in_transaction, mode, auto_commit, needs_commit: vm.needs_commit() })
 }
 
 /// `System beginTransaction` or `abortTransaction` (`selector`).

@@ -21,7 +21,7 @@ use tokio::sync::{broadcast, oneshot};
 use crate::ops::debugger::DebugRequest;
 use crate::ops::request::{
     Answer, BatchAnswer, Done, Evaluate, Event, Failure, InspectRequest, Listed, Operation, Outcome, Page, Paged,
-    Password, ProcessChange, Request,
+    Password, ProcessChange, Request, TransactionStatus,
 };
 use crate::ops::{self, State};
 use onyx_record::StoneError;
@@ -80,6 +80,8 @@ struct Running {
     page: Option<Page>,
     /// With auto-commit on: the commit that followed the batch.
     auto_committed: Option<Outcome>,
+    /// The transaction's state once the batch was done.
+    transaction: Option<TransactionStatus>,
     /// The client went away before the answer: what it started was stopped, and nothing of
     /// the batch is committed for it.
     abandoned: bool,
@@ -182,6 +184,9 @@ pub fn run(
                 vm.set_may_change_code(r.may_change_code);
                 r.auto_committed = Some(ops::transaction::commit(vm, &mut state.handles.of(r.login)));
             }
+            if r.is_done() && r.transaction.is_none() && !r.abandoned {
+                r.transaction = ops::transaction::state(vm, state.auto_commit).ok();
+            }
         }
         running.retain_mut(|r| {
             let finished = r.finish();
@@ -268,6 +273,7 @@ impl Running {
             may_change_code: job.may_change_code,
             page: None,
             auto_committed: None,
+            transaction: None,
             abandoned: false,
         }
     }
@@ -472,8 +478,9 @@ impl Running {
         if let Some(reply) = self.job_reply.take() {
             let results = std::mem::take(&mut self.results);
             let auto_commit = self.auto_committed.take();
+            let transaction = self.transaction.take();
             // A client that gave up no longer wants the answer.
-            let _ = reply.send(BatchAnswer { results, server_time: self.arrived.elapsed(), auto_commit });
+            let _ = reply.send(BatchAnswer { results, server_time: self.arrived.elapsed(), auto_commit, transaction });
         }
         true
     }

@@ -22,7 +22,7 @@ pub struct Watch {
     users: BTreeSet<String>,
     /// The latest commit last seen.
     latest: u64,
-    /// The sessions last seen (none while nobody listens).
+    /// The sessions last seen (none until the stone first answers).
     sessions: Option<BTreeSet<u64>>,
     looked: Instant,
 }
@@ -32,7 +32,9 @@ impl Watch {
     pub fn new(vm: &mut Vm, about: About) -> Watch {
         // A gem that cannot describe itself still serves; its entry stays blank.
         let _ = vm.describe_session(&about);
-        Watch { about, users: BTreeSet::new(), latest: 0, sessions: None, looked: Instant::now() }
+        // What comes and goes from now on is told.
+        let sessions = vm.stone_sessions().ok().map(|(list, _)| list.iter().map(|s| s.session).collect());
+        Watch { about, users: BTreeSet::new(), latest: 0, sessions, looked: Instant::now() }
     }
 
     /// A user logged in to the agent: the stone's list of sessions names them.
@@ -63,10 +65,8 @@ impl Watch {
             // Whatever else failed, the stone is there: look again in a second.
             Err(_) => return Ok(()),
         };
-        if events.receiver_count() == 0 {
-            self.sessions = None;
-            return Ok(());
-        }
+        // The list is followed with no one listening too: a tool that subscribes hears of
+        // the gems that came or went since its gem last looked, not since it first listened.
         let own = vm.session_id();
         let behind = list.iter().find(|s| Some(s.session) == own).map_or(0, |s| s.behind);
         if latest > self.latest && behind > 0 {

@@ -260,6 +260,11 @@ impl Heap {
         self.write_set.retain(|v| !objects.contains(v));
     }
 
+    /// Whether a persistent object changed since the write set was last taken.
+    pub fn has_writes(&self) -> bool {
+        !self.write_set.is_empty()
+    }
+
     /// Takes the write set: the persistent objects changed since it was last taken.
     pub fn take_write_set(&mut self) -> Vec<Value> {
         for v in &self.write_set {

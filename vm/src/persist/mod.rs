@@ -398,6 +398,12 @@ impl Vm {
         self.persist.is_some()
     }
 
+    /// `System needsCommit`: whether a persistent object changed in this transaction (a
+    /// commit would write something).
+    pub fn needs_commit(&self) -> bool {
+        self.persist.is_some() && self.heap.has_writes()
+    }
+
     /// The session id, when a repository is attached.
     pub fn session_id(&self) -> Option<u64> {
         self.persist.as_ref().map(|p| p.link.session())

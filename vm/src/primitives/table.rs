@@ -433,6 +433,8 @@ primitives! {
     SYSTEM_IS_PERSISTENT = 294;
     /// `System class>>lastStoreErrorClass`: the exception class for the kind of the last failure.
     SYSTEM_LAST_STORE_ERROR_CLASS = 295;
+    /// `System class>>needsCommit`: whether a persistent object changed in this transaction.
+    SYSTEM_NEEDS_COMMIT = 296;
 
     // Security (300-309, `security.rs`): the session's user and object security policies;
     // the policy primitives fail without a repository or when the stone refuses.

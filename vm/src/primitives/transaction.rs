@@ -38,6 +38,7 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
         }
         table::SYSTEM_SESSION_TEMPS => return Ok(vm.session_temps),
         table::SYSTEM_IS_PERSISTENT => return boolean(vm.is_persistent(x)),
+        table::SYSTEM_NEEDS_COMMIT => return boolean(vm.needs_commit()),
         table::SYSTEM_COLLECT_GARBAGE => {
             vm.collect_repository_garbage().map(|n| Value::int(n as i64).unwrap_or(Value::NIL))
         }

@@ -480,3 +480,23 @@ fn a_gem_logs_in_to_a_repository_whose_globals_fill_a_large_dictionary() {
     assert_eq!(run(&mut b, "(Smalltalk includesKey: #Global3999) & ((Smalltalk at: #Global17) = 17)"), "true");
     assert_eq!(run(&mut b, "3 + 4"), "7");
 }
+
+#[test]
+fn needs_commit_says_whether_the_transaction_changed_a_persistent_object() {
+    let (_dir, stone) = repository();
+    let mut g = gem(&stone);
+    assert_eq!(run(&mut g, "System needsCommit"), "false", "a fresh view has nothing to commit");
+    let only_new = "(OrderedCollection new add: 3; yourself) asSortedCollection. Set new add: nil. System needsCommit";
+    assert_eq!(run(&mut g, only_new), "false", "only new objects, and no cache of a kernel class");
+    run(&mut g, "Smalltalk at: #Counter put: 0");
+    assert_eq!(run(&mut g, "System needsCommit"), "true");
+    assert_eq!(run(&mut g, "System commitTransaction. System needsCommit"), "false");
+    run(&mut g, "Smalltalk at: #Counter put: 1");
+    assert_eq!(run(&mut g, "System abortTransaction. System needsCommit"), "false");
+    assert_eq!(run(&mut g, "Smalltalk at: #Counter"), "0");
+    assert_eq!(
+        eval_in(&mut vm(), "System needsCommit").ok().as_deref(),
+        Some("false"),
+        "no repository, nothing to commit"
+    );
+}

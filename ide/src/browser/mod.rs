@@ -9,8 +9,14 @@ use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
 
 use crate::app::Ctx;
 use crate::editor::CodeEditor;
+use crate::layout::Saved;
 use crate::link::{Reply, Ticket};
-use crate::panes::{MethodList, View, first, outcomes};
+use crate::panes::{Changed, MethodList, View, first, outcomes};
+
+mod reread;
+mod rows;
+
+use rows::{defined_name, flat, hierarchy, list};
 
 /// What a batch the browser sent was for, and what it was about: a reply about a selection
 /// the user has since left is dropped.
@@ -29,10 +35,37 @@ enum Want {
     Defined(String),
     /// A removal, after which this class (if any) and package were chosen.
     Removed(Option<pb::ClassRef>, Option<String>),
+    /// Everything shown, read again: what each operation was for, and what was chosen.
+    Reread(Vec<Part>, Chosen),
 }
 
-/// Rows of the lists, in points.
-const ROW: f32 = 18.0;
+/// What one operation of a batch that reads everything again asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Part {
+    Packages,
+    Classes,
+    Definition,
+    Protocols,
+    Methods,
+    Source,
+}
+
+/// What was chosen when a batch was sent: its answers are taken only for what still is.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Chosen {
+    package: Option<String>,
+    hierarchy_of: Option<String>,
+    class: Option<pb::ClassRef>,
+    protocol: Option<String>,
+    method: Option<String>,
+}
+
+/// A removal asked for, waiting for the user to confirm it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Removal {
+    Method(String),
+    Class(String),
+}
 
 const NEW_METHOD: &str = "messageSelectorAndArgumentNames\n\t\"comment stating purpose of message\"\n\n\t| temporary variable names |\n\tstatements";
 
@@ -61,6 +94,8 @@ pub struct Browser {
     message: String,
     /// A method to choose once the class it is in has come.
     then_select: Option<String>,
+    /// A removal to confirm.
+    confirm: Option<Removal>,
 }
 
 impl Browser {
@@ -124,7 +159,69 @@ impl Browser {
             pending: Vec::new(),
             message: String::new(),
             then_select: None,
+            confirm: None,
         }
+    }
+
+    /// A browser showing again what one showed before a restart (one batch).
+    pub fn restored(
+        ctx: &mut Ctx,
+        package: Option<String>,
+        class: Option<String>,
+        meta: bool,
+        method: Option<String>,
+        hierarchy_of: Option<String>,
+    ) -> Browser {
+        let mut browser = Browser::blank();
+        browser.as_hierarchy = hierarchy_of.is_some();
+        (browser.package, browser.class, browser.meta, browser.method, browser.hierarchy_of) =
+            (package, class, meta, method, hierarchy_of);
+        browser.reread(ctx, "restore a browser");
+        browser
+    }
+
+    /// What is chosen now.
+    fn chosen(&self) -> Chosen {
+        Chosen {
+            package: self.package.clone(),
+            hierarchy_of: self.hierarchy_of.clone(),
+            class: self.class_ref(),
+            protocol: self.protocol.clone(),
+            method: self.method.clone(),
+        }
+    }
+
+    /// Reads everything it shows again, in one batch: the packages, the class list, the
+    /// class chosen, and the method chosen.
+    fn reread(&mut self, ctx: &mut Ctx, gesture: &'static str) {
+        let mut parts = vec![Part::Packages];
+        let mut ops = vec![Op::Packages(pb::Empty {})];
+        let list = match (&self.hierarchy_of, &self.package, &self.class) {
+            (Some(root), _, _) => Some(Op::Hierarchy(pb::ClassRef { class_name: root.clone(), meta: false })),
+            (None, Some(package), _) => {
+                Some(Op::Classes(pb::PackageRef { package: package.clone(), ..Default::default() }))
+            }
+            (None, None, Some(class)) => {
+                Some(Op::Classes(pb::PackageRef { of_class: class.clone(), ..Default::default() }))
+            }
+            (None, None, None) => None,
+        };
+        if let Some(list) = list {
+            ops.push(list);
+            parts.push(Part::Classes);
+        }
+        if let (Some(class), Some(name)) = (self.class_ref(), self.class.clone()) {
+            ops.push(Op::ClassDefinition(pb::ClassRef { class_name: name, meta: false }));
+            ops.push(Op::Protocols(class.clone()));
+            ops.push(self.methods_op());
+            parts.extend([Part::Definition, Part::Protocols, Part::Methods]);
+            if let Some(selector) = self.method.clone() {
+                ops.push(Op::MethodSource(pb::MethodRef { class: Some(class), selector }));
+                parts.push(Part::Source);
+            }
+        }
+        let ticket = ctx.send(gesture, ops);
+        self.pending.push((ticket, Want::Reread(parts, self.chosen())));
     }
 
     fn class_ref(&self) -> Option<pb::ClassRef> {
@@ -347,6 +444,64 @@ impl Browser {
         self.pending.push((ctx.send("accept", ops), want));
     }
 
+    /// Removes what the user confirmed removing.
+    fn remove(&mut self, ctx: &mut Ctx, removal: Removal) {
+        match removal {
+            Removal::Method(selector) => {
+                let ops = vec![
+                    Op::RemoveMethod(pb::MethodRef { class: self.class_ref(), selector }),
+                    Op::Protocols(self.class_ref().unwrap_or_default()),
+                    self.methods_op(),
+                ];
+                let ticket = ctx.send("remove method", ops);
+                self.method = None;
+                self.protocols.clear();
+                self.source.load("");
+                self.pending.push((ticket, Want::Removed(self.class_ref(), self.package.clone())));
+            }
+            Removal::Class(class_name) => {
+                let mut ops = vec![Op::RemoveClass(pb::ClassRef { class_name, meta: false })];
+                if let Some(package) = &self.package {
+                    ops.push(Op::Classes(pb::PackageRef { package: package.clone(), ..Default::default() }));
+                }
+                let ticket = ctx.send("remove class", ops);
+                self.class = None;
+                self.clear_class();
+                self.pending.push((ticket, Want::Removed(None, self.package.clone())));
+            }
+        }
+    }
+
+    /// Asks to confirm a removal; answers it once confirmed.
+    fn confirm_ui(&mut self, ui: &mut egui::Ui) -> Option<Removal> {
+        let removal = self.confirm.clone()?;
+        let question = match &removal {
+            Removal::Method(selector) => {
+                let side = if self.meta { " class" } else { "" };
+                format!("Remove the method {}{side}>>#{selector}?", self.class.clone().unwrap_or_default())
+            }
+            Removal::Class(class) => format!("Remove the class {class}, with its methods?"),
+        };
+        let mut answer = None;
+        let modal = egui::Modal::new(ui.make_persistent_id("confirm-removal")).show(ui.ctx(), |ui| {
+            ui.set_width(380.0);
+            ui.label(question);
+            ui.weak("Until you commit, Abort brings it back.");
+            ui.horizontal(|ui| {
+                if ui.button("Remove").clicked() {
+                    answer = Some(true);
+                }
+                if ui.button("Cancel").clicked() {
+                    answer = Some(false);
+                }
+            });
+        });
+        if answer.is_some() || modal.should_close() {
+            self.confirm = None;
+        }
+        (answer == Some(true)).then_some(removal)
+    }
+
     /// The buttons under the lists: new and remove, and the cross-references.
     fn tools(&mut self, ui: &mut egui::Ui, ctx: &mut Ctx) {
         ui.horizontal(|ui| {
@@ -362,16 +517,7 @@ impl Browser {
                 && self.may_leave(ui)
                 && let Some(selector) = method.clone()
             {
-                let ops = vec![
-                    Op::RemoveMethod(pb::MethodRef { class: self.class_ref(), selector }),
-                    Op::Protocols(self.class_ref().unwrap_or_default()),
-                    self.methods_op(),
-                ];
-                let ticket = ctx.send("remove method", ops);
-                self.method = None;
-                self.protocols.clear();
-                self.source.load("");
-                self.pending.push((ticket, Want::Removed(self.class_ref(), self.package.clone())));
+                self.confirm = Some(Removal::Method(selector));
             }
             if ui.add_enabled(may && self.package.is_some(), egui::Button::new("New class")).clicked()
                 && self.may_leave(ui)
@@ -387,14 +533,7 @@ impl Browser {
                 && self.may_leave(ui)
                 && let Some(class_name) = class.clone()
             {
-                let mut ops = vec![Op::RemoveClass(pb::ClassRef { class_name, meta: false })];
-                if let Some(package) = &self.package {
-                    ops.push(Op::Classes(pb::PackageRef { package: package.clone(), ..Default::default() }));
-                }
-                let ticket = ctx.send("remove class", ops);
-                self.class = None;
-                self.clear_class();
-                self.pending.push((ticket, Want::Removed(None, self.package.clone())));
+                self.confirm = Some(Removal::Class(class_name));
             }
             ui.separator();
             // Taken by the first browser drawn: one key press, one list.
@@ -427,77 +566,12 @@ impl Browser {
     }
 }
 
-/// The name of the class a definition (`Object subclass: #Name ...`) defines, if it says.
-fn defined_name(definition: &str) -> String {
-    let message = definition.rsplit_once("subclass:").map_or(definition, |(_, rest)| rest);
-    let after = message.split_once('#').map_or("", |(_, rest)| rest);
-    after.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect()
-}
-
 enum Choice {
     Package(String),
     Class(String),
     Side(bool),
     Protocol(Option<String>),
     Method(String),
-}
-
-/// A scrolling list of `rows` that draws only the rows in view; `clicked` gets the row chosen.
-fn list(
-    ui: &mut egui::Ui,
-    id: &str,
-    height: f32,
-    rows: &[String],
-    selected: Option<&str>,
-    mut clicked: impl FnMut(&str),
-) {
-    egui::ScrollArea::vertical()
-        .id_salt(id)
-        .max_height(height)
-        .min_scrolled_height(height)
-        .auto_shrink([false, false])
-        .show_rows(ui, ROW, rows.len(), |ui, range| {
-            for row in &rows[range] {
-                let is_selected = selected.is_some_and(|s| s == row.trim());
-                if ui.selectable_label(is_selected, row).clicked() {
-                    clicked(row);
-                }
-            }
-        });
-}
-
-fn flat(classes: &[pb::ClassEntry]) -> Vec<String> {
-    classes.iter().map(|c| c.name.clone()).collect()
-}
-
-/// The classes indented under their superclasses (those whose superclass is not listed at the
-/// left), each after its superclass; siblings keep the order they came in.
-fn hierarchy(classes: &[pb::ClassEntry]) -> Vec<String> {
-    use std::collections::HashMap;
-    let listed: HashMap<&str, usize> = classes.iter().enumerate().map(|(i, c)| (c.name.as_str(), i)).collect();
-    let mut children: Vec<Vec<usize>> = vec![Vec::new(); classes.len()];
-    let mut roots = Vec::new();
-    for (i, c) in classes.iter().enumerate() {
-        match listed.get(c.superclass.as_str()) {
-            Some(&parent) if parent != i => children[parent].push(i),
-            _ => roots.push(i),
-        }
-    }
-    // Depth first, without recursion: a deep hierarchy cannot exhaust the stack. Classes in a
-    // cycle of superclasses (no root above them) come last, each still once.
-    let mut rows = Vec::with_capacity(classes.len());
-    let mut seen = vec![false; classes.len()];
-    for start in roots.into_iter().chain(0..classes.len()) {
-        let mut stack = vec![(start, 0)];
-        while let Some((i, depth)) = stack.pop() {
-            if std::mem::replace(&mut seen[i], true) {
-                continue;
-            }
-            rows.push(format!("{}{}", "    ".repeat(depth), classes[i].name));
-            stack.extend(children[i].iter().rev().map(|&k| (k, depth + 1)));
-        }
-    }
-    rows
 }
 
 impl View for Browser {
@@ -520,6 +594,24 @@ impl View for Browser {
 
     fn forget_pending(&mut self) {
         self.pending.clear();
+    }
+
+    fn saved(&self) -> Option<Saved> {
+        Some(Saved::Browser {
+            package: self.package.clone(),
+            class: self.class.clone(),
+            meta: self.meta,
+            selector: self.method.clone(),
+            hierarchy_of: self.hierarchy_of.clone(),
+        })
+    }
+
+    /// Everything again, after the view moved or code changed (unless it is being read).
+    fn refresh(&mut self, ctx: &mut Ctx, changed: Changed) {
+        let rereading = self.pending.iter().any(|(_, w)| matches!(w, Want::Reread(..)));
+        if changed == Changed::Repository && !rereading {
+            self.reread(ctx, "refresh a browser");
+        }
     }
 
     fn waits_for(&self, ticket: Ticket) -> bool {
@@ -563,6 +655,7 @@ impl View for Browser {
             Want::Browse(of) if of == class => self.browse_arrived(reply),
             Want::Compiled(sent, to) if to == class => self.compiled(reply, &sent),
             Want::Defined(sent) => self.defined(reply, &sent),
+            Want::Reread(parts, then) => self.reread_arrived(reply, &parts, &then),
             Want::Removed(of, package) => {
                 let (same_class, same_package) = (of == self.class_ref(), package == self.package);
                 self.removed(reply, same_class, same_package);
@@ -644,6 +737,9 @@ impl View for Browser {
         }
         ui.separator();
         self.tools(ui, ctx);
+        if let Some(removal) = self.confirm_ui(ui) {
+            self.remove(ctx, removal);
+        }
         if !self.message.is_empty() {
             ui.label(&self.message);
         }
@@ -670,33 +766,5 @@ impl View for Browser {
                 self.pending.push((ctx.send("define class", ops), Want::Defined(sent)));
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn entry(name: &str, superclass: &str) -> pb::ClassEntry {
-        pb::ClassEntry { name: name.into(), superclass: superclass.into(), package: String::new() }
-    }
-
-    #[test]
-    fn a_hierarchy_indents_each_class_under_its_superclass() {
-        let classes = [entry("B", "A"), entry("A", "Object"), entry("C", "A"), entry("D", "B"), entry("E", "Object")];
-        assert_eq!(hierarchy(&classes), ["A", "    B", "        D", "    C", "E"]);
-    }
-
-    #[test]
-    fn the_class_a_definition_defines_is_named_after_subclass() {
-        assert_eq!(defined_name("Object subclass: #Foo\n\tinstanceVariableNames: ''"), "Foo");
-        assert_eq!(defined_name("(Smalltalk at: #Base) subclass: #Foo_2 instanceVariableNames: ''"), "Foo_2");
-        assert_eq!(defined_name("Object subclass: 'Foo'"), "");
-    }
-
-    #[test]
-    fn a_cycle_of_superclasses_is_listed_once_each_and_ends() {
-        let classes = [entry("A", "B"), entry("B", "A"), entry("C", "C")];
-        assert_eq!(hierarchy(&classes), ["C", "A", "    B"]);
     }
 }
