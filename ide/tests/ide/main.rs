@@ -28,7 +28,10 @@ mod tls;
 mod transactions;
 
 /// A repository with a class `Probe` (package `Probes`, method `answer ^ 42` in `accessing`)
-/// and its subclass `SubProbe` (package `Probes-Sub`), served in this process.
+/// and its subclass `SubProbe` (package `Probes-Sub`), served in this process. A sort is done
+/// and committed first: `SortedCollection`'s default sort block is made at its first use and
+/// changes the class (a block made while the kernel loads does not survive being faulted in
+/// lazily, so the kernel cannot make it beforehand yet).
 pub fn server() -> (tempfile::TempDir, Embedded) {
     let dir = tempfile::tempdir().expect("a temp dir");
     let embedded =
@@ -38,7 +41,8 @@ pub fn server() -> (tempfile::TempDir, Embedded) {
         "Object subclass: #Probe instanceVariableNames: 'a b' classVariableNames: '' package: 'Probes'. \
          Probe compile: 'answer\n\t^ 42' classified: #accessing. \
          Probe subclass: #SubProbe instanceVariableNames: '' classVariableNames: '' package: 'Probes-Sub'. \
-         UserGlobals at: #Shared put: (Array with: 0). System commitTransaction",
+         UserGlobals at: #Shared put: (Array with: 0). \
+         #(2 1) asSortedCollection. System commitTransaction",
     );
     (dir, embedded)
 }
