@@ -27,4 +27,20 @@ shot inspector 'inspect:Array with: 3 @ 4 with: 1/3 with: #(1 2 3)'
 shot transcript "transcript:1 to: 5 do: [:i | Transcript show: 'line ', i printString; cr]"
 shot sessions 'sessions'
 shot debugger 'debug:#(1 2 0 4) inject: 0 into: [:sum :each | sum + (12 / each)]'
+shot help 'help'
+# A package of tests to run (committed, so that the next start finds it).
+demo="TestCase subclass: #DemoTest instanceVariableNames: '' classVariableNames: '' package: 'Demo-Tests'.
+DemoTest compile: 'testSum
+	self assert: ((1 to: 10) inject: 0 into: [:a :b | a + b]) equals: 55' classified: #tests.
+DemoTest compile: 'testPrinting
+	self assert: (3/4) printString equals: ''(3/4)''' classified: #tests.
+DemoTest compile: 'testFirst
+	self assert: #(3 1 2) asSortedCollection first equals: 3' classified: #tests.
+DemoTest compile: 'testReversed
+	self assert: #(1 2 3) reversed equals: #(3 2 1)' classified: #tests.
+DemoTest compile: 'testDivision
+	self assert: 1 / 0 equals: 0' classified: #tests.
+System commitTransaction"
+DISPLAY=:97 LIBGL_ALWAYS_SOFTWARE=1 "$ide" --repository "$repo" --show "print:$demo" --close-after 8
+shot runner 'tests:Demo-Tests'
 echo "screenshots written to docs/screenshots/"

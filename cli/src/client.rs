@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use anyhow::{Result, anyhow, bail};
 use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
 use onyx_protocol::client::{self, AgentSession, LoginError};
+use onyx_protocol::peer::{self, Peer};
 use onyx_server_agent::users;
 
 /// What a client command asks of the gem.
@@ -136,7 +137,7 @@ pub fn stack(gem: &str, process: u64) -> Result<ExitCode> {
     runtime.block_on(async {
         let mut session = login(gem).await?;
         let first = session.execute(pb::Batch { operations: vec![stack] }).await;
-        let first = first.map_err(|s| anyhow!("the gem at {gem}: {}", s.message()))?;
+        let first = first.map_err(|s| anyhow!(peer::call_error(&s, gem, Peer::Gem)))?;
         let debugged = match first.results.into_iter().next().and_then(|r| r.outcome) {
             Some(Outcome::Debugged(d)) => d,
             Some(Outcome::Error(e)) => {
@@ -159,7 +160,7 @@ pub fn stack(gem: &str, process: u64) -> Result<ExitCode> {
         if debugged.total > u64::from(STACK_FRAMES) {
             println!("... {} more frames", debugged.total - u64::from(STACK_FRAMES));
         }
-        session.logout().await.map_err(|s| anyhow!("the gem at {gem}: {}", s.message()))?;
+        session.logout().await.map_err(|s| anyhow!(peer::call_error(&s, gem, Peer::Gem)))?;
         Ok(ExitCode::SUCCESS)
     })
 }
@@ -192,16 +193,13 @@ pub fn credentials() -> (String, String) {
 /// Logs in to the gem's agent at `gem` as [`credentials`] say.
 pub async fn login(gem: &str) -> Result<AgentSession> {
     let (user, password) = credentials();
-    AgentSession::login(gem, &user, &password).await.map_err(|e| match e {
-        LoginError::Refused { status } => anyhow!("the gem at {gem}: {}", status.message()),
-        other => anyhow!(other),
-    })
+    AgentSession::login(gem, &user, &password).await.map_err(|e: LoginError| anyhow!(e))
 }
 
 /// Runs `ops` as one batch of `session`.
 pub async fn execute(session: &mut AgentSession, ops: Vec<Op>) -> Result<pb::BatchResult> {
     let gem = session.address().to_string();
-    session.execute(client::batch(ops)).await.map_err(|s| anyhow!("the gem at {gem}: {}", s.message()))
+    session.execute(client::batch(ops)).await.map_err(|s| anyhow!(peer::call_error(&s, &gem, Peer::Gem)))
 }
 
 /// Operations in one batch of a new login; their outcomes.
@@ -218,7 +216,7 @@ fn execute_once(gem: &str, ops: Vec<Op>) -> Result<Vec<Outcome>> {
                 read_rest(&mut session, e).await?;
             }
         }
-        session.logout().await.map_err(|s| anyhow!("the gem at {gem}: {}", s.message()))?;
+        session.logout().await.map_err(|s| anyhow!(peer::call_error(&s, gem, Peer::Gem)))?;
         Ok(outcomes)
     })
 }
@@ -233,7 +231,7 @@ async fn read_rest(session: &mut AgentSession, e: &mut pb::Evaluated) -> Result<
         let reply = session
             .execute(pb::Batch { operations: vec![operation] })
             .await
-            .map_err(|s| anyhow!("the gem at {gem}: {}", s.message()))?;
+            .map_err(|s| anyhow!(peer::call_error(&s, &gem, Peer::Gem)))?;
         match reply.results.into_iter().next().and_then(|r| r.outcome) {
             Some(Outcome::Text(part)) => {
                 e.print_string.push_str(&part.text);

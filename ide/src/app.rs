@@ -1,21 +1,28 @@
-//! The IDE's window: the transaction bar at the top, the status bar at the bottom, and the
-//! panes (browsers, workspaces, the transcript, inspectors, method lists, sessions) as
-//! dockable tabs between them. Every frame it hands what came back from the gem to the
-//! panes that asked for it.
+//! The IDE's window: the menus, the tools and quick-open, and the transaction bar at the
+//! top, the status bar at the bottom, and the panes (browsers, workspaces, the transcript,
+//! inspectors, method lists, sessions, the test runner, ...) as dockable tabs between them
+//! (`tabs.rs` draws them). Every frame it hands what came back from the gem to the panes
+//! that asked for it.
 
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use eframe::egui;
-use onyx_protocol::agent::{self as pb, event::Event, operation::Op, result::Outcome};
+use onyx_protocol::agent::{self as pb, event::Event, operation::Op};
 
 use crate::browser::Browser;
 use crate::debugger::Notifier;
+use crate::find::Find;
+use crate::help::Help;
 use crate::inspector::Inspector;
 use crate::layout::{self, Closed, Layout};
 use crate::link::{ConnectError, Incoming, Link, Reply, Ticket};
-use crate::panes::{Changed, MethodList, Pane, Sessions, Transcript};
+use crate::panes::{Changed, Pane, Sessions, Transcript};
 use crate::processes::Processes;
+use crate::runner::{TestRunner, TestScope};
+use crate::settings::Settings;
+use crate::show::Show;
+use crate::tabs::Behavior;
 use crate::transaction::{Gesture, Quit, Transaction};
 use crate::workspace::{Action, Workspace};
 
@@ -27,6 +34,9 @@ struct Sent {
     changing: HashSet<Ticket>,
     /// Batches sent by panes reading again what they show (not gestures of their own).
     refreshes: u64,
+    /// Those not answered yet (their auto-commits move the view, but call for no further
+    /// reading).
+    refreshing: HashSet<Ticket>,
 }
 
 /// What a pane may do while it draws: send batches (one per gesture) and open other panes.
@@ -36,6 +46,17 @@ pub struct Ctx<'a> {
     sent: &'a mut Sent,
     /// Panes to open once the frame is drawn.
     pub opened: &'a mut Vec<Pane>,
+    /// Whether the pane drawn is the one the pointer was last pressed in (its keyboard
+    /// shortcuts work).
+    pub focused: bool,
+    /// The batches sent are panes reading again what they show.
+    refreshing: bool,
+}
+
+impl<'a> Ctx<'a> {
+    fn new(link: &'a mut Link, sent: &'a mut Sent, opened: &'a mut Vec<Pane>) -> Ctx<'a> {
+        Ctx { link, sent, opened, focused: true, refreshing: false }
+    }
 }
 
 impl Ctx<'_> {
@@ -43,6 +64,9 @@ impl Ctx<'_> {
     pub fn send(&mut self, name: &'static str, ops: Vec<Op>) -> Ticket {
         let ticket = self.link.execute(ops);
         self.sent.names.insert(ticket, name);
+        if self.refreshing {
+            self.sent.refreshing.insert(ticket);
+        }
         ticket
     }
 
@@ -59,70 +83,10 @@ impl Ctx<'_> {
     pub fn send_page(&mut self, name: &'static str, op: Op, page: pb::Page) -> Ticket {
         let ticket = self.link.execute_page(op, page);
         self.sent.names.insert(ticket, name);
+        if self.refreshing {
+            self.sent.refreshing.insert(ticket);
+        }
         ticket
-    }
-}
-
-/// A pane to open at start (`onyx-ide --show`): `browser:CLASS[:SELECTOR]`,
-/// `hierarchy:CLASS`, `print:CODE`, `inspect:CODE`, `transcript:CODE` (done, then the
-/// transcript shown), `debug:CODE` (done, and a debugger opened where it stops), `sessions`
-/// or `processes`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Show {
-    /// A browser on a class, and a method of it.
-    Browser {
-        /// The class.
-        class: String,
-        /// The method's selector.
-        selector: Option<String>,
-    },
-    /// A hierarchy browser on a class.
-    Hierarchy(String),
-    /// A workspace that prints the value of this code.
-    Print(String),
-    /// A workspace that inspects the value of this code.
-    Inspect(String),
-    /// A workspace that does this code, then the transcript.
-    Transcript(String),
-    /// A workspace that does this code, and a debugger on it where it stops.
-    Debug(String),
-    /// The stone's sessions.
-    Sessions,
-    /// The gem's processes.
-    Processes,
-}
-
-impl std::str::FromStr for Show {
-    type Err = String;
-
-    fn from_str(what: &str) -> Result<Show, String> {
-        let (kind, rest) = what.split_once(':').unwrap_or((what, ""));
-        let named = |rest: &str| match rest {
-            "" => Err(format!("{kind} needs a class: {kind}:CLASS")),
-            class => Ok(class.to_string()),
-        };
-        Ok(match kind {
-            "browser" => {
-                let (class, selector) = match rest.split_once(':') {
-                    Some((class, selector)) => (class, Some(selector.to_string())),
-                    None => (rest, None),
-                };
-                Show::Browser { class: named(class)?, selector }
-            }
-            "hierarchy" => Show::Hierarchy(named(rest)?),
-            "print" => Show::Print(rest.into()),
-            "inspect" => Show::Inspect(rest.into()),
-            "transcript" => Show::Transcript(rest.into()),
-            "debug" => Show::Debug(rest.into()),
-            "sessions" => Show::Sessions,
-            "processes" => Show::Processes,
-            other => {
-                return Err(format!(
-                    "{other:?} is not a pane: one of browser:CLASS[:SELECTOR], hierarchy:CLASS, print:CODE, \
-                     inspect:CODE, transcript:CODE, debug:CODE, sessions, processes"
-                ));
-            }
-        })
     }
 }
 
@@ -152,16 +116,58 @@ pub struct Ide {
     notifiers: Vec<Notifier>,
     /// Workspaces closed, to open again (the latest last).
     closed: Vec<Closed>,
+    /// The pane the pointer was last pressed in.
+    focus: Option<egui_tiles::TileId>,
 }
 
-/// Quick-open: a class by a fragment of its name, or the implementors of a selector.
-#[derive(Default)]
-struct Find {
-    text: String,
-    found: Vec<pb::ClassEntry>,
-    pending: Option<Ticket>,
-    /// Nothing matched the last search.
-    none: bool,
+/// A kind of pane the menus and the tool bar open.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Tool {
+    Browser,
+    Workspace,
+    Transcript,
+    Sessions,
+    Processes,
+    TestRunner,
+    Help,
+    Settings,
+}
+
+impl Tool {
+    /// The menus' entries, and the tool bar's buttons.
+    const ALL: [(Tool, &'static str, &'static str); 8] = [
+        (Tool::Browser, "Browser", "New browser"),
+        (Tool::Workspace, "Workspace", "New workspace"),
+        (Tool::Transcript, "Transcript", "New transcript"),
+        (Tool::Sessions, "Sessions", "Sessions"),
+        (Tool::Processes, "Processes", "Processes"),
+        (Tool::TestRunner, "Test runner", "Test runner"),
+        (Tool::Help, "Shortcuts and help (F1)", ""),
+        (Tool::Settings, "Settings", ""),
+    ];
+
+    /// A new pane of this kind (asking the gem for what it shows: one batch).
+    fn open(self, ctx: &mut Ctx) -> Pane {
+        match self {
+            Tool::Browser => Box::new(Browser::new(ctx)),
+            Tool::Workspace => Box::new(Workspace::default()),
+            Tool::Transcript => Box::new(Transcript::new(ctx)),
+            Tool::Sessions => Box::new(Sessions::new(ctx)),
+            Tool::Processes => Box::new(Processes::new(ctx)),
+            Tool::TestRunner => Box::new(TestRunner::new(ctx)),
+            Tool::Help => Box::new(Help),
+            Tool::Settings => Box::new(Settings),
+        }
+    }
+
+    /// Whether one pane of this kind is enough (shown again rather than opened twice).
+    fn single(self) -> Option<&'static str> {
+        match self {
+            Tool::Help => Some("Help"),
+            Tool::Settings => Some("Settings"),
+            _ => None,
+        }
+    }
 }
 
 impl Ide {
@@ -176,7 +182,7 @@ impl Ide {
         let mut sent = Sent::default();
         let mut opened = Vec::new();
         let tree = {
-            let mut ctx = Ctx { link: &mut link, sent: &mut sent, opened: &mut opened };
+            let mut ctx = Ctx::new(&mut link, &mut sent, &mut opened);
             layout.tree.and_then(|saved| layout::restore(saved, &mut ctx)).unwrap_or_else(|| {
                 let panes: Vec<Pane> = vec![
                     Box::new(Browser::new(&mut ctx)),
@@ -199,6 +205,7 @@ impl Ide {
             find: Find::default(),
             notifiers: Vec::new(),
             closed: layout.closed,
+            focus: None,
         };
         ide.refresh_transaction();
         ide
@@ -219,7 +226,7 @@ impl Ide {
     /// screenshots).
     pub fn show(&mut self, what: &Show) {
         let mut opened = Vec::new();
-        let mut ctx = Ctx { link: &mut self.link, sent: &mut self.sent, opened: &mut opened };
+        let mut ctx = Ctx::new(&mut self.link, &mut self.sent, &mut opened);
         let pane: Pane = match what {
             Show::Browser { class, selector } => {
                 let mut browser = Browser::on_class(&mut ctx, class.clone());
@@ -235,6 +242,11 @@ impl Ide {
             Show::Debug(code) => Box::new(Workspace::running(code.clone(), Action::Debug)),
             Show::Sessions => Box::new(Sessions::new(&mut ctx)),
             Show::Processes => Box::new(Processes::new(&mut ctx)),
+            Show::Tests(package) => {
+                let scope = TestScope { package: package.clone(), tests: Vec::new() };
+                Box::new(TestRunner::running(&mut ctx, scope))
+            }
+            Show::Help => Box::new(Help),
         };
         self.open(pane);
         if matches!(what, Show::Transcript(_)) {
@@ -242,8 +254,8 @@ impl Ide {
         }
     }
 
-    /// Shows the first pane of kind `name`.
-    fn activate(&mut self, name: &str) {
+    /// Shows the first pane of kind `name`; answers whether there is one.
+    fn activate(&mut self, name: &str) -> bool {
         let found = self.tree.tiles.iter().find_map(|(id, t)| match t {
             egui_tiles::Tile::Pane(p) if p.name() == name => Some(*id),
             _ => None,
@@ -251,6 +263,19 @@ impl Ide {
         if let Some(id) = found {
             self.tree.make_active(|tile, _| tile == id);
         }
+        found.is_some()
+    }
+
+    /// Opens a pane of kind `tool` (or shows the one there is, for a kind of which one is
+    /// enough).
+    fn open_tool(&mut self, tool: Tool) {
+        if tool.single().is_some_and(|name| self.activate(name)) {
+            return;
+        }
+        let mut opened = Vec::new();
+        let mut ctx = Ctx::new(&mut self.link, &mut self.sent, &mut opened);
+        let pane = tool.open(&mut ctx);
+        self.open(pane);
     }
 
     /// The link, for tests that count the batches a gesture sends.
@@ -302,20 +327,38 @@ impl Ide {
     pub fn ui(&mut self, ui: &mut egui::Ui) {
         self.receive();
         self.reconnected();
+        let mut tool = None;
         egui::Panel::top("transaction").show(ui, |ui| {
-            self.tools_bar(ui);
+            tool = self.menus(ui);
+            tool = self.tools_bar(ui).or(tool);
             self.transaction_bar(ui);
         });
+        if ui.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::F1)) {
+            tool = Some(Tool::Help);
+        }
+        if let Some(tool) = tool {
+            self.open_tool(tool);
+        }
         egui::Panel::bottom("status").show(ui, |ui| self.status_bar(ui));
         let mut opened = Vec::new();
-        {
+        let chosen = {
             let conflicts = self.transaction.conflicts.iter().map(|f| f.handle).collect();
             let mut behavior = Behavior {
-                ctx: Ctx { link: &mut self.link, sent: &mut self.sent, opened: &mut opened },
+                ctx: Ctx::new(&mut self.link, &mut self.sent, &mut opened),
                 conflicts,
                 closed: &mut self.closed,
+                focus: &mut self.focus,
+                chosen: None,
             };
             egui::CentralPanel::default().show(ui, |ui| self.tree.ui(&mut behavior, ui));
+            behavior.chosen
+        };
+        if let Some(id) = chosen {
+            self.tree.make_active(|tile, _| tile == id);
+        }
+        // A pane closed is no longer where the keys go.
+        if self.focus.is_some_and(|f| self.tree.tiles.get(f).is_none()) {
+            self.focus = None;
         }
         self.notifiers_ui(ui, &mut opened);
         if let Some(gesture) = self.transaction.quit_ui(ui) {
@@ -329,7 +372,7 @@ impl Ide {
     /// The notifiers of processes that stopped where no tool looked, each a window over the
     /// panes; what they open goes in `opened`.
     fn notifiers_ui(&mut self, ui: &mut egui::Ui, opened: &mut Vec<Pane>) {
-        let mut ctx = Ctx { link: &mut self.link, sent: &mut self.sent, opened };
+        let mut ctx = Ctx::new(&mut self.link, &mut self.sent, opened);
         for (i, notifier) in self.notifiers.iter_mut().enumerate() {
             egui::Window::new(format!("Process {} stopped", notifier.process))
                 .id(ui.make_persistent_id(("notifier", notifier.process)))
@@ -367,6 +410,7 @@ impl Ide {
                 self.events_ended = None;
                 self.each_pane(|p| p.forget_pending());
                 self.notifiers.iter_mut().for_each(Notifier::forget_pending);
+                self.find.forget_pending();
                 self.refresh_transaction();
             }
             Err(e) => self.error = Some(e.to_string()),
@@ -391,7 +435,7 @@ impl Ide {
                         }
                         Event::Process(p) if p.change == "failed" => {
                             let mut opened = Vec::new();
-                            let mut ctx = Ctx { link: &mut self.link, sent: &mut self.sent, opened: &mut opened };
+                            let mut ctx = Ctx::new(&mut self.link, &mut self.sent, &mut opened);
                             self.notifiers.push(Notifier::of_process(&mut ctx, p.process));
                         }
                         Event::Process(p) if p.change == "terminated" => {
@@ -400,7 +444,8 @@ impl Ide {
                         Event::Transcript(_) | Event::Sessions(_) | Event::Process(_) => {}
                     }
                     let (before, mut opened) = (self.link.batches_sent(), Vec::new());
-                    let mut ctx = Ctx { link: &mut self.link, sent: &mut self.sent, opened: &mut opened };
+                    let mut ctx = Ctx::new(&mut self.link, &mut self.sent, &mut opened);
+                    ctx.refreshing = true;
                     for tile in self.tree.tiles.tiles_mut() {
                         if let egui_tiles::Tile::Pane(pane) = tile {
                             pane.hear(&event, &mut ctx);
@@ -431,21 +476,20 @@ impl Ide {
         // it changed the transaction.
         if self.sent.changing.remove(&reply.ticket) {
             let changed = if moved || self.transaction.needs_commit() { Changed::Repository } else { Changed::Objects };
-            let from = self.tree.tiles.iter().find_map(|(id, t)| match t {
-                egui_tiles::Tile::Pane(p) if p.waits_for(reply.ticket) => Some(*id),
-                _ => None,
-            });
+            let from = self.pane_waiting_for(reply.ticket);
             // (Before the reply: a pane it opens has just read what it shows.)
             self.refresh_panes(changed, from);
             self.deliver_to_panes(reply);
             return;
         }
-        if self.find.pending == Some(reply.ticket) {
-            self.find.pending = None;
-            if let Ok(Some(Outcome::Classes(c))) = reply.result.map(|o| o.into_iter().next()) {
-                self.find.none = c.classes.is_empty();
-                self.find.found = c.classes;
-            }
+        // A gesture followed by an auto-commit moved the view: what others committed shows,
+        // in every pane (the gesture's own batch read before the view moved).
+        let refreshing = self.sent.refreshing.remove(&reply.ticket);
+        if moved && !refreshing && !self.transaction.pending.iter().any(|(t, _)| *t == reply.ticket) {
+            self.refresh_panes(Changed::Repository, None);
+        }
+        if self.find.waits_for(reply.ticket) {
+            self.find.receive(reply);
             return;
         }
         if let Some(notifier) = self.notifiers.iter_mut().find(|n| n.waits_for(reply.ticket)) {
@@ -469,12 +513,21 @@ impl Ide {
         self.deliver_to_panes(reply);
     }
 
+    /// The pane that waits for the reply to `ticket`.
+    fn pane_waiting_for(&self, ticket: Ticket) -> Option<egui_tiles::TileId> {
+        self.tree.tiles.iter().find_map(|(id, t)| match t {
+            egui_tiles::Tile::Pane(p) if p.waits_for(ticket) => Some(*id),
+            _ => None,
+        })
+    }
+
     /// Every pane but `except` (the one whose gesture changed things, which read them in
     /// its own batch) reads what it shows again: one batch from each that shows something
     /// `changed`.
     fn refresh_panes(&mut self, changed: Changed, except: Option<egui_tiles::TileId>) {
         let (before, mut opened) = (self.link.batches_sent(), Vec::new());
-        let mut ctx = Ctx { link: &mut self.link, sent: &mut self.sent, opened: &mut opened };
+        let mut ctx = Ctx::new(&mut self.link, &mut self.sent, &mut opened);
+        ctx.refreshing = true;
         for (id, tile) in self.tree.tiles.iter_mut() {
             if let egui_tiles::Tile::Pane(pane) = tile
                 && Some(*id) != except
@@ -527,94 +580,81 @@ impl Ide {
         self.transaction.pending.push((ticket, gesture));
     }
 
-    /// What opens panes: new ones of each kind, and quick-open.
-    fn tools_bar(&mut self, ui: &mut egui::Ui) {
-        let mut opened = Vec::new();
-        let mut ctx = Ctx { link: &mut self.link, sent: &mut self.sent, opened: &mut opened };
-        ui.horizontal(|ui| {
-            if ui.button("New browser").clicked() {
-                let browser = Box::new(Browser::new(&mut ctx));
-                ctx.opened.push(browser);
-            }
-            if ui.button("New workspace").clicked() {
-                ctx.opened.push(Box::new(Workspace::default()));
-            }
-            if ui.button("New transcript").clicked() {
-                let transcript = Box::new(Transcript::new(&mut ctx));
-                ctx.opened.push(transcript);
-            }
-            if ui.button("Sessions").clicked() {
-                let sessions = Box::new(Sessions::new(&mut ctx));
-                ctx.opened.push(sessions);
-            }
-            if ui.button("Processes").clicked() {
-                let processes = Box::new(Processes::new(&mut ctx));
-                ctx.opened.push(processes);
-            }
-            // A closed workspace comes back from here (Ctrl+Shift+T: the last one closed).
-            let mut reopen = None;
-            ui.add_enabled_ui(!self.closed.is_empty(), |ui| {
-                ui.menu_button("Closed workspaces", |ui| {
-                    for (i, closed) in self.closed.iter().enumerate().rev() {
-                        if ui.button(closed.label()).clicked() {
-                            reopen = Some(i);
-                        }
-                    }
-                });
-            });
-            if ui.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND | egui::Modifiers::SHIFT, egui::Key::T)) {
-                reopen = self.closed.len().checked_sub(1);
-            }
-            if let Some(i) = reopen {
-                let closed = self.closed.remove(i);
-                ctx.opened.push(Box::new(Workspace::with_text(closed.text)));
-            }
-            ui.separator();
-            let label = ui.label("Find class or selector (Ctrl+K)");
-            let field =
-                ui.add(egui::TextEdit::singleline(&mut self.find.text).desired_width(220.0)).labelled_by(label.id);
-            if ui.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::K)) {
-                field.request_focus();
-            }
-            let entered = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
-            let fragment = self.find.text.trim().to_string();
-            if entered && !fragment.is_empty() {
-                self.find.found.clear();
-                self.find.none = false;
-                if fragment.starts_with(|c: char| c.is_lowercase()) {
-                    let op = Op::Implementors(pb::SelectorRef { selector: fragment.clone() });
-                    let pane = Box::new(MethodList::open(&mut ctx, format!("Implementors of #{fragment}"), op));
-                    ctx.opened.push(pane);
-                } else {
-                    let op = Op::FindClass(pb::Fragment { fragment });
-                    self.find.pending = Some(ctx.send("find class", vec![op]));
+    /// The menus: Onyx (settings, quitting), Tools (every kind of pane, the closed
+    /// workspaces) and Help; answers the kind of pane asked for.
+    fn menus(&mut self, ui: &mut egui::Ui) -> Option<Tool> {
+        let mut tool = None;
+        egui::MenuBar::new().ui(ui, |ui| {
+            ui.menu_button("Onyx", |ui| {
+                if ui.button("Settings").clicked() {
+                    tool = Some(Tool::Settings);
                 }
-            }
-            if self.find.none {
-                ui.label("no class matches");
-            }
+                ui.separator();
+                if ui.button("Quit").clicked() {
+                    // Asks first, as closing the window does, when something would be lost.
+                    ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
+                }
+            });
+            ui.menu_button("Tools", |ui| {
+                for (kind, label, _) in Tool::ALL.into_iter().filter(|(t, ..)| t.single().is_none()) {
+                    if ui.button(label).clicked() {
+                        tool = Some(kind);
+                    }
+                }
+                ui.separator();
+                self.closed_menu(ui);
+            });
+            ui.menu_button("Help", |ui| {
+                if ui.button("Shortcuts and help (F1)").clicked() {
+                    tool = Some(Tool::Help);
+                }
+            });
         });
-        if !self.find.found.is_empty() {
-            let mut chosen = None;
-            ui.horizontal_wrapped(|ui| {
-                for class in self.find.found.iter().take(40) {
-                    if ui.link(&class.name).clicked() {
-                        chosen = Some(class.clone());
+        tool
+    }
+
+    /// The closed workspaces, the latest first, each opened again when chosen; Ctrl+Shift+T
+    /// opens the last one closed.
+    fn closed_menu(&mut self, ui: &mut egui::Ui) {
+        let mut reopen = None;
+        ui.add_enabled_ui(!self.closed.is_empty(), |ui| {
+            ui.menu_button("Closed workspaces", |ui| {
+                for (i, closed) in self.closed.iter().enumerate().rev() {
+                    if ui.button(closed.label()).clicked() {
+                        reopen = Some(i);
                     }
                 }
-                if self.find.found.len() > 40 {
-                    ui.label(format!("and {} more", self.find.found.len() - 40));
-                }
             });
-            if let Some(class) = chosen {
-                self.find.found.clear();
-                let pane = Box::new(Browser::on_class(&mut ctx, class.name));
-                ctx.opened.push(pane);
-            }
+        });
+        if ui.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND | egui::Modifiers::SHIFT, egui::Key::T)) {
+            reopen = self.closed.len().checked_sub(1);
         }
+        if let Some(i) = reopen {
+            let closed = self.closed.remove(i);
+            self.open(Box::new(Workspace::with_text(closed.text)));
+        }
+    }
+
+    /// The tool bar: a button for each kind of pane used most, the closed workspaces, and
+    /// quick-open; answers the kind of pane asked for.
+    fn tools_bar(&mut self, ui: &mut egui::Ui) -> Option<Tool> {
+        let mut tool = None;
+        let mut opened = Vec::new();
+        ui.horizontal(|ui| {
+            for (kind, _, button) in Tool::ALL.into_iter().filter(|(.., b)| !b.is_empty()) {
+                if ui.button(button).clicked() {
+                    tool = Some(kind);
+                }
+            }
+            self.closed_menu(ui);
+            ui.separator();
+            let mut ctx = Ctx::new(&mut self.link, &mut self.sent, &mut opened);
+            self.find.ui(ui, &mut ctx);
+        });
         for pane in opened {
             self.open(pane);
         }
+        tool
     }
 
     fn transaction_bar(&mut self, ui: &mut egui::Ui) {
@@ -634,7 +674,7 @@ impl Ide {
         }
         if let Some(handle) = inspect {
             let mut opened = Vec::new();
-            let mut ctx = Ctx { link: &mut self.link, sent: &mut self.sent, opened: &mut opened };
+            let mut ctx = Ctx::new(&mut self.link, &mut self.sent, &mut opened);
             let pane = Box::new(Inspector::new(&mut ctx, handle, String::new()));
             self.open(pane);
         }
@@ -642,7 +682,8 @@ impl Ide {
 
     fn status_bar(&mut self, ui: &mut egui::Ui) {
         ui.horizontal(|ui| {
-            ui.label(format!("{} on {}", self.link.user, self.link.address));
+            ui.label(format!("{} on {}", self.link.user, self.link.address))
+                .on_hover_text(format!("the gem's agent; its stone is at {}", self.link.stone));
             ui.separator();
             if !self.sent.names.is_empty() {
                 ui.spinner();
@@ -671,70 +712,5 @@ impl Ide {
                 ui.colored_label(ui.visuals().error_fg_color, error);
             }
         });
-    }
-}
-
-/// How the panes are drawn as tabs.
-struct Behavior<'a> {
-    ctx: Ctx<'a>,
-    /// The handles of the conflicting objects the transaction bar shows.
-    conflicts: HashSet<u64>,
-    /// Where a workspace closed goes, to be opened again.
-    closed: &'a mut Vec<Closed>,
-}
-
-impl egui_tiles::Behavior<Pane> for Behavior<'_> {
-    fn pane_ui(&mut self, ui: &mut egui::Ui, _tile: egui_tiles::TileId, pane: &mut Pane) -> egui_tiles::UiResponse {
-        egui::Frame::new().inner_margin(4.0).show(ui, |ui| pane.ui(ui, &mut self.ctx));
-        egui_tiles::UiResponse::None
-    }
-
-    fn tab_title_for_pane(&mut self, pane: &Pane) -> egui::WidgetText {
-        pane.title().into()
-    }
-
-    fn is_tab_closable(&self, _tiles: &egui_tiles::Tiles<Pane>, _tile: egui_tiles::TileId) -> bool {
-        true
-    }
-
-    /// A pane with code whose edits are not accepted stays open, and says so. An inspector
-    /// that closes lets the gem forget the objects only it held.
-    fn on_tab_close(&mut self, tiles: &mut egui_tiles::Tiles<Pane>, tile: egui_tiles::TileId) -> bool {
-        let closing: Vec<u64> = match tiles.get_mut(tile) {
-            Some(egui_tiles::Tile::Pane(pane)) => {
-                if pane.holds_unaccepted_edits() {
-                    return false;
-                }
-                if let Some(layout::Saved::Workspace { text }) = pane.saved()
-                    && !text.trim().is_empty()
-                {
-                    self.closed.push(Closed { text });
-                    let over = self.closed.len().saturating_sub(layout::CLOSED_KEPT);
-                    self.closed.drain(..over);
-                }
-                pane.handles()
-            }
-            _ => return true,
-        };
-        // The gem gives one object one handle: keep those another pane or the bar still shows.
-        let held_elsewhere: HashSet<u64> = tiles
-            .iter()
-            .filter(|(id, _)| **id != tile)
-            .filter_map(|(_, t)| match t {
-                egui_tiles::Tile::Pane(pane) => Some(pane.handles()),
-                egui_tiles::Tile::Container(_) => None,
-            })
-            .flatten()
-            .chain(self.conflicts.iter().copied())
-            .collect();
-        let handles: Vec<u64> = closing.into_iter().filter(|h| !held_elsewhere.contains(h)).collect();
-        if !handles.is_empty() {
-            self.ctx.send("close an inspector", vec![Op::Release(pb::Handles { handles })]);
-        }
-        true
-    }
-
-    fn simplification_options(&self) -> egui_tiles::SimplificationOptions {
-        egui_tiles::SimplificationOptions { all_panes_must_have_tabs: true, ..Default::default() }
     }
 }

@@ -1,7 +1,9 @@
 //! The code editor of every pane that edits Smalltalk: highlighting through syntect with the
 //! grammar in `assets/syntaxes/`, Accept (Ctrl+S), Ctrl+B on a name (a class opens in a
-//! browser, a selector's implementors in a list), a compile error shown at its position, and
-//! edits that are never lost silently (a dirty editor asks before it is left).
+//! browser, a selector's implementors in a list) and a context menu on it (browse, senders,
+//! implementors, references), a compile error shown at its position, and edits that are never
+//! lost silently (a dirty editor asks before it is left). The same editor edits prose (a
+//! class comment), plain.
 
 use std::sync::OnceLock;
 
@@ -40,6 +42,8 @@ pub struct Marks {
     pub reveal: bool,
     /// The text may not change now (what it was loaded for is changing in the gem).
     pub locked: bool,
+    /// Prose (a class comment), not Smalltalk: no highlighting, no browsing menu.
+    pub plain: bool,
 }
 
 /// Smalltalk `code` highlighted, with what `marks` names marked.
@@ -87,31 +91,45 @@ fn split_at(job: &mut LayoutJob, at: usize) {
     }
 }
 
-/// A scrolling, highlighted Smalltalk text edit named `salt`, `rows` high, with what `marks`
-/// names marked. Ctrl+B while it has the focus browses the name at the cursor.
+/// A scrolling, highlighted Smalltalk text edit named `salt` taking the height left (at least
+/// a few lines), with what `marks` names marked. Ctrl+B while it has the focus browses the
+/// name at the cursor; its context menu browses the name at the cursor too, its senders,
+/// implementors and references.
 pub fn code_edit(
     ui: &mut egui::Ui,
     ctx: &mut Ctx,
     text: &mut String,
     salt: &str,
-    rows: usize,
     marks: Marks,
 ) -> (egui::Id, egui::text_edit::TextEditOutput) {
     let mut layouter = |ui: &egui::Ui, text: &dyn egui::TextBuffer, wrap: f32| {
-        let mut job = highlighted(ui, text.as_str(), marks);
+        let mut job = if marks.plain {
+            LayoutJob::simple(
+                text.as_str().to_string(),
+                egui::TextStyle::Monospace.resolve(ui.style()),
+                ui.visuals().text_color(),
+                wrap,
+            )
+        } else {
+            highlighted(ui, text.as_str(), marks)
+        };
         job.wrap.max_width = wrap;
         ui.fonts_mut(|f| f.layout_job(job))
     };
     let id = ui.make_persistent_id(salt);
+    let least = ui.text_style_height(&egui::TextStyle::Monospace) * 6.0;
+    let height = ui.available_height().max(least);
     let output = egui::ScrollArea::vertical()
         .id_salt(salt)
+        .max_height(height)
+        .auto_shrink([false, false])
         .show(ui, |ui| {
             let output = egui::TextEdit::multiline(text)
                 .id(id)
                 .interactive(!marks.locked)
                 .code_editor()
                 .desired_width(f32::INFINITY)
-                .desired_rows(rows)
+                .min_size(egui::vec2(0.0, height - 2.0 * ui.spacing().item_spacing.y))
                 .layouter(&mut layouter)
                 .show(ui);
             if let Some((from, _)) = marks.current.filter(|_| marks.reveal) {
@@ -122,25 +140,79 @@ pub fn code_edit(
             output
         })
         .inner;
+    let named = output.cursor_range.and_then(|range| {
+        let (a, b) = (usize::from(range.primary.index), usize::from(range.secondary.index));
+        name_at(text, a.min(b), a.max(b))
+    });
     if output.response.response.has_focus()
         && ui.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, egui::Key::B))
-        && let Some(range) = output.cursor_range
+        && let Some(name) = named.clone()
     {
-        let (a, b) = (usize::from(range.primary.index), usize::from(range.secondary.index));
-        if let Some(name) = name_at(text, a.min(b), a.max(b)) {
-            browse(ctx, name);
+        browse(ctx, Look::Browse, name);
+    }
+    if !marks.plain {
+        // The name at the cursor when the menu opened: clicking in the menu takes the focus.
+        let key = id.with("named at the menu");
+        if output.response.response.secondary_clicked() {
+            ui.data_mut(|d| d.insert_temp(key, named.clone()));
         }
+        let named = ui.data(|d| d.get_temp::<Option<String>>(key)).flatten();
+        output.response.response.context_menu(|ui| code_menu(ui, ctx, named));
     }
     (id, output)
 }
 
-/// Browses `name`: a class (capitalized) in a new browser, else the implementors of a selector.
-fn browse(ctx: &mut Ctx, name: String) {
-    let pane: Pane = if name.starts_with(|c: char| c.is_uppercase()) {
-        Box::new(Browser::on_class(ctx, name))
+/// What the code's context menu (and Ctrl+B) does with the name at the cursor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Look {
+    /// A class in a browser, or a selector's implementors.
+    Browse,
+    Senders,
+    Implementors,
+    References,
+}
+
+/// The code's context menu: the name at the cursor browsed, its senders, implementors or
+/// references (each one round trip).
+fn code_menu(ui: &mut egui::Ui, ctx: &mut Ctx, named: Option<String>) {
+    let Some(name) = named else {
+        ui.weak("(put the cursor on a name)");
+        return;
+    };
+    let class = name.starts_with(|c: char| c.is_uppercase());
+    let mut looks = vec![(format!("Browse {name} (Ctrl+B)"), Look::Browse)];
+    if class {
+        looks.push((format!("References to {name}"), Look::References));
     } else {
-        let op = Op::Implementors(pb::SelectorRef { selector: name.clone() });
-        Box::new(MethodList::open(ctx, format!("Implementors of #{name}"), op))
+        looks.push((format!("Senders of #{name}"), Look::Senders));
+        looks.push((format!("Implementors of #{name}"), Look::Implementors));
+    }
+    for (label, look) in looks {
+        if ui.button(label).clicked() {
+            browse(ctx, look, name.clone());
+            ui.close();
+        }
+    }
+}
+
+/// Opens what `look` asks of `name`: a class (capitalized) in a new browser, else the
+/// implementors of a selector; or a list of senders, implementors or references.
+fn browse(ctx: &mut Ctx, look: Look, name: String) {
+    let class = name.starts_with(|c: char| c.is_uppercase());
+    let pane: Pane = match look {
+        Look::Browse if class => Box::new(Browser::on_class(ctx, name)),
+        Look::Browse | Look::Implementors => {
+            let op = Op::Implementors(pb::SelectorRef { selector: name.clone() });
+            Box::new(MethodList::open(ctx, format!("Implementors of #{name}"), op))
+        }
+        Look::Senders => {
+            let op = Op::Senders(pb::SelectorRef { selector: name.clone() });
+            Box::new(MethodList::open(ctx, format!("Senders of #{name}"), op))
+        }
+        Look::References => {
+            let op = Op::References(pb::Global { name: name.clone() });
+            Box::new(MethodList::open(ctx, format!("References to {name}"), op))
+        }
     };
     ctx.opened.push(pane);
 }
@@ -189,9 +261,16 @@ pub struct CodeEditor {
     cursor: usize,
     /// The text may not be edited now (set by the pane each frame).
     pub locked: bool,
+    /// Prose, not Smalltalk (a class comment).
+    plain: bool,
 }
 
 impl CodeEditor {
+    /// An editor of prose (a class comment): no highlighting.
+    pub fn prose(id: &'static str) -> CodeEditor {
+        CodeEditor { plain: true, ..CodeEditor::new(id) }
+    }
+
     pub fn new(id: &'static str) -> CodeEditor {
         CodeEditor {
             id,
@@ -204,6 +283,7 @@ impl CodeEditor {
             reveal: false,
             cursor: 0,
             locked: false,
+            plain: false,
         }
     }
 
@@ -298,10 +378,10 @@ impl CodeEditor {
         }
         // The step point stands in the text as loaded: not over edits made since.
         let current = self.current.filter(|_| !dirty);
-        let marks =
-            Marks { error: self.error.as_ref().map(|(_, at)| *at), current, reveal: self.reveal, locked: self.locked };
+        let error = self.error.as_ref().map(|(_, at)| *at);
+        let marks = Marks { error, current, reveal: self.reveal, locked: self.locked, plain: self.plain };
         self.reveal = false;
-        let (id, output) = code_edit(ui, ctx, &mut self.text, self.id, 12, marks);
+        let (id, output) = code_edit(ui, ctx, &mut self.text, self.id, marks);
         if let Some(range) = output.cursor_range {
             let at = usize::from(range.primary.index);
             self.cursor = self.text.char_indices().nth(at).map_or(self.text.len(), |(i, _)| i);

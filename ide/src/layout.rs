@@ -8,8 +8,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::app::Ctx;
 use crate::browser::Browser;
+use crate::help::Help;
 use crate::panes::{Pane, Sessions, Transcript};
 use crate::processes::Processes;
+use crate::runner::TestRunner;
+use crate::settings::Settings;
 use crate::workspace::Workspace;
 
 /// The key the layout is kept under in egui's storage.
@@ -45,6 +48,15 @@ pub enum Saved {
     Sessions,
     /// The gem's processes.
     Processes,
+    /// The test runner, on a package (every package without one).
+    TestRunner {
+        /// The package whose test classes it lists.
+        package: Option<String>,
+    },
+    /// The help pane.
+    Help,
+    /// The settings pane.
+    Settings,
 }
 
 impl Saved {
@@ -58,6 +70,9 @@ impl Saved {
             Saved::Transcript => Box::new(Transcript::new(ctx)),
             Saved::Sessions => Box::new(Sessions::new(ctx)),
             Saved::Processes => Box::new(Processes::new(ctx)),
+            Saved::TestRunner { package } => Box::new(TestRunner::restored(ctx, package)),
+            Saved::Help => Box::new(Help),
+            Saved::Settings => Box::new(Settings),
         }
     }
 }

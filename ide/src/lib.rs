@@ -1,10 +1,13 @@
 //! The Onyx IDE: an egui desktop client of a gem's server agent, speaking only the agent's
 //! protocol (`onyx-protocol`). `link` is the connection (batches off the UI thread, the event
-//! stream); `app` the window (transaction and status bars, panes as dockable tabs); `panes`
-//! the [`panes::View`] every pane implements, and the small panes (transcript, sessions,
-//! method lists); `browser`, `workspace` and `inspector` the large ones; `editor` the
-//! Smalltalk code editor they share; `layout` what is kept across restarts; `transaction` the
-//! transaction bar and the question asked on closing over uncommitted changes.
+//! stream); `app` the window (menus, tools, transaction and status bars), `tabs` the panes as
+//! dockable tabs, `find` quick-open; `panes` the [`panes::View`] every pane implements, and
+//! the small panes (transcript, sessions, method lists); `browser`, `workspace`,
+//! `inspector`, `debugger`, `processes` and `runner` (the test runner) the large ones;
+//! `help` and `settings`; `editor` the Smalltalk code editor they share; `ask` the questions
+//! asked before acting; `layout` what is kept across restarts; `transaction` the transaction
+//! bar and the question asked on closing over uncommitted changes; `show` what
+//! `onyx-ide --show` opens.
 //!
 //! **Architecture Invariant:** this library uses no other crate of the workspace than the
 //! protocol: it reaches a gem as any remote client does (the binary alone embeds a server).
@@ -12,16 +15,24 @@
 #![deny(missing_docs)]
 
 pub mod app;
+mod ask;
 mod browser;
 mod debugger;
 mod editor;
+mod find;
+mod help;
 mod inspector;
 pub mod layout;
 pub mod link;
 pub mod panes;
 mod processes;
+mod runner;
+mod settings;
+mod show;
+mod tabs;
 mod transaction;
 mod workspace;
 
-pub use app::{Ide, Show};
+pub use app::Ide;
 pub use link::Link;
+pub use show::Show;

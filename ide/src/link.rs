@@ -83,6 +83,8 @@ pub struct Link {
     pub user: String,
     /// Whether the user may change code.
     pub may_change_code: bool,
+    /// The address of the gem's stone, as the gem says (where another gem joins it).
+    pub stone: String,
 }
 
 impl Link {
@@ -91,7 +93,7 @@ impl Link {
     pub fn connect(address: &str, user: &str, password: &str, wake: Wake) -> Result<Link, ConnectError> {
         let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build()?;
         let session = runtime.block_on(AgentSession::login(address, user, password))?;
-        let may_change_code = session.may_change_code();
+        let (may_change_code, stone) = (session.may_change_code(), session.stone().to_string());
         let (outgoing, incoming) = mpsc::channel();
         let link = Link {
             runtime,
@@ -104,6 +106,7 @@ impl Link {
             address: address.to_string(),
             user: user.to_string(),
             may_change_code,
+            stone,
         };
         link.listen();
         Ok(link)

@@ -13,7 +13,7 @@ use eframe::egui;
 use onyx_ide::layout::{self, Layout};
 use onyx_ide::{Ide, Link, Show};
 use onyx_server_agent::Setup;
-use onyx_server_agent::embedded::Embedded;
+use onyx_server_agent::embedded::{Embedded, Serving};
 
 /// What went wrong, as the terminal shows it.
 type Result<T> = std::result::Result<T, String>;
@@ -26,6 +26,11 @@ struct Args {
     /// none); by default `onyx/repository` in the user's data folder.
     #[arg(long, env = "ONYX_REPOSITORY")]
     repository: Option<PathBuf>,
+    /// Where the embedded stone listens (`127.0.0.1:PORT`), so that gems started from a
+    /// terminal (`onyx gem --stone ADDR`) find it at every start; by default a port the
+    /// system picks, shown in the Sessions pane.
+    #[arg(long, env = "ONYX_STONE_LISTEN", conflicts_with = "connect")]
+    stone_listen: Option<std::net::SocketAddr>,
     /// Work in a remote gem instead, through its agent (`host:port` or `https://host:port`).
     #[arg(long)]
     connect: Option<String>,
@@ -72,7 +77,9 @@ fn run(args: Args) -> Result<()> {
             let dir = args.repository.clone().map_or_else(default_repository, Ok)?;
             std::fs::create_dir_all(&dir).map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
             let password = password.unwrap_or_else(|| "swordfish".into());
-            let embedded = Embedded::start(&dir, Setup::default(), &args.user, &password).map_err(|e| e.to_string())?;
+            let serving = Serving { stone: args.stone_listen, ..Serving::default() };
+            let embedded = Embedded::start_with(&dir, Setup::default(), serving, &args.user, &password)
+                .map_err(|e| e.to_string())?;
             let address = embedded.gem.clone();
             (Some(embedded), address, password, Some(dir.join("ide.ron")))
         }

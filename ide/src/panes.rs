@@ -24,14 +24,19 @@ pub trait View {
     /// nothing here waits on the network.
     fn ui(&mut self, ui: &mut egui::Ui, ctx: &mut Ctx);
 
-    /// Whether the reply to `ticket` is this pane's.
-    fn waits_for(&self, ticket: Ticket) -> bool;
+    /// Whether the reply to `ticket` is this pane's (none, for a pane that asks for nothing).
+    fn waits_for(&self, ticket: Ticket) -> bool {
+        let _ = ticket;
+        false
+    }
 
     /// Takes a reply it waits for.
-    fn receive(&mut self, reply: Reply);
+    fn receive(&mut self, reply: Reply) {
+        let _ = reply;
+    }
 
     /// Forgets the replies it waits for (they went by a link that is gone).
-    fn forget_pending(&mut self);
+    fn forget_pending(&mut self) {}
 
     /// Takes an event of the gem (every pane hears every event); a pane that shows what the
     /// event changed reads it again (one batch).
@@ -156,8 +161,9 @@ impl View for Transcript {
     }
 }
 
-/// The gems of the stone: session, user, host, pid, agent and how far behind their views are.
-/// It reads the list again when a gem logs in or out, or commits.
+/// The gems of the stone: session, user, host, pid, agent and how far behind their views are,
+/// and the stone's address with the command that starts another gem on it. It reads the list
+/// again when a gem logs in or out, or commits.
 #[derive(Default)]
 pub struct Sessions {
     list: Vec<pb::GemSession>,
@@ -239,6 +245,18 @@ impl View for Sessions {
                 ui.spinner();
             }
         });
+        // Where another gem joins this stone, as a terminal starts one.
+        let stone = ctx.link.stone.clone();
+        if !stone.is_empty() {
+            let command = format!("onyx gem --stone {stone}");
+            ui.horizontal(|ui| {
+                ui.label(format!("Stone at {stone}. Another gem joins it with"));
+                ui.monospace(&command);
+                if ui.button("Copy the command").clicked() {
+                    ui.ctx().copy_text(command.clone());
+                }
+            });
+        }
         egui::Grid::new("sessions").striped(true).show(ui, |ui| {
             for heading in ["session", "user", "host", "pid", "agent", "state", "locks"] {
                 ui.strong(heading);
@@ -369,6 +387,9 @@ impl View for MethodList {
             let op = Op::MethodSource(pb::MethodRef { class, selector: m.selector.clone() });
             self.pending.push((ctx.send("select method", vec![op]), Want::Source(m)));
         }
+        if !self.message.is_empty() {
+            ui.label(&self.message);
+        }
         if let Some(m) = &self.selected {
             ui.separator();
             if self.editor.ui(ui, ctx, "Source") {
@@ -381,9 +402,6 @@ impl View for MethodList {
                 });
                 self.pending.push((ctx.send("accept", vec![op]), Want::Compiled(sent)));
             }
-        }
-        if !self.message.is_empty() {
-            ui.label(&self.message);
         }
     }
 }

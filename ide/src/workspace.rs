@@ -261,7 +261,7 @@ impl View for Workspace {
             }
         }
         let name = ui.label("Code");
-        let (id, output) = code_edit(ui, ctx, &mut self.text, "workspace-code", 16, Marks::default());
+        let (id, output) = code_edit(ui, ctx, &mut self.text, "workspace-code", Marks::default());
         let response = output.response.response.labelled_by(name.id);
         if let Some(range) = output.cursor_range {
             let (a, b) = (range.primary.index, range.secondary.index);

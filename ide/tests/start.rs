@@ -66,3 +66,14 @@ fn a_repository_folder_that_cannot_be_made_is_an_error() {
     let out = ide(&["--repository", inside.to_str().expect("a path")], "swordfish");
     failed_saying(&out, "cannot make");
 }
+
+#[test]
+fn a_stone_address_already_taken_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let repository = dir.path().join("repository");
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
+    let address = taken.local_addr().expect("bound").to_string();
+    let out = ide(&["--repository", repository.to_str().expect("a path"), "--stone-listen", &address], "swordfish");
+    failed_saying(&out, &format!("cannot listen on {address}"));
+    failed_saying(&ide(&["--stone-listen", "not an address"], "swordfish"), "invalid socket address");
+}

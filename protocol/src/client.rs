@@ -24,9 +24,11 @@ pub enum LoginError {
         reason: String,
     },
     /// The gem refused the login (an unknown user or password, a gem that is another
-    /// user's session).
-    #[error("{}", .status.message())]
+    /// user's session), or what answered is no gem's agent.
+    #[error("{}", crate::peer::call_error(.status, .address, crate::peer::Peer::Gem))]
     Refused {
+        /// The gem's address.
+        address: String,
         /// The gem's answer.
         status: tonic::Status,
     },
@@ -46,6 +48,8 @@ pub struct AgentSession {
     bearer: MetadataValue<Ascii>,
     address: String,
     may_change_code: bool,
+    /// The address of the gem's stone, as the gem says.
+    stone: String,
 }
 
 impl AgentSession {
@@ -61,11 +65,21 @@ impl AgentSession {
             .max_decoding_message_size(crate::codec::MAX_MESSAGE)
             .max_encoding_message_size(crate::codec::MAX_MESSAGE);
         let request = pb::LoginRequest { user: user.into(), password: password.into() };
-        let reply = agent.login(request).await.map_err(|status| LoginError::Refused { status })?.into_inner();
+        let reply = agent
+            .login(request)
+            .await
+            .map_err(|status| LoginError::Refused { address: address.to_string(), status })?
+            .into_inner();
         let bearer = format!("Bearer {}", reply.token)
             .parse()
             .map_err(|_| LoginError::MalformedToken { address: address.to_string() })?;
-        Ok(AgentSession { agent, bearer, address: address.to_string(), may_change_code: reply.may_change_code })
+        let address = address.to_string();
+        Ok(AgentSession { agent, bearer, address, may_change_code: reply.may_change_code, stone: reply.stone })
+    }
+
+    /// The address of the gem's stone, as the gem says (where another gem joins it).
+    pub fn stone(&self) -> &str {
+        &self.stone
     }
 
     /// The gem's address, as given.

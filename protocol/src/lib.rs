@@ -9,6 +9,7 @@
 //! - [`records`]: the stone protocol's messages to and from what they carry (object records,
 //!   sessions, typed errors);
 //! - [`serving`]: how a server of these services stops (signals, or its owner's word);
+//! - [`peer`]: what a failed call says to a user (naming the wrong kind of server);
 //! - [`codec`]: the messages' codec (a malformed one is `INVALID_ARGUMENT`) and their size,
 //!   [`codec::MAX_MESSAGE`], the same for every server and client.
 //!
@@ -24,6 +25,7 @@
 
 pub mod client;
 pub mod codec;
+pub mod peer;
 pub mod records;
 pub mod serving;
 pub mod tls;

@@ -1,6 +1,7 @@
 //! A stone and gems inside the calling process, the IDE's default: the same servers as
-//! `onyx stone` and `onyx gem`, on 127.0.0.1 with ports the system picks, reached through the
-//! same gRPC as remote ones, and stopped when the [`Embedded`] is.
+//! `onyx stone` and `onyx gem`, on 127.0.0.1 with ports the system picks (the stone's may be
+//! pinned, so that gems started elsewhere find it again), reached through the same gRPC as
+//! remote ones, and stopped when the [`Embedded`] is.
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -16,6 +17,16 @@ use tokio::sync::oneshot;
 use crate::gem::GemOptions;
 use crate::repository::{self, Passwords};
 use crate::{GemError, Setup};
+
+/// Where and how the embedded servers serve.
+#[derive(Clone, Debug, Default)]
+pub struct Serving {
+    /// What the gems' agents serve TLS with (none: plain TCP; their clients trust the
+    /// authority `ONYX_TLS_CA` names).
+    pub tls: ServerFiles,
+    /// Where the stone listens (none: 127.0.0.1, on a port the system picks).
+    pub stone: Option<SocketAddr>,
+}
 
 /// A server thread, and the word that stops it.
 type Server = (oneshot::Sender<()>, JoinHandle<Result<(), GemError>>);
@@ -40,23 +51,23 @@ impl Embedded {
     /// DataCurator, password `swordfish`) if `dir` holds none yet, with a first gem whose
     /// session is `user`'s (`password` theirs).
     pub fn start(dir: &Path, setup: Setup, user: &str, password: &str) -> Result<Embedded, GemError> {
-        Embedded::start_with(dir, setup, ServerFiles::default(), user, password)
+        Embedded::start_with(dir, setup, Serving::default(), user, password)
     }
 
-    /// As [`Embedded::start`], with the gems' agents serving TLS with the certificate and
-    /// key `tls` names (their clients trust the authority `ONYX_TLS_CA` names).
+    /// As [`Embedded::start`], serving as `serving` says.
     pub fn start_with(
         dir: &Path,
         setup: Setup,
-        tls: ServerFiles,
+        serving: Serving,
         user: &str,
         password: &str,
     ) -> Result<Embedded, GemError> {
+        let Serving { tls, stone: listen } = serving;
         tls.config()?;
         if !dir.join(onyx_store::repo::FILE).exists() {
             repository::create(&setup, dir, &Passwords::default())?;
         }
-        let loopback = SocketAddr::from(([127, 0, 0, 1], 0));
+        let listen = listen.unwrap_or(SocketAddr::from(([127, 0, 0, 1], 0)));
         let (stop_stone, until) = oneshot::channel();
         let (told, listening) = mpsc::channel();
         let stone_dir = dir.to_path_buf();
@@ -64,7 +75,7 @@ impl Embedded {
             let ready = |addr: SocketAddr| told.send(addr).map_err(|_| std::io::ErrorKind::BrokenPipe.into());
             let options = StoneOptions {
                 dir: &stone_dir,
-                listen: loopback,
+                listen,
                 gc_interval: Some(Duration::from_secs(60)),
                 tls: &ServerFiles::default(),
                 recovery: onyx_store::tranlog::Recovery::Strict,

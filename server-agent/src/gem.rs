@@ -94,9 +94,10 @@ pub fn serve_until(
         listening(session, addr)?;
         let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
         let (closing, closed) = tokio::sync::watch::channel(false);
-        let service = AgentServer::new(AgentService::new(owner, work, events, closed.clone(), idle_logout))
-            .max_decoding_message_size(MAX_MESSAGE)
-            .max_encoding_message_size(MAX_MESSAGE);
+        let service =
+            AgentServer::new(AgentService::new(owner, stone.to_string(), work, events, closed.clone(), idle_logout))
+                .max_decoding_message_size(MAX_MESSAGE)
+                .max_encoding_message_size(MAX_MESSAGE);
         let mut builder = Server::builder();
         if let Some(tls) = tls {
             builder = builder.tls_config(tls)?;

@@ -8,6 +8,7 @@
 use std::ops::Range;
 
 use onyx_protocol::codec::MAX_MESSAGE;
+use onyx_protocol::peer::{Peer, call_error};
 use onyx_protocol::records::{self, from_wire, to_wire};
 use onyx_protocol::stone::{self as pb, reply::Answer, request::Op, stone_client::StoneClient};
 use onyx_protocol::tls;
@@ -30,6 +31,8 @@ pub struct StoneSession {
     replies: tonic::Streaming<pb::Reply>,
     session: u64,
     user: UserInfo,
+    /// The stone's address, as given.
+    addr: String,
 }
 
 impl StoneSession {
@@ -63,16 +66,19 @@ impl StoneSession {
                 _ => Err(StoneError::Protocol(format!("the stone at {addr} did not open a session"))),
             }
         })?;
-        Ok(StoneSession { runtime, requests, replies, session, user })
+        Ok(StoneSession { runtime, requests, replies, session, user, addr: addr.to_string() })
     }
 
     /// Sends one request and waits for its reply.
     fn call(&mut self, op: Op) -> Result<Answer, StoneError> {
-        let (requests, replies) = (&self.requests, &mut self.replies);
+        let (requests, replies, addr) = (&self.requests, &mut self.replies, &self.addr);
         self.runtime.block_on(async {
-            let ended = || gone("the stone ended the session".into());
+            let ended = || gone(format!("the stone at {addr} ended the session (it stopped, or went away)"));
             requests.send(pb::Request { op: Some(op) }).await.map_err(|_| ended())?;
-            match replies.message().await.map_err(|s| gone(s.message().to_string()))? {
+            let lost = |s: tonic::Status| {
+                gone(format!("lost the stone at {addr} (it stopped, or went away): {}", s.message()))
+            };
+            match replies.message().await.map_err(lost)? {
                 Some(pb::Reply { answer: Some(Answer::Failure(f)) }) => Err(records::from_failure(f)),
                 Some(pb::Reply { answer: Some(answer) }) => Ok(answer),
                 _ => Err(ended()),
@@ -248,8 +254,9 @@ impl StoneLink for StoneSession {
 
 /// The stone refused to open a session (it is stopping, or its repository failed).
 fn refused(addr: &str, status: &tonic::Status) -> StoneError {
-    let message = format!("the stone at {addr}: {}", status.message());
+    let message = call_error(status, addr, Peer::Stone);
     match status.code() {
+        tonic::Code::Unimplemented => StoneError::Protocol(message),
         tonic::Code::InvalidArgument => StoneError::Invalid(message),
         tonic::Code::PermissionDenied | tonic::Code::Unauthenticated => StoneError::PermissionDenied(message),
         tonic::Code::Internal => StoneError::Storage(message),

@@ -16,6 +16,8 @@
 //! - `restart`: a gem whose stone restarts logs in again.
 //! - `tidy`: repository hygiene.
 //! - `tls`: a stone and a gem serving over TLS.
+//! - `wrong_server`: commands pointed at the wrong kind of server or at a gem whose stone is
+//!   gone, and an embedded stone pinned to its address.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // tests fail loudly
 
@@ -35,3 +37,4 @@ mod sessions;
 mod stone;
 mod tidy;
 mod tls;
+mod wrong_server;

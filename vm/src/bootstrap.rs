@@ -32,9 +32,9 @@ pub(crate) const CORE: &[CoreClass] = &[
         "Class",
         Some("ClassDescription"),
         Kind::Fixed,
-        &["name", "subclasses", "classPool", "sharedPools", "category", "comment"],
+        &["name", "subclasses", "classPool", "sharedPools", "category", "comment", "organization"],
     ),
-    core("Metaclass", Some("ClassDescription"), Kind::Fixed, &["thisClass"]),
+    core("Metaclass", Some("ClassDescription"), Kind::Fixed, &["thisClass", "organization"]),
     core("UndefinedObject", Some("Object"), Kind::Immediate, &[]),
     core("Boolean", Some("Object"), Kind::Immediate, &[]),
     core("True", Some("Boolean"), Kind::Immediate, &[]),
@@ -165,14 +165,21 @@ impl Vm {
                 pools,
                 category,
                 Value::NIL,
+                Value::NIL,
             ];
             if let Some(o) = vm.heap.get_mut(classes[i]) {
                 o.body = Body::Slots(slots.into());
             }
             let md = vm.new_dict(vm.known.method_dictionary);
             let no_ivars = vm.new_array(Vec::new());
-            let meta_slots =
-                vec![meta_super, md, Value::small(format(Kind::Fixed, cs::CLASS_SIZE)), no_ivars, classes[i]];
+            let meta_slots = vec![
+                meta_super,
+                md,
+                Value::small(format(Kind::Fixed, cs::CLASS_SIZE)),
+                no_ivars,
+                classes[i],
+                Value::NIL,
+            ];
             if let Some(o) = vm.heap.get_mut(metas[i]) {
                 o.body = Body::Slots(meta_slots.into());
             }

@@ -38,10 +38,13 @@ pub mod class_slots {
     pub const CATEGORY: usize = 8;
     /// `comment` (a String)
     pub const COMMENT: usize = 9;
+    /// Class: `organization` (the protocols named by hand that hold no method yet, an Array
+    /// of Symbols, or nil); only Smalltalk reads it. (A Metaclass's is its slot 5.)
+    pub const ORGANIZATION: usize = 10;
     /// Named slots of a Class instance.
-    pub const CLASS_SIZE: usize = 10;
-    /// Named slots of a Metaclass instance.
-    pub const METACLASS_SIZE: usize = 5;
+    pub const CLASS_SIZE: usize = 11;
+    /// Named slots of a Metaclass instance: `thisClass`, then `organization`.
+    pub const METACLASS_SIZE: usize = 6;
 }
 
 use class_slots as cs;

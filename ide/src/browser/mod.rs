@@ -1,22 +1,32 @@
 //! The system browser: packages | classes (flat or as a hierarchy) | protocols | methods, an
-//! instance/class side switch, and below them the class definition or the method source to
-//! edit and accept. Each selection is one gesture and one batch: choosing a class asks for its
-//! definition, protocols and methods together. A hierarchy browser is the same browser with
-//! a class's superclasses and subclasses in place of a package's classes.
+//! instance/class side switch, and below them the class definition and comment, or the
+//! method source, to edit and accept. Each selection is one gesture and one batch: choosing a
+//! class asks for its definition, protocols and methods together. A hierarchy browser is the
+//! same browser with a class's superclasses and subclasses in place of a package's classes.
+//!
+//! `view` draws it (lists between splitters, the editor taking the space left), `menus` has
+//! its context menus and what they do (organising protocols and methods, removing, running
+//! tests), `history` where it has been (Back, Forward), `reread` reading everything again.
 
 use eframe::egui;
 use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
 
 use crate::app::Ctx;
+use crate::ask::Ask;
 use crate::editor::CodeEditor;
 use crate::layout::Saved;
 use crate::link::{Reply, Ticket};
-use crate::panes::{Changed, MethodList, View, first, outcomes};
+use crate::panes::{Changed, View, first, outcomes};
 
+mod history;
+mod menus;
 mod reread;
 mod rows;
+mod view;
 
-use rows::{defined_name, flat, hierarchy, list};
+use history::{History, Place};
+use menus::Act;
+use rows::{flat, hierarchy};
 
 /// What a batch the browser sent was for, and what it was about: a reply about a selection
 /// the user has since left is dropped.
@@ -33,10 +43,17 @@ enum Want {
     Compiled(String, pb::ClassRef),
     /// The definition sent.
     Defined(String),
-    /// A removal, after which this class (if any) and package were chosen.
-    Removed(Option<pb::ClassRef>, Option<String>),
+    /// The comment sent, to the class.
+    Commented(String, String),
+    /// A change to the class (a removal, a protocol added, renamed or removed, methods
+    /// moved), after which this class (if any) and package were chosen: its answer, then the
+    /// protocols and methods or the classes again.
+    Changed(Option<pb::ClassRef>, Option<String>),
     /// Everything shown, read again: what each operation was for, and what was chosen.
     Reread(Vec<Part>, Chosen),
+    /// A class renamed (from, to): its answer, then the packages, the classes of its package
+    /// and what `Class` answers.
+    Renamed(String, String),
 }
 
 /// What one operation of a batch that reads everything again asks for.
@@ -60,14 +77,17 @@ struct Chosen {
     method: Option<String>,
 }
 
-/// A removal asked for, waiting for the user to confirm it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Removal {
-    Method(String),
-    Class(String),
+/// What shows under the lists when a class is chosen and no method.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ClassTab {
+    Definition,
+    Comment,
 }
 
 const NEW_METHOD: &str = "messageSelectorAndArgumentNames\n\t\"comment stating purpose of message\"\n\n\t| temporary variable names |\n\tstatements";
+
+/// The protocol a method goes in when none is chosen (and where a removed protocol's go).
+pub const UNCLASSIFIED: &str = "as yet unclassified";
 
 pub struct Browser {
     packages: Vec<String>,
@@ -84,18 +104,23 @@ pub struct Browser {
     protocol: Option<String>,
     methods: Vec<String>,
     method: Option<String>,
-    /// The class definition (when no method is chosen) or the method source.
+    /// The class definition (when no method is chosen).
     definition: CodeEditor,
-    comment: String,
+    /// The class comment (when no method is chosen).
+    comment: CodeEditor,
+    tab: ClassTab,
     source: CodeEditor,
-    /// A method is being written from the template.
+    /// A method is being written from the template (in this protocol, if any).
     new_method: bool,
     pending: Vec<(Ticket, Want)>,
     message: String,
     /// A method to choose once the class it is in has come.
     then_select: Option<String>,
-    /// A removal to confirm.
-    confirm: Option<Removal>,
+    /// A question before a gesture (a removal to confirm, a protocol's name).
+    ask: Option<Ask<Act>>,
+    history: History,
+    /// Scroll the class list to the class chosen (once it is listed).
+    reveal: bool,
 }
 
 impl Browser {
@@ -120,6 +145,7 @@ impl Browser {
     fn showing(ctx: &mut Ctx, gesture: &'static str, list: Op, class: String) -> Browser {
         let mut browser = Browser::blank();
         browser.class = Some(class.clone());
+        browser.reveal = true;
         let class = pb::ClassRef { class_name: class, meta: false };
         let ops = vec![
             Op::Packages(pb::Empty {}),
@@ -153,13 +179,16 @@ impl Browser {
             methods: Vec::new(),
             method: None,
             definition: CodeEditor::new("class-definition"),
-            comment: String::new(),
+            comment: CodeEditor::prose("class-comment"),
+            tab: ClassTab::Definition,
             source: CodeEditor::new("method-source"),
             new_method: false,
             pending: Vec::new(),
             message: String::new(),
             then_select: None,
-            confirm: None,
+            ask: None,
+            history: History::default(),
+            reveal: false,
         }
     }
 
@@ -173,10 +202,7 @@ impl Browser {
         hierarchy_of: Option<String>,
     ) -> Browser {
         let mut browser = Browser::blank();
-        browser.as_hierarchy = hierarchy_of.is_some();
-        (browser.package, browser.class, browser.meta, browser.method, browser.hierarchy_of) =
-            (package, class, meta, method, hierarchy_of);
-        browser.reread(ctx, "restore a browser");
+        browser.go_to(ctx, "restore a browser", Place { package, hierarchy_of, class, meta, protocol: None, method });
         browser
     }
 
@@ -189,6 +215,29 @@ impl Browser {
             protocol: self.protocol.clone(),
             method: self.method.clone(),
         }
+    }
+
+    /// Where it is, for Back and Forward.
+    fn place(&self) -> Place {
+        Place {
+            package: self.package.clone(),
+            hierarchy_of: self.hierarchy_of.clone(),
+            class: self.class.clone(),
+            meta: self.meta,
+            protocol: self.protocol.clone(),
+            method: self.method.clone(),
+        }
+    }
+
+    /// Shows `place`, reading everything it shows in one batch (gesture `gesture`).
+    fn go_to(&mut self, ctx: &mut Ctx, gesture: &'static str, place: Place) {
+        let Place { package, hierarchy_of, class, meta, protocol, method } = place;
+        self.as_hierarchy |= hierarchy_of.is_some();
+        (self.package, self.hierarchy_of, self.class, self.meta) = (package, hierarchy_of, class, meta);
+        self.clear_class();
+        (self.protocol, self.method) = (protocol, method);
+        self.reveal = true;
+        self.reread(ctx, gesture);
     }
 
     /// Reads everything it shows again, in one batch: the packages, the class list, the
@@ -233,8 +282,8 @@ impl Browser {
     }
 
     /// Whether the code being edited may be left (it asks when it has edits not accepted).
-    fn may_leave(&mut self, ui: &egui::Ui) -> bool {
-        self.source.may_leave(ui) && self.definition.may_leave(ui)
+    fn may_leave(&mut self) -> bool {
+        !self.holds_unaccepted_edits()
     }
 
     fn select_package(&mut self, ctx: &mut Ctx, package: String) {
@@ -246,6 +295,8 @@ impl Browser {
         self.clear_class();
     }
 
+    /// Forgets what was shown of the class chosen (its definition, comment, protocols,
+    /// methods and source).
     fn clear_class(&mut self) {
         self.protocols.clear();
         self.methods.clear();
@@ -253,6 +304,7 @@ impl Browser {
         self.method = None;
         self.new_method = false;
         self.definition.load("");
+        self.comment.load("");
         self.source.load("");
     }
 
@@ -316,20 +368,25 @@ impl Browser {
     fn take_class(&mut self, outcomes: impl Iterator<Item = Outcome>) {
         for (i, outcome) in outcomes.enumerate() {
             match (i, outcome) {
-                (_, Outcome::ClassDefinition(d)) => {
-                    // Not over edits made since it was asked for.
-                    if !self.definition.is_dirty() {
-                        self.definition.load(&d.definition);
-                    }
-                    self.comment = d.comment;
-                    self.package = Some(d.package);
-                }
+                (_, Outcome::ClassDefinition(d)) => self.take_definition(d),
                 (1, Outcome::Names(n)) => self.protocols = n.names,
                 (_, Outcome::Names(n)) => self.methods = n.names,
                 (_, Outcome::Error(e)) => self.message = e.message,
                 _ => {}
             }
         }
+    }
+
+    /// A class's definition and comment as the gem answered them (not over edits made since
+    /// they were asked for).
+    fn take_definition(&mut self, d: pb::ClassDefinition) {
+        if !self.definition.is_dirty() && self.definition.text != d.definition {
+            self.definition.load(&d.definition);
+        }
+        if !self.comment.is_dirty() && self.comment.text != d.comment {
+            self.comment.load(&d.comment);
+        }
+        self.package = Some(d.package);
     }
 
     /// After Accept on a method (`sent`): the compile's answer, then the protocols and methods
@@ -374,6 +431,8 @@ impl Browser {
                         self.class = Some(d.name);
                         self.protocols.clear();
                         self.methods.clear();
+                        self.comment.load(&d.comment);
+                        self.reveal = true;
                     }
                     self.package = Some(d.package);
                     self.hierarchy_of = None;
@@ -390,19 +449,61 @@ impl Browser {
         self.message = "defined".into();
     }
 
-    /// After a removal: its answer, then the protocols and methods (of a method's class) or
-    /// the classes (of a class's package), taken if that class or package is still chosen.
-    fn removed(&mut self, reply: Reply, same_class: bool, same_package: bool) {
+    /// After Accept on a class comment (`sent`).
+    fn commented(&mut self, reply: Reply, sent: &str) {
+        match first(reply) {
+            Ok(Outcome::Done(_)) => {
+                self.comment.accepted(sent);
+                self.message = "comment accepted".into();
+            }
+            Err(e) => self.comment.show_error(&e),
+            Ok(other) => self.failed(Ok(other)),
+        }
+    }
+
+    /// After a change to the class (`same_class`: still chosen) or its package
+    /// (`same_package`): its answer, then the protocols and methods, or the classes, taken if
+    /// that class or package is still chosen.
+    fn changed(&mut self, reply: Reply, same_class: bool, same_package: bool) {
         let Ok(outcomes) = outcomes(reply) else { return };
         for (i, outcome) in outcomes.into_iter().enumerate() {
             match (i, outcome) {
                 (_, Outcome::Error(e)) => self.message = e.message,
-                (1, Outcome::Names(n)) if same_class => self.protocols = n.names,
+                (1, Outcome::Names(n)) if same_class => {
+                    // A protocol chosen that is no more: every method shows.
+                    if self.protocol.as_ref().is_some_and(|p| !n.names.contains(p)) {
+                        self.protocol = None;
+                    }
+                    self.protocols = n.names;
+                }
                 (_, Outcome::Names(n)) if same_class => self.methods = n.names,
                 (_, Outcome::Classes(c)) if same_package && self.hierarchy_of.is_none() => self.set_classes(c.classes),
                 _ => {}
             }
         }
+    }
+
+    /// After a class was renamed `to` (still chosen under its old name): the class under its
+    /// new name, in its package's list; or why it was not renamed.
+    fn renamed(&mut self, reply: Reply, to: String) {
+        let Ok(outcomes) = outcomes(reply) else { return };
+        let mut outcomes = outcomes.into_iter();
+        if let Some(Outcome::Error(e)) = outcomes.next() {
+            self.message = e.message;
+            return;
+        }
+        self.class = Some(to);
+        self.clear_class();
+        self.hierarchy_of = None;
+        self.reveal = true;
+        if let Some(Outcome::Names(n)) = outcomes.next() {
+            self.packages = n.names;
+        }
+        if let Some(Outcome::Classes(c)) = outcomes.next() {
+            self.set_classes(c.classes);
+        }
+        self.take_class(outcomes);
+        self.message = "renamed".into();
     }
 
     /// The class list, and its rows as drawn (worked out once, not every frame).
@@ -416,7 +517,9 @@ impl Browser {
         self.then_select = Some(selector);
     }
 
+    /// Makes a choice in the lists (one batch), remembering where it was for Back.
     fn choose(&mut self, ctx: &mut Ctx, choice: Choice) {
+        self.history.left(self.place());
         match choice {
             Choice::Package(p) => self.select_package(ctx, p),
             Choice::Class(c) => self.select_class(ctx, c),
@@ -428,6 +531,15 @@ impl Browser {
             }
             Choice::Protocol(p) => self.select_protocol(ctx, p),
             Choice::Method(m) => self.select_method(ctx, m),
+        }
+    }
+
+    /// Back (`back`) or Forward through the places it has shown: one batch.
+    fn travel(&mut self, ctx: &mut Ctx, back: bool) {
+        let now = self.place();
+        let to = if back { self.history.back(now) } else { self.history.forward(now) };
+        if let Some(place) = to {
+            self.go_to(ctx, if back { "back" } else { "forward" }, place);
         }
     }
 
@@ -444,128 +556,29 @@ impl Browser {
         self.pending.push((ctx.send("accept", ops), want));
     }
 
-    /// Removes what the user confirmed removing.
-    fn remove(&mut self, ctx: &mut Ctx, removal: Removal) {
-        match removal {
-            Removal::Method(selector) => {
-                let ops = vec![
-                    Op::RemoveMethod(pb::MethodRef { class: self.class_ref(), selector }),
-                    Op::Protocols(self.class_ref().unwrap_or_default()),
-                    self.methods_op(),
-                ];
-                let ticket = ctx.send("remove method", ops);
-                self.method = None;
-                self.protocols.clear();
-                self.source.load("");
-                self.pending.push((ticket, Want::Removed(self.class_ref(), self.package.clone())));
+    fn accept_definition(&mut self, ctx: &mut Ctx) {
+        let sent = self.definition.text.clone();
+        let op = Op::DefineClass(pb::Definition { definition: sent.clone() });
+        // The classes of the package the class is in once defined.
+        let of_class = match (rows::defined_name(&sent), &self.package) {
+            (name, Some(package)) if name.is_empty() => {
+                pb::PackageRef { package: package.clone(), ..Default::default() }
             }
-            Removal::Class(class_name) => {
-                let mut ops = vec![Op::RemoveClass(pb::ClassRef { class_name, meta: false })];
-                if let Some(package) = &self.package {
-                    ops.push(Op::Classes(pb::PackageRef { package: package.clone(), ..Default::default() }));
-                }
-                let ticket = ctx.send("remove class", ops);
-                self.class = None;
-                self.clear_class();
-                self.pending.push((ticket, Want::Removed(None, self.package.clone())));
-            }
-        }
-    }
-
-    /// Asks to confirm a removal; answers it once confirmed.
-    fn confirm_ui(&mut self, ui: &mut egui::Ui) -> Option<Removal> {
-        let removal = self.confirm.clone()?;
-        let question = match &removal {
-            Removal::Method(selector) => {
-                let side = if self.meta { " class" } else { "" };
-                format!("Remove the method {}{side}>>#{selector}?", self.class.clone().unwrap_or_default())
-            }
-            Removal::Class(class) => format!("Remove the class {class}, with its methods?"),
+            (name, _) => pb::PackageRef { of_class: name, ..Default::default() },
         };
-        let mut answer = None;
-        let modal = egui::Modal::new(ui.make_persistent_id("confirm-removal")).show(ui.ctx(), |ui| {
-            ui.set_width(380.0);
-            ui.label(question);
-            ui.weak("Until you commit, Abort brings it back.");
-            ui.horizontal(|ui| {
-                if ui.button("Remove").clicked() {
-                    answer = Some(true);
-                }
-                if ui.button("Cancel").clicked() {
-                    answer = Some(false);
-                }
-            });
-        });
-        if answer.is_some() || modal.should_close() {
-            self.confirm = None;
-        }
-        (answer == Some(true)).then_some(removal)
+        let ops = vec![op, Op::Packages(pb::Empty {}), Op::Classes(of_class)];
+        self.pending.push((ctx.send("define class", ops), Want::Defined(sent)));
     }
 
-    /// The buttons under the lists: new and remove, and the cross-references.
-    fn tools(&mut self, ui: &mut egui::Ui, ctx: &mut Ctx) {
-        ui.horizontal(|ui| {
-            let class = self.class.clone();
-            let may = ctx.link.may_change_code;
-            if ui.add_enabled(may && class.is_some(), egui::Button::new("New method")).clicked() && self.may_leave(ui) {
-                self.method = None;
-                self.new_method = true;
-                self.source.load(NEW_METHOD);
-            }
-            let method = self.method.clone();
-            if ui.add_enabled(may && method.is_some(), egui::Button::new("Remove method")).clicked()
-                && self.may_leave(ui)
-                && let Some(selector) = method.clone()
-            {
-                self.confirm = Some(Removal::Method(selector));
-            }
-            if ui.add_enabled(may && self.package.is_some(), egui::Button::new("New class")).clicked()
-                && self.may_leave(ui)
-            {
-                let package = self.package.clone().unwrap_or_default();
-                self.class = None;
-                self.clear_class();
-                self.definition.load(&format!(
-                    "Object subclass: #NameOfSubclass\n\tinstanceVariableNames: ''\n\tclassVariableNames: ''\n\tpackage: '{package}'"
-                ));
-            }
-            if ui.add_enabled(may && class.is_some(), egui::Button::new("Remove class")).clicked()
-                && self.may_leave(ui)
-                && let Some(class_name) = class.clone()
-            {
-                self.confirm = Some(Removal::Class(class_name));
-            }
-            ui.separator();
-            // Taken by the first browser drawn: one key press, one list.
-            let key = |ui: &mut egui::Ui, key| ui.input_mut(|i| i.consume_key(egui::Modifiers::COMMAND, key));
-            if let Some(selector) = method.clone() {
-                if ui.button("Senders (Ctrl+N)").clicked() || key(ui, egui::Key::N) {
-                    let op = Op::Senders(pb::SelectorRef { selector: selector.clone() });
-                    let list = MethodList::open(ctx, format!("Senders of #{selector}"), op);
-                    ctx.opened.push(Box::new(list));
-                }
-                if ui.button("Implementors (Ctrl+M)").clicked() || key(ui, egui::Key::M) {
-                    let op = Op::Implementors(pb::SelectorRef { selector: selector.clone() });
-                    let title = format!("Implementors of #{selector}");
-                    let list = MethodList::open(ctx, title, op);
-                    ctx.opened.push(Box::new(list));
-                }
-            }
-            if let Some(class_name) = class {
-                if ui.button("References").clicked() {
-                    let op = Op::References(pb::Global { name: class_name.clone() });
-                    let list = MethodList::open(ctx, format!("References to {class_name}"), op);
-                    ctx.opened.push(Box::new(list));
-                }
-                if ui.button("Hierarchy").clicked() {
-                    let browser = Browser::hierarchy_of(ctx, class_name);
-                    ctx.opened.push(Box::new(browser));
-                }
-            }
-        });
+    fn accept_comment(&mut self, ctx: &mut Ctx) {
+        let Some(class) = self.class.clone() else { return };
+        let sent = self.comment.text.clone();
+        let op = Op::SetComment(pb::ClassComment { class_name: class.clone(), comment: sent.clone() });
+        self.pending.push((ctx.send("accept comment", vec![op]), Want::Commented(sent, class)));
     }
 }
 
+#[derive(Clone, Debug)]
 enum Choice {
     Package(String),
     Class(String),
@@ -619,7 +632,9 @@ impl View for Browser {
     }
 
     fn holds_unaccepted_edits(&mut self) -> bool {
-        self.source.holds_unaccepted_edits() | self.definition.holds_unaccepted_edits()
+        self.source.holds_unaccepted_edits()
+            | self.definition.holds_unaccepted_edits()
+            | self.comment.holds_unaccepted_edits()
     }
 
     fn receive(&mut self, reply: Reply) {
@@ -655,10 +670,12 @@ impl View for Browser {
             Want::Browse(of) if of == class => self.browse_arrived(reply),
             Want::Compiled(sent, to) if to == class => self.compiled(reply, &sent),
             Want::Defined(sent) => self.defined(reply, &sent),
+            Want::Commented(sent, to) if Some(&to) == self.class.as_ref() => self.commented(reply, &sent),
             Want::Reread(parts, then) => self.reread_arrived(reply, &parts, &then),
-            Want::Removed(of, package) => {
+            Want::Renamed(from, to) if self.class.as_ref() == Some(&from) => self.renamed(reply, to),
+            Want::Changed(of, package) => {
                 let (same_class, same_package) = (of == self.class_ref(), package == self.package);
-                self.removed(reply, same_class, same_package);
+                self.changed(reply, same_class, same_package);
             }
             // About a selection since left.
             _ => {}
@@ -671,100 +688,6 @@ impl View for Browser {
         {
             self.select_method(ctx, selector);
         }
-        let height = (ui.available_height() * 0.35).max(120.0);
-        let mut chosen: Option<Choice> = None;
-        ui.horizontal(|ui| {
-            let width = (ui.available_width() / 4.0 - 8.0).max(80.0);
-            ui.vertical(|ui| {
-                ui.set_width(width);
-                ui.strong("Packages");
-                list(ui, "packages", height, &self.packages, self.package.as_deref(), |p| {
-                    chosen = Some(Choice::Package(p.to_string()))
-                });
-            });
-            ui.separator();
-            ui.vertical(|ui| {
-                ui.set_width(width);
-                let toggled = ui
-                    .horizontal(|ui| match &self.hierarchy_of {
-                        Some(root) => ui.strong(format!("Hierarchy of {root}")).changed(),
-                        None => {
-                            ui.strong("Classes");
-                            ui.checkbox(&mut self.as_hierarchy, "hierarchy").changed()
-                        }
-                    })
-                    .inner;
-                if toggled {
-                    let classes = std::mem::take(&mut self.classes);
-                    self.set_classes(classes);
-                }
-                list(ui, "classes", height, &self.rows, self.class.as_deref(), |row| {
-                    chosen = Some(Choice::Class(row.trim().to_string()))
-                });
-            });
-            ui.separator();
-            ui.vertical(|ui| {
-                ui.set_width(width);
-                ui.horizontal(|ui| {
-                    ui.strong("Protocols");
-                    if ui.selectable_label(!self.meta, "instance").clicked() && self.meta {
-                        chosen = Some(Choice::Side(false));
-                    }
-                    if ui.selectable_label(self.meta, "class").clicked() && !self.meta {
-                        chosen = Some(Choice::Side(true));
-                    }
-                });
-                let mut rows = vec!["-- all --".to_string()];
-                rows.extend(self.protocols.iter().cloned());
-                let selected = self.protocol.clone().unwrap_or_else(|| "-- all --".into());
-                list(ui, "protocols", height, &rows, Some(selected.as_str()), |p| {
-                    chosen = Some(Choice::Protocol((p != "-- all --").then(|| p.to_string())))
-                });
-            });
-            ui.separator();
-            ui.vertical(|ui| {
-                ui.set_width(width);
-                ui.strong("Methods");
-                list(ui, "methods", height, &self.methods, self.method.as_deref(), |m| {
-                    chosen = Some(Choice::Method(m.to_string()))
-                });
-            });
-        });
-        if let Some(choice) = chosen
-            && self.may_leave(ui)
-        {
-            self.choose(ctx, choice);
-        }
-        ui.separator();
-        self.tools(ui, ctx);
-        if let Some(removal) = self.confirm_ui(ui) {
-            self.remove(ctx, removal);
-        }
-        if !self.message.is_empty() {
-            ui.label(&self.message);
-        }
-        if self.method.is_some() || self.new_method {
-            if self.source.ui(ui, ctx, "Method") {
-                self.accept_method(ctx);
-            }
-        } else if self.class.is_some() || self.package.is_some() {
-            if !self.comment.is_empty() {
-                ui.label(egui::RichText::new(&self.comment).italics());
-            }
-            if self.definition.ui(ui, ctx, "Class definition") {
-                let sent = self.definition.text.clone();
-                let op = Op::DefineClass(pb::Definition { definition: sent.clone() });
-                // The classes of the package the class is in once defined.
-                let of_class = match (defined_name(&sent), &self.package) {
-                    (name, Some(package)) if name.is_empty() => {
-                        pb::PackageRef { package: package.clone(), ..Default::default() }
-                    }
-                    (name, _) => pb::PackageRef { of_class: name, ..Default::default() },
-                };
-                let of_class = Op::Classes(of_class);
-                let ops = vec![op, Op::Packages(pb::Empty {}), of_class];
-                self.pending.push((ctx.send("define class", ops), Want::Defined(sent)));
-            }
-        }
+        self.draw(ui, ctx);
     }
 }

@@ -20,16 +20,10 @@ impl Browser {
             match (part, outcome) {
                 (Part::Packages, Outcome::Names(n)) => self.packages = n.names,
                 (Part::Classes, Outcome::Classes(c)) if same_list => self.set_classes(c.classes),
-                (Part::Definition, Outcome::ClassDefinition(d)) if same_class => {
-                    if !self.definition.is_dirty() && self.definition.text != d.definition {
-                        self.definition.load(&d.definition);
-                    }
-                    self.comment = d.comment;
-                    self.package = Some(d.package);
-                }
+                (Part::Definition, Outcome::ClassDefinition(d)) if same_class => self.take_definition(d),
                 (Part::Definition, Outcome::Error(e)) if same_class => {
                     self.message = e.message;
-                    if !self.definition.is_dirty() && !self.source.is_dirty() {
+                    if !self.definition.is_dirty() && !self.source.is_dirty() && !self.comment.is_dirty() {
                         self.class = None;
                         self.clear_class();
                         return;

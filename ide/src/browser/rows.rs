@@ -1,5 +1,6 @@
-//! The browser's lists as drawn: a scrolling list that draws only the rows in view, the
-//! classes flat or indented under their superclasses, and the name a class definition
+//! The browser's lists as drawn: a scrolling list that draws only the rows in view (cut
+//! short, never wrapped; its rows clicked, dragged, dropped on, or opening a context menu),
+//! the classes flat or indented under their superclasses, and the name a class definition
 //! defines.
 
 use eframe::egui;
@@ -15,28 +16,38 @@ pub fn defined_name(definition: &str) -> String {
     after.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect()
 }
 
-/// A scrolling list of `rows` that draws only the rows in view; `clicked` gets the row chosen.
+/// A scrolling list of `rows` taking the height it is given, that draws only the rows in view
+/// (a row too long for the width is cut short, never wrapped); `reveal` scrolls the selected
+/// row into view. `each` gets every row drawn and its response (a click, a context menu, a
+/// drag when `draggable`, a drop).
 pub fn list(
     ui: &mut egui::Ui,
     id: &str,
-    height: f32,
     rows: &[String],
     selected: Option<&str>,
-    mut clicked: impl FnMut(&str),
+    reveal: bool,
+    draggable: bool,
+    mut each: impl FnMut(&str, &egui::Response),
 ) {
-    egui::ScrollArea::vertical()
-        .id_salt(id)
-        .max_height(height)
-        .min_scrolled_height(height)
-        .auto_shrink([false, false])
-        .show_rows(ui, ROW, rows.len(), |ui, range| {
-            for row in &rows[range] {
-                let is_selected = selected.is_some_and(|s| s == row.trim());
-                if ui.selectable_label(is_selected, row).clicked() {
-                    clicked(row);
-                }
-            }
-        });
+    let spaced = ROW + ui.spacing().item_spacing.y;
+    let mut area = egui::ScrollArea::vertical().id_salt(id).auto_shrink([false, false]);
+    if reveal && let Some(at) = rows.iter().position(|r| selected.is_some_and(|s| s == r.trim())) {
+        let offset = at as f32 * spaced - (ui.available_height() - spaced) / 2.0;
+        area = area.vertical_scroll_offset(offset.max(0.0));
+    }
+    let sense = if draggable { egui::Sense::click_and_drag() } else { egui::Sense::click() };
+    area.show_rows(ui, ROW, rows.len(), |ui, range| {
+        for row in &rows[range] {
+            let is_selected = selected.is_some_and(|s| s == row.trim());
+            // The name at the left, the row as wide as the list (to click and drop on).
+            let button = egui::Button::selectable(is_selected, (row.as_str(), egui::Atom::grow()))
+                .truncate()
+                .sense(sense)
+                .min_size(egui::vec2(ui.available_width(), ROW));
+            let response = ui.add(button);
+            each(row, &response);
+        }
+    });
 }
 
 pub fn flat(classes: &[pb::ClassEntry]) -> Vec<String> {

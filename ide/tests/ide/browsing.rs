@@ -74,6 +74,7 @@ fn quick_open_finds_a_class_or_a_selector_and_the_sessions_are_listed() {
     h.get_by_label("accessing");
     // A selector: its implementors, and the source of the one chosen.
     find(&mut h, "answer");
+    gesture(&mut h, "implementors", |h| h.get_by_label("#answer").click());
     gesture(&mut h, "select method", |h| h.get_by_label("Probe>>answer").click());
     assert_eq!(h.get_by_label("Source").value().as_deref(), Some("answer\n\t^ 42"));
     gesture(&mut h, "sessions", |h| h.get_by_label("Sessions").click());

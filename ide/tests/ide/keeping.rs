@@ -4,7 +4,6 @@
 
 use std::collections::HashMap;
 
-use onyx_ide::Show;
 use onyx_ide::layout::{self, Layout};
 
 use super::*;
@@ -71,6 +70,8 @@ fn a_closed_workspace_comes_back_and_a_restart_finds_the_tabs_and_their_text() {
     // A browser on a method, and a workspace closed for good: then the IDE and its server stop.
     h.state_mut().show(&Show::Browser { class: "Probe".into(), selector: Some("answer".into()) });
     settle(&mut h);
+    h.state_mut().show(&Show::Help);
+    gesture(&mut h, "open the test runner", |h| h.get_by_label("Test runner").click());
     h.get_by_label("New workspace").click();
     h.run_steps(2);
     h.get_by_label("Code").set_text_value_accesskit("'closed before the restart'");
@@ -84,9 +85,10 @@ fn a_closed_workspace_comes_back_and_a_restart_finds_the_tabs_and_their_text() {
     let server = Embedded::start(dir.path(), Setup::default(), "DataCurator", "swordfish").expect("starts again");
     let layout: Layout = eframe::get_value(&kept, layout::KEY).expect("the layout was kept");
     let mut h = harness_of(Ide::restored(link(&server.gem), layout));
-    for title in ["System Browser", "Transcript", "Probe>>answer"] {
+    for title in ["System Browser", "Transcript", "Probe>>answer", "Test Runner"] {
         assert_eq!(h.query_all_by_label(title).count(), 1, "{title}: one tab");
     }
+    assert_eq!(h.query_all_by_label("Help").count(), 2, "the Help menu, and the help's tab");
     h.get_by_label("Probe>>answer").click();
     h.run_steps(3);
     assert!(h.get_by_label("Method").value().unwrap_or_default().contains("^ 42"), "the method is shown again");
@@ -107,6 +109,9 @@ fn closing_over_uncommitted_changes_asks_commit_abort_or_cancel() {
     let (_dir, mut server) = server();
     let other = server.add_gem().expect("another gem");
     let mut h = harness(&server.gem);
+    // Browsing changes nothing (the kernel makes nothing of its own at first use).
+    h.state_mut().show(&Show::Browser { class: "Probe".into(), selector: Some("answer".into()) });
+    settle(&mut h);
     h.get_by_label("nothing to commit");
     assert!(h.state_mut().may_close(), "nothing to commit: it closes at once");
     h.get_by_label("Workspace").click();
@@ -137,14 +142,6 @@ fn closing_over_uncommitted_changes_asks_commit_abort_or_cancel() {
     gesture(&mut h, "commit and close", |h| h.get_by_label("Commit and close").click());
     assert!(h.state().wants_close(), "it closes once committed");
     assert_eq!(run(&other, "System abortTransaction. UserGlobals at: #Draft"), "2");
-}
-
-/// Clicks `label`, which sends nothing.
-fn local_click(h: &mut Harness<'static, Ide>, label: &str) {
-    let before = h.state().link().batches_sent();
-    h.get_by_label(label).click();
-    h.run_steps(3);
-    assert_eq!(h.state().link().batches_sent(), before, "{label} sent a batch");
 }
 
 #[test]

@@ -3,8 +3,10 @@
 //! them. `browsing`: the system browser, its lists and its editing gestures; `evaluating`:
 //! workspaces, the transcript and inspectors; `transactions`: commits, conflicts and
 //! auto-commit; `debugging`: the debugger, notifiers and the process browser; `keeping`:
-//! nothing lost on closing or restarting, and panes that stay current; `network`: a slow gem
-//! and a gone one; `tls`: a gem serving TLS.
+//! nothing lost on closing or restarting, and panes that stay current; `organizing`:
+//! protocols, comments, moving methods, context menus; `navigating`: back and forward, Find,
+//! tabs, help and menus; `running`: the test runner; `network`: a slow gem and a gone one;
+//! `tls`: a gem serving TLS.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // tests fail loudly
 
@@ -14,7 +16,7 @@ use std::time::{Duration, Instant};
 use eframe::egui;
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT as _, Queryable as _};
-use onyx_ide::{Ide, Link};
+use onyx_ide::{Ide, Link, Show};
 use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
 use onyx_server_agent::Setup;
 use onyx_server_agent::embedded::Embedded;
@@ -23,15 +25,15 @@ mod browsing;
 mod debugging;
 mod evaluating;
 mod keeping;
+mod navigating;
 mod network;
+mod organizing;
+mod running;
 mod tls;
 mod transactions;
 
 /// A repository with a class `Probe` (package `Probes`, method `answer ^ 42` in `accessing`)
-/// and its subclass `SubProbe` (package `Probes-Sub`), served in this process. A sort is done
-/// and committed first: `SortedCollection`'s default sort block is made at its first use and
-/// changes the class (a block made while the kernel loads does not survive being faulted in
-/// lazily, so the kernel cannot make it beforehand yet).
+/// and its subclass `SubProbe` (package `Probes-Sub`), served in this process.
 pub fn server() -> (tempfile::TempDir, Embedded) {
     let dir = tempfile::tempdir().expect("a temp dir");
     let embedded =
@@ -41,8 +43,7 @@ pub fn server() -> (tempfile::TempDir, Embedded) {
         "Object subclass: #Probe instanceVariableNames: 'a b' classVariableNames: '' package: 'Probes'. \
          Probe compile: 'answer\n\t^ 42' classified: #accessing. \
          Probe subclass: #SubProbe instanceVariableNames: '' classVariableNames: '' package: 'Probes-Sub'. \
-         UserGlobals at: #Shared put: (Array with: 0). \
-         #(2 1) asSortedCollection. System commitTransaction",
+         UserGlobals at: #Shared put: (Array with: 0). System commitTransaction",
     );
     (dir, embedded)
 }
@@ -139,15 +140,27 @@ pub fn wait_for_label(h: &mut Harness<'static, Ide>, label: &str) {
     }
 }
 
-/// Types `text` into quick-open and presses Enter: one round trip.
+/// Quick-open's field.
+pub const FIND: &str = "Find class or selector (Ctrl+K)";
+
+/// Types `text` into quick-open: what matches is listed as it is typed, one round trip.
 pub fn find(h: &mut Harness<'static, Ide>, text: &str) {
-    const FIND: &str = "Find class or selector (Ctrl+K)";
-    h.get_by_label(FIND).set_text_value_accesskit(text);
-    h.run_steps(2);
-    gesture(h, "find", |h| {
-        h.get_by_label(FIND).focus();
-        h.key_press(egui::Key::Enter);
-    });
+    gesture(h, "find", |h| h.get_by_label(FIND).set_text_value_accesskit(text));
+}
+
+/// Clicks `label`, which sends nothing.
+pub fn local_click(h: &mut Harness<'static, Ide>, label: &str) {
+    let before = h.state().link().batches_sent();
+    h.get_by_label(label).click();
+    h.run_steps(3);
+    assert_eq!(h.state().link().batches_sent(), before, "{label} sent a batch");
+}
+
+/// Opens the context menu of the row (or field) labelled `label`: the last so labelled (a
+/// tab of the same title comes before the lists).
+pub fn context_menu(h: &mut Harness<'static, Ide>, label: &str) {
+    h.get_all_by_label(label).last().unwrap_or_else(|| panic!("{label} is shown")).click_secondary();
+    h.run_steps(3);
 }
 
 /// Turns the mouse wheel ten pages down over `at`, then runs a frame.

@@ -6,13 +6,15 @@
 use super::*;
 
 use onyx_protocol::tls::ServerFiles;
+use onyx_server_agent::embedded::Serving;
 
 #[test]
 fn the_ide_works_in_a_gem_serving_tls_signed_by_the_authority_in_onyx_tls_ca() {
     let certs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/tls");
     let dir = tempfile::tempdir().expect("a temp dir");
     let tls = ServerFiles { cert: Some(certs.join("cert.pem")), key: Some(certs.join("key.pem")) };
-    let server = Embedded::start_with(dir.path(), Setup::default(), tls, "DataCurator", "swordfish")
+    let serving = Serving { tls, ..Serving::default() };
+    let server = Embedded::start_with(dir.path(), Setup::default(), serving, "DataCurator", "swordfish")
         .expect("the embedded server starts");
     assert!(server.gem.starts_with("https://127.0.0.1:"), "{}", server.gem);
 

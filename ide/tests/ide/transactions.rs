@@ -38,4 +38,12 @@ fn with_auto_commit_on_each_gesture_commits_and_others_see_it() {
     gesture(&mut h, "do it", |h| h.get_by_label("Do it (Ctrl+D)").click());
     h.get_by_label("committed");
     assert_eq!(run(&other, "System abortTransaction. (UserGlobals at: #Shared) at: 1"), "7");
+    // What another gem commits shows after the next gesture's commit moved the view, in every
+    // pane (one batch each), with no abort.
+    h.state_mut().show(&Show::Browser { class: "Probe".into(), selector: None });
+    settle(&mut h);
+    run(&other, "Probe compile: 'fromOther\n\t^ 1' classified: #accessing. System commitTransaction");
+    let refreshed = refreshed(&mut h, "select protocol", |h| h.get_by_label("accessing").click());
+    assert!(refreshed >= 2, "both browsers read again: {refreshed}");
+    h.get_by_label("fromOther");
 }

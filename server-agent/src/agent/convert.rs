@@ -9,7 +9,8 @@ use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome as PbOutco
 use crate::ops::debugger::{DebugRequest, Debugged, Step};
 use crate::ops::request::{
     Answer, BatchAnswer, ClassRef, Done, ErrorKind, Evaluate, Event, Failure, InspectRequest, InstVarRef, Listed,
-    MethodRef, Operation, Outcome, Package, Page, Paged, Password, ProcessChange, Request, TransactionStatus,
+    MethodRef, Operation, Outcome, Package, Page, Paged, Password, ProcessChange, Request, TestRef, TestStatus,
+    TransactionStatus,
 };
 
 /// A protocol operation as the gem's: the request and its page.
@@ -109,6 +110,20 @@ fn request(op: Op) -> Request {
             Request::Debug(DebugRequest::Evaluate { process: r.process, frame: r.frame, source: r.source })
         }
         Op::Accept(r) => Request::Debug(DebugRequest::Accept { process: r.process, frame: r.frame, source: r.source }),
+        Op::AddProtocol(r) => Request::AddProtocol { class: class(r.class), protocol: r.protocol },
+        Op::RenameProtocol(r) => Request::RenameProtocol { class: class(r.class), from: r.from, to: r.to },
+        Op::RemoveProtocol(r) => Request::RemoveProtocol { class: class(r.class), protocol: r.protocol },
+        Op::MoveMethods(r) => {
+            Request::MoveMethods { class: class(r.class), selectors: r.selectors, protocol: r.protocol }
+        }
+        Op::SetComment(r) => Request::SetComment { class: r.class_name, comment: r.comment },
+        Op::RenameClass(r) => Request::RenameClass { from: r.from, to: r.to },
+        Op::FindSelectors(r) => Request::FindSelectors(r.fragment),
+        Op::TestClasses(r) => Request::TestClasses(non_empty(r.package)),
+        Op::RunTests(r) => Request::RunTests {
+            tests: r.tests.into_iter().map(|t| TestRef { class: t.class_name, selector: t.selector }).collect(),
+            package: non_empty(r.package),
+        },
     }
 }
 
@@ -308,6 +323,27 @@ fn answer_of(answer: Answer) -> PbOutcome {
             paged: paged(Some(p)),
         }),
         Answer::ObjectLogEntry(e) => PbOutcome::LoggedFailure(logged_failure(*e)),
+        Answer::TestClasses(classes) => PbOutcome::TestClasses(pb::TestClassList {
+            classes: classes
+                .into_iter()
+                .map(|c| pb::TestClass { name: c.name, package: c.package, selectors: c.selectors })
+                .collect(),
+        }),
+        Answer::TestResults(outcomes) => PbOutcome::TestResults(pb::TestResults {
+            outcomes: outcomes
+                .into_iter()
+                .map(|o| pb::TestOutcome {
+                    test: Some(pb::TestRef { class_name: o.test.class, selector: o.test.selector }),
+                    status: match o.status {
+                        TestStatus::Passed => pb::TestStatus::TestPassed,
+                        TestStatus::Failed => pb::TestStatus::TestFailed,
+                        TestStatus::Error => pb::TestStatus::TestError,
+                    } as i32,
+                    micros: micros(o.time),
+                    message: o.message,
+                })
+                .collect(),
+        }),
     }
 }
 

@@ -45,20 +45,24 @@ pub struct AgentService {
     idle_logout: Duration,
     /// Turns true when the gem stops: event streams end.
     closing: watch::Receiver<bool>,
+    /// The address of the gem's stone, as the gem was given it.
+    stone: String,
 }
 
 impl AgentService {
-    /// The service of the session of `owner`, handing its work to `work`, its events from
-    /// `events`; its event streams end when `closing` turns true, and tokens unused for
-    /// `idle_logout` end.
+    /// The service of the session of `owner` on the stone at `stone`, handing its work to
+    /// `work`, its events from `events`; its event streams end when `closing` turns true, and
+    /// tokens unused for `idle_logout` end.
     pub fn new(
         owner: UserInfo,
+        stone: String,
         work: Sender<Work>,
         events: broadcast::Sender<Event>,
         closing: watch::Receiver<bool>,
         idle_logout: Duration,
     ) -> AgentService {
-        AgentService { work, events, tokens: Arc::default(), owner, logins: AtomicU64::new(1), idle_logout, closing }
+        let logins = AtomicU64::new(1);
+        AgentService { work, events, tokens: Arc::default(), owner, logins, idle_logout, closing, stone }
     }
 
     /// The login whose token the request carries (its token counts as used); tokens unused
@@ -120,7 +124,7 @@ impl agent_server::Agent for AgentService {
         let id = self.logins.fetch_add(1, Ordering::Relaxed);
         let login = Login { id, may_change_code, used: Instant::now() };
         self.tokens.lock().unwrap_or_else(|e| e.into_inner()).insert(token.clone(), login);
-        Ok(Response::new(pb::LoginReply { token, may_change_code }))
+        Ok(Response::new(pb::LoginReply { token, may_change_code, stone: self.stone.clone() }))
     }
 
     async fn logout(&self, request: Request<pb::Empty>) -> Result<Response<pb::Empty>, Status> {

@@ -143,6 +143,7 @@ pub fn find_class(vm: &mut Vm, fragment: &str) -> Outcome {
             classes.push(entry(vm, class));
         }
     }
-    classes.sort_by(|a, b| a.name.cmp(&b.name));
+    // Those whose names start with the fragment first, then by name.
+    classes.sort_by_cached_key(|c| (!c.name.to_lowercase().starts_with(&wanted), c.name.clone()));
     Ok(Answer::Classes(Listed::whole(classes)))
 }

@@ -7,7 +7,10 @@
 //! - [`search`]: cross-references (senders and implementors from an index) and hierarchies;
 //! - [`inspect`]: handles on objects, and the inspector;
 //! - [`transaction`]: commit, abort, begin, the transaction's state and the stone's sessions;
-//! - [`debugger`]: the gem's processes, suspended processes' stacks and frames, and stepping.
+//! - [`debugger`]: the gem's processes, suspended processes' stacks and frames, and stepping;
+//! - [`organize`]: protocols named, renamed and removed, methods moved, class comments,
+//!   classes renamed;
+//! - [`tests`]: test classes, and tests run one by one for a test runner.
 //!
 //! Evaluations and interrupts run on the VM thread itself (`vm_thread`), in time slices.
 
@@ -15,8 +18,10 @@ pub mod browse;
 pub mod debugger;
 pub mod inspect;
 pub mod object_log;
+pub mod organize;
 pub mod request;
 pub mod search;
+pub mod tests;
 pub mod transaction;
 
 use std::time::Duration;
@@ -37,6 +42,9 @@ pub const LIMIT: Duration = Duration::from_secs(2);
 /// How long a class definition or a transaction operation may run (instances migrate in the
 /// one, a commit writes in the other).
 pub const WORK_LIMIT: Duration = Duration::from_secs(600);
+
+/// At most this many selectors answer a search for them (quick-open lists them as one types).
+const FOUND_SELECTORS: usize = 200;
 
 /// What the VM thread keeps for its clients between batches.
 #[derive(Default)]
@@ -134,6 +142,16 @@ pub fn run(vm: &mut Vm, state: &mut State, login: u64, request: Request, page: O
         Request::DefineClass(definition) => browse::define_class(vm, &definition),
         Request::RemoveClass(class) => browse::remove_class(vm, &class),
         Request::FindClass(fragment) => browse::find_class(vm, &fragment),
+        Request::FindSelectors(fragment) => state.index.selectors(vm, &fragment, FOUND_SELECTORS),
+        Request::AddProtocol { class, protocol } => organize::add_protocol(vm, &class, &protocol),
+        Request::RenameProtocol { class, from, to } => organize::rename_protocol(vm, &class, &from, &to),
+        Request::RemoveProtocol { class, protocol } => organize::remove_protocol(vm, &class, &protocol),
+        Request::MoveMethods { class, selectors, protocol } => {
+            organize::move_methods(vm, &class, &selectors, &protocol)
+        }
+        Request::SetComment { class, comment } => organize::set_comment(vm, &class, &comment),
+        Request::RenameClass { from, to } => organize::rename_class(vm, &from, &to),
+        Request::TestClasses(package) => tests::classes(vm, package.as_deref()),
         Request::TransactionStatus => transaction::status(vm, state.auto_commit),
         Request::BeginTransaction => transaction::system_done(vm, "beginTransaction"),
         Request::AbortTransaction => transaction::system_done(vm, "abortTransaction"),
@@ -146,7 +164,7 @@ pub fn run(vm: &mut Vm, state: &mut State, login: u64, request: Request, page: O
             let page = Page { from: u64::from(frame), size: 1 };
             debugger::show(vm, &mut state.handles.of(login), process, page, Some(frame))
         }
-        Request::Evaluate(_) | Request::Interrupt { .. } | Request::Debug(_) => {
+        Request::Evaluate(_) | Request::Interrupt { .. } | Request::Debug(_) | Request::RunTests { .. } => {
             Err(Failure::new(ErrorKind::Invalid, "an operation the VM thread runs itself"))
         }
     }

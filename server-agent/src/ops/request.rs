@@ -183,6 +183,63 @@ pub enum Request {
     ObjectLogEntry(u64),
     /// A debugger's operation.
     Debug(super::debugger::DebugRequest),
+    /// Names a protocol of one side of a class, kept while it holds no method.
+    AddProtocol {
+        /// The class.
+        class: ClassRef,
+        /// The protocol.
+        protocol: String,
+    },
+    /// Moves the methods of a protocol to another name.
+    RenameProtocol {
+        /// The class.
+        class: ClassRef,
+        /// The protocol's name.
+        from: String,
+        /// Its new name.
+        to: String,
+    },
+    /// Removes a protocol; its methods go to "as yet unclassified".
+    RemoveProtocol {
+        /// The class.
+        class: ClassRef,
+        /// The protocol.
+        protocol: String,
+    },
+    /// Puts methods of a class in a protocol.
+    MoveMethods {
+        /// The class.
+        class: ClassRef,
+        /// The methods' selectors.
+        selectors: Vec<String>,
+        /// The protocol.
+        protocol: String,
+    },
+    /// Renames a class, and rewrites the methods that name it.
+    RenameClass {
+        /// Its name.
+        from: String,
+        /// Its new name.
+        to: String,
+    },
+    /// Sets a class's comment.
+    SetComment {
+        /// The class's name.
+        class: String,
+        /// The comment.
+        comment: String,
+    },
+    /// The selectors some method implements whose names contain a fragment.
+    FindSelectors(String),
+    /// The test classes of a package (of every package without one).
+    TestClasses(Option<String>),
+    /// Runs tests, each on its own, and answers each one's outcome and time.
+    RunTests {
+        /// The tests (one with no selector: every test of its class).
+        tests: Vec<TestRef>,
+        /// Every test of this package's test classes too.
+        package: Option<String>,
+    },
     /// A part of the text of a String behind a handle (in characters; at most
     /// [`PRINT_PAGE`]).
     ReadText {
@@ -256,6 +313,50 @@ pub struct MethodEntry {
     pub meta: bool,
     /// Its selector.
     pub selector: String,
+}
+
+/// A test: a test class and one of its test selectors (or, to run, none: all of them).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TestRef {
+    /// The test class's name.
+    pub class: String,
+    /// The test's selector.
+    pub selector: String,
+}
+
+/// A test class and its tests.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TestClass {
+    /// Its name.
+    pub name: String,
+    /// Its package.
+    pub package: String,
+    /// Its test selectors (its own and those it inherits), sorted.
+    pub selectors: Vec<String>,
+}
+
+/// How a test came out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TestStatus {
+    /// Every assertion held.
+    Passed,
+    /// An assertion failed.
+    Failed,
+    /// An error nobody handled (or no such test).
+    Error,
+}
+
+/// A test run, and how it came out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TestOutcome {
+    /// The test.
+    pub test: TestRef,
+    /// How it came out.
+    pub status: TestStatus,
+    /// How long it ran.
+    pub time: Duration,
+    /// The failure's or error's message (empty if it passed).
+    pub message: String,
 }
 
 /// An evaluation's value.
@@ -448,6 +549,10 @@ pub enum Answer {
     },
     /// An entry of the object log, whole.
     ObjectLogEntry(Box<super::object_log::LoggedFailure>),
+    /// Test classes.
+    TestClasses(Vec<TestClass>),
+    /// Tests run, each with its outcome.
+    TestResults(Vec<TestOutcome>),
 }
 
 /// What kind of failure an operation's is, so that a client can act on it.

@@ -112,6 +112,23 @@ impl CodeIndex {
         Ok(Answer::Methods(Listed::whole(methods)))
     }
 
+    /// The selectors some method implements whose names contain `fragment` (letters in any
+    /// case), sorted, at most `limit` of them.
+    pub fn selectors(&mut self, vm: &mut Vm, fragment: &str, limit: usize) -> Outcome {
+        self.refresh(vm)?;
+        let wanted = fragment.to_lowercase();
+        let mut names: Vec<String> = self
+            .implementors
+            .keys()
+            .filter_map(|&s| vm.string_of(s))
+            .filter(|name| name.to_lowercase().contains(&wanted))
+            .collect();
+        // The selectors that start with the fragment first, then the shorter ones.
+        names.sort_by_cached_key(|n| (!n.to_lowercase().starts_with(&wanted), n.len(), n.clone()));
+        names.truncate(limit);
+        Ok(Answer::Names(Listed::whole(names)))
+    }
+
     /// Methods that implement `selector`.
     pub fn implementors(&mut self, vm: &mut Vm, selector: &str) -> Outcome {
         self.refresh(vm)?;

@@ -21,7 +21,7 @@ use tokio::sync::{broadcast, oneshot};
 use crate::ops::debugger::DebugRequest;
 use crate::ops::request::{
     Answer, BatchAnswer, Done, Evaluate, Event, Failure, InspectRequest, Listed, Operation, Outcome, Page, Paged,
-    Password, ProcessChange, Request, TransactionStatus,
+    Password, ProcessChange, Request, TestRef, TransactionStatus,
 };
 use crate::ops::{self, State};
 use onyx_record::StoneError;
@@ -109,6 +109,17 @@ struct Evaluation {
     tag: u64,
     /// For a debugger's operation: what runs, and what its outcome answers.
     debug: Option<ops::debugger::Running>,
+    /// Tests run for a test runner: the value is their results.
+    tests: bool,
+}
+
+impl Evaluation {
+    /// A process started at `started` that may run for `limit`, answering its value's
+    /// printString with a handle on it.
+    fn of(process: Value, started: Instant, limit: Duration) -> Evaluation {
+        let deadline = started.checked_add(limit);
+        Evaluation { process, started, deadline, inspect: false, forget: false, tag: 0, debug: None, tests: false }
+    }
 }
 
 /// The VM thread's loop: until every sender of `work` is gone. No evaluation runs longer than
@@ -318,6 +329,7 @@ impl Running {
             self.page = operation.page;
             match operation.request {
                 Request::Evaluate(e) => self.start_evaluating(vm, state, e, started),
+                Request::RunTests { tests, package } => self.start_tests(vm, state, &tests, package, started),
                 Request::Debug(d)
                     if !matches!(
                         d,
@@ -349,16 +361,8 @@ impl Running {
             Ok(process) => {
                 vm.retain(process);
                 let limit = e.time_limit.map_or(state.eval_limit, |l| l.min(state.eval_limit));
-                let deadline = started.checked_add(limit);
-                self.evaluation = Some(Evaluation {
-                    process,
-                    started,
-                    deadline,
-                    inspect: e.inspect,
-                    forget: e.forget,
-                    tag: e.tag,
-                    debug: None,
-                });
+                let evaluation = Evaluation::of(process, started, limit);
+                self.evaluation = Some(Evaluation { inspect: e.inspect, forget: e.forget, tag: e.tag, ..evaluation });
             }
             Err(failure) => self.push(started, Err(failure)),
         }
@@ -382,15 +386,28 @@ impl Running {
         started: Instant,
     ) {
         vm.retain(process);
-        self.evaluation = Some(Evaluation {
-            process,
-            started,
-            deadline: started.checked_add(state.eval_limit),
-            inspect: false,
-            forget: false,
-            tag: 0,
-            debug: Some(running),
-        });
+        self.evaluation =
+            Some(Evaluation { debug: Some(running), ..Evaluation::of(process, started, state.eval_limit) });
+    }
+
+    /// Starts running tests, which later slices run as a doit (under the gem's time limit;
+    /// an interrupt of every evaluation stops them).
+    fn start_tests(
+        &mut self,
+        vm: &mut Vm,
+        state: &State,
+        tests: &[TestRef],
+        package: Option<String>,
+        started: Instant,
+    ) {
+        match ops::tests::spawn(vm, tests, package.as_deref()) {
+            Ok(process) => {
+                vm.retain(process);
+                let evaluation = Evaluation::of(process, started, state.eval_limit);
+                self.evaluation = Some(Evaluation { forget: true, tests: true, ..evaluation });
+            }
+            Err(failure) => self.push(started, Err(failure)),
+        }
     }
 
     /// Stops this batch's running evaluation if an interrupt (login, tag) names it: tag 0
@@ -414,7 +431,7 @@ impl Running {
 
     fn done_evaluating(&mut self, vm: &mut Vm, state: &mut State, started: Instant, result: Result<Value, EvalError>) {
         let Some(evaluation) = self.evaluation.take() else { return };
-        let Evaluation { process, inspect, forget, debug, .. } = evaluation;
+        let Evaluation { process, inspect, forget, debug, tests, .. } = evaluation;
         vm.release(process);
         if let Some(running) = debug {
             let mut handles = state.handles.of(self.login);
@@ -429,6 +446,7 @@ impl Running {
             vm.keep_suspended(process);
         }
         let outcome = match result {
+            Ok(value) if tests => ops::tests::results(vm, value),
             Ok(value) if inspect && value.is_object() => {
                 let mut handles = state.handles.of(self.login);
                 let handle = handles.handle(vm, value);

@@ -127,9 +127,16 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             })
         }
         table::COMPILED_METHOD_SET_PROTOCOL => {
+            if !vm.may_change_code {
+                return Err(Prim::Fail);
+            }
             let code = vm.code_of(r).ok_or(Prim::Fail)?;
             code.protocol.set(a.arg(vm, 0));
             vm.heap.note_store(r);
+            Ok(r)
+        }
+        table::CLASS_RENAME => {
+            rename_class(vm, r, a.arg(vm, 0))?;
             Ok(r)
         }
         table::CLASS_REMOVE_FROM_SYSTEM => {
@@ -151,6 +158,35 @@ fn remove_class(vm: &mut Vm, class: Value) -> Result<(), Prim> {
         d.remove(name);
     }
     vm.heap.note_store(vm.known.smalltalk);
+    vm.flush_caches();
+    vm.code_changed();
+    Ok(())
+}
+
+/// Names `class` `name` (a Symbol that names no global yet): its binding in `Smalltalk` (the
+/// Association methods compiled against it hold) takes the new key, so those methods go on
+/// working until their source is rewritten.
+fn rename_class(vm: &mut Vm, class: Value, name: Value) -> Result<(), Prim> {
+    if !vm.may_change_code || !vm.is_behavior(class) || vm.is_metaclass(class) || !vm.is_symbol(name) {
+        return Err(Prim::Fail);
+    }
+    let text = vm.string_of(name).ok_or(Prim::Fail)?;
+    let mut chars = text.chars();
+    let named = chars.next().is_some_and(char::is_uppercase) && chars.all(|c| c.is_alphanumeric() || c == '_');
+    let smalltalk = vm.known.smalltalk;
+    let old = vm.heap.slot(class, cs::NAME).ok_or(Prim::Fail)?;
+    let dict = vm.dict(smalltalk).ok_or(Prim::Fail)?;
+    let binding = dict.get(old).ok_or(Prim::Fail)?;
+    if !named || dict.get(name).is_some() || !vm.fault_in(binding) {
+        return Err(Prim::Fail);
+    }
+    // Nothing is changed until everything it needs is in memory.
+    let dict = vm.dict_mut(smalltalk).ok_or(Prim::Fail)?;
+    dict.remove(old);
+    dict.insert(name, binding);
+    vm.heap.note_store(smalltalk);
+    vm.heap.set_slot(binding, 0, name);
+    vm.heap.set_slot(class, cs::NAME, name);
     vm.flush_caches();
     vm.code_changed();
     Ok(())
@@ -283,7 +319,15 @@ pub(crate) fn new_class(
         vm.known.metaclass,
         cs::METACLASS_SIZE,
         Body::Slots(
-            vec![meta_superclass, md, Value::small(format(Kind::Fixed, meta_named)), meta_ivars, Value::NIL].into(),
+            vec![
+                meta_superclass,
+                md,
+                Value::small(format(Kind::Fixed, meta_named)),
+                meta_ivars,
+                Value::NIL,
+                Value::NIL,
+            ]
+            .into(),
         ),
     );
     let md = vm.new_dict(vm.known.method_dictionary);
@@ -303,6 +347,7 @@ pub(crate) fn new_class(
         pool,
         pools,
         empty,
+        Value::NIL,
         Value::NIL,
     ];
     slots.resize(meta_named.max(cs::CLASS_SIZE), Value::NIL);

@@ -393,8 +393,10 @@ primitives! {
     BEHAVIOR_LOOKUP_SELECTOR = 253;
     /// `CompiledMethod>>field:`: selector, class, source, numArgs, protocol, literals, pragmas, primitive, code (0-8).
     COMPILED_METHOD_FIELD = 254;
-    /// `CompiledMethod>>protocol:`: sets the method's protocol.
+    /// `CompiledMethod>>protocol:`: sets the method's protocol (fails for a user who may not change code).
     COMPILED_METHOD_SET_PROTOCOL = 255;
+    /// `Class>>primRename:`: names a class anew in `Smalltalk`, keeping its binding (the one methods compiled against it hold).
+    CLASS_RENAME = 256;
     /// `Class>>removeFromSystem`: removes a class from `Smalltalk` and its superclass.
     CLASS_REMOVE_FROM_SYSTEM = 257;
 
