@@ -122,14 +122,15 @@ fn scroll(gem: &str, show: &Show, last: &str) -> Result<(Vec<Duration>, bool)> {
         reached |= frame(&mut ide, vec![egui::Event::PointerMoved(OVER_THE_CLASSES), wheel]);
         times.push(started.elapsed());
     }
-    // The rest of the list, fast, to see that it was the list that scrolled.
-    for _ in 0..2000 {
+    // The rest of the list, less than the list's height a frame (no row is jumped over), to
+    // see that it was the list that scrolled.
+    for _ in 0..10_000 {
         if reached {
             break;
         }
         let page = egui::Event::MouseWheel {
-            unit: egui::MouseWheelUnit::Page,
-            delta: egui::vec2(0.0, -5.0),
+            unit: egui::MouseWheelUnit::Point,
+            delta: egui::vec2(0.0, -120.0),
             phase: egui::TouchPhase::Move,
             source: egui::MouseWheelSource::Wheel,
             modifiers: egui::Modifiers::NONE,

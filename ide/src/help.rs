@@ -84,10 +84,20 @@ impl View for Help {
     fn ui(&mut self, ui: &mut egui::Ui, _ctx: &mut Ctx) {
         egui::ScrollArea::vertical().auto_shrink([false, false]).show(ui, |ui| {
             ui.heading("Keyboard shortcuts");
+            // The widest key sets every group's first column, so the descriptions line up down
+            // the page (the column is at least that wide; the descriptions are wider).
+            let keys_width = SHORTCUTS
+                .iter()
+                .flat_map(|(_, keys)| keys.iter())
+                .map(|(key, _)| {
+                    let font = egui::TextStyle::Monospace.resolve(ui.style());
+                    ui.fonts_mut(|f| f.layout_no_wrap(key.to_string(), font, egui::Color32::WHITE).size().x)
+                })
+                .fold(0.0, f32::max);
             for (place, keys) in SHORTCUTS {
                 ui.add_space(8.0);
                 ui.strong(*place);
-                egui::Grid::new(("shortcuts", *place)).striped(true).min_col_width(200.0).show(ui, |ui| {
+                egui::Grid::new(("shortcuts", *place)).striped(true).min_col_width(keys_width).show(ui, |ui| {
                     for (key, what) in *keys {
                         ui.monospace(*key);
                         ui.label(*what);

@@ -161,14 +161,6 @@ fn keys_in(h: &mut Harness<'static, Ide>, label: &str, key: egui::Key) {
     h.key_press_modifiers(egui::Modifiers::COMMAND, key);
 }
 
-/// Checks `act` sends nothing: it needs no server.
-fn local(h: &mut Harness<'static, Ide>, act: impl FnOnce(&mut Harness<'static, Ide>)) {
-    let before = h.state().link().batches_sent();
-    act(h);
-    h.run_steps(3);
-    assert_eq!(h.state().link().batches_sent(), before, "a local gesture sent a batch");
-}
-
 #[test]
 fn the_browsers_gestures_define_add_remove_and_cross_reference_one_round_trip_each() {
     let (_dir, server) = server();

@@ -148,12 +148,17 @@ pub fn find(h: &mut Harness<'static, Ide>, text: &str) {
     gesture(h, "find", |h| h.get_by_label(FIND).set_text_value_accesskit(text));
 }
 
+/// Runs `act`, which sends nothing: a gesture the IDE answers without the gem.
+pub fn local(h: &mut Harness<'static, Ide>, act: impl FnOnce(&mut Harness<'static, Ide>)) {
+    let before = h.state().link().batches_sent();
+    act(h);
+    h.run_steps(3);
+    assert_eq!(h.state().link().batches_sent(), before, "a local gesture sent a batch");
+}
+
 /// Clicks `label`, which sends nothing.
 pub fn local_click(h: &mut Harness<'static, Ide>, label: &str) {
-    let before = h.state().link().batches_sent();
-    h.get_by_label(label).click();
-    h.run_steps(3);
-    assert_eq!(h.state().link().batches_sent(), before, "{label} sent a batch");
+    local(h, |h| h.get_by_label(label).click());
 }
 
 /// Opens the context menu of the row (or field) labelled `label`: the last so labelled (a

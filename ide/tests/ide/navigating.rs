@@ -4,14 +4,6 @@
 
 use super::*;
 
-/// Runs `act`, which sends nothing.
-fn local(h: &mut Harness<'static, Ide>, act: impl FnOnce(&mut Harness<'static, Ide>)) {
-    let before = h.state().link().batches_sent();
-    act(h);
-    h.run_steps(3);
-    assert_eq!(h.state().link().batches_sent(), before, "a local gesture sent a batch");
-}
-
 /// The class definition shown.
 fn definition(h: &Harness<'static, Ide>) -> String {
     h.get_by_label("Class definition").value().unwrap_or_default()

@@ -139,14 +139,6 @@ fn the_code_and_the_lists_have_context_menus_that_browse() {
     h.get_by_label("Implementors of #answer");
 }
 
-/// Runs `act`, which sends nothing.
-fn local(h: &mut Harness<'static, Ide>, act: impl FnOnce(&mut Harness<'static, Ide>)) {
-    let before = h.state().link().batches_sent();
-    act(h);
-    h.run_steps(3);
-    assert_eq!(h.state().link().batches_sent(), before, "a local gesture sent a batch");
-}
-
 #[test]
 fn a_class_is_renamed_with_the_methods_that_name_it_or_not_at_all() {
     let (_dir, mut server) = server();
