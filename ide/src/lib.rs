@@ -2,7 +2,8 @@
 //! protocol (`onyx-protocol`). `link` is the connection (batches off the UI thread, the event
 //! stream); `app` the window (menus, tools, transaction and status bars), `tabs` the panes as
 //! dockable tabs, `find` quick-open; `panes` the [`panes::View`] every pane implements, and
-//! the small panes (transcript, sessions, method lists); `browser`, `workspace`,
+//! the small panes (transcript, sessions, method lists), `gems` the gems the sessions pane
+//! starts on an embedded stone; `browser`, `workspace`,
 //! `inspector`, `debugger`, `processes` and `runner` (the test runner) the large ones;
 //! `help` and `settings`; `editor` the Smalltalk code editor they share; `ask` the questions
 //! asked before acting; `layout` what is kept across restarts; `transaction` the transaction
@@ -20,6 +21,7 @@ mod browser;
 mod debugger;
 mod editor;
 mod find;
+pub mod gems;
 mod help;
 mod inspector;
 pub mod layout;

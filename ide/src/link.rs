@@ -13,6 +13,8 @@ use std::time::{Duration, Instant};
 use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
 use onyx_protocol::client::{AgentSession, LoginError};
 
+use crate::gems::Gems;
+
 /// Why a link could not be made.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -85,6 +87,8 @@ pub struct Link {
     pub may_change_code: bool,
     /// The address of the gem's stone, as the gem says (where another gem joins it).
     pub stone: String,
+    /// The gems this IDE may start on its stone (an embedded one).
+    gems: Option<Gems>,
 }
 
 impl Link {
@@ -107,9 +111,29 @@ impl Link {
             user: user.to_string(),
             may_change_code,
             stone,
+            gems: None,
         };
         link.listen();
         Ok(link)
+    }
+
+    /// The link, able to start gems on its stone with `gems` (the stone is embedded).
+    pub fn with_gems(mut self, gems: Gems) -> Link {
+        self.gems = Some(gems);
+        self
+    }
+
+    /// The gems this IDE starts on its stone, if it may start any.
+    pub fn gems(&self) -> Option<&Gems> {
+        self.gems.as_ref()
+    }
+
+    /// Starts another gem on the stone, if this IDE may; the window is redrawn once it
+    /// serves.
+    pub fn start_gem(&self) {
+        if let Some(gems) = &self.gems {
+            gems.start(Arc::clone(&self.wake));
+        }
     }
 
     /// Streams the agent's events into the incoming channel.

@@ -5,11 +5,12 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 use clap::Parser;
 use eframe::egui;
+use onyx_ide::gems::Gems;
 use onyx_ide::layout::{self, Layout};
 use onyx_ide::{Ide, Link, Show};
 use onyx_server_agent::Setup;
@@ -100,6 +101,19 @@ fn run(args: Args) -> Result<()> {
             return Err(e.to_string());
         }
     };
+    // An embedded stone's Sessions pane starts more gems on it, which stop with the others.
+    let embedded = Arc::new(Mutex::new(embedded));
+    let link = if embedded.lock().unwrap_or_else(PoisonError::into_inner).is_some() {
+        let servers = Arc::clone(&embedded);
+        link.with_gems(Gems::new(Arc::new(move || {
+            match servers.lock().unwrap_or_else(PoisonError::into_inner).as_mut() {
+                Some(servers) => servers.add_gem().map_err(|e| e.to_string()),
+                None => Err("the IDE is closing".into()),
+            }
+        })))
+    } else {
+        link
+    };
     let close_at = args.close_after.map(|s| Instant::now() + Duration::from_secs(s));
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default().with_inner_size([1280.0, 800.0]).with_title("Onyx"),
@@ -127,6 +141,7 @@ fn run(args: Args) -> Result<()> {
         }),
     )
     .map_err(|e| format!("the window failed: {e}"));
+    let embedded = embedded.lock().unwrap_or_else(PoisonError::into_inner).take();
     stop(embedded)?;
     shown
 }

@@ -9,6 +9,7 @@ use onyx_protocol::agent::{self as pb, event::Event, operation::Op, result::Outc
 
 use crate::app::Ctx;
 use crate::editor::CodeEditor;
+use crate::gems::{Gems, Started};
 use crate::layout::Saved;
 use crate::link::{Reply, Ticket};
 
@@ -245,7 +246,8 @@ impl View for Sessions {
                 ui.spinner();
             }
         });
-        // Where another gem joins this stone, as a terminal starts one.
+        // Where another gem joins this stone, as a terminal starts one; an embedded stone's
+        // gems are started here too.
         let stone = ctx.link.stone.clone();
         if !stone.is_empty() {
             let command = format!("onyx gem --stone {stone}");
@@ -254,6 +256,28 @@ impl View for Sessions {
                 ui.monospace(&command);
                 if ui.button("Copy the command").clicked() {
                     ui.ctx().copy_text(command.clone());
+                }
+                if ctx.link.gems().is_some() && ui.button("Start a gem").clicked() {
+                    ctx.link.start_gem();
+                }
+            });
+        }
+        for started in ctx.link.gems().map(Gems::started).unwrap_or_default() {
+            ui.horizontal(|ui| match started {
+                Started::Starting => {
+                    ui.spinner();
+                    ui.label("Starting a gem");
+                }
+                Started::Serving(address) => {
+                    let command = format!("onyx-ide --connect {address}");
+                    ui.label(format!("Gem started here, its agent at {address}: work in it with"));
+                    ui.monospace(&command);
+                    if ui.button("Copy").clicked() {
+                        ui.ctx().copy_text(command);
+                    }
+                }
+                Started::Failed(why) => {
+                    ui.colored_label(ui.visuals().error_fg_color, format!("A gem did not start: {why}"));
                 }
             });
         }

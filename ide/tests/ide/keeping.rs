@@ -4,6 +4,9 @@
 
 use std::collections::HashMap;
 
+use std::sync::Mutex;
+
+use onyx_ide::gems::Gems;
 use onyx_ide::layout::{self, Layout};
 
 use super::*;
@@ -192,17 +195,49 @@ fn the_inspector_reads_its_fields_after_an_evaluation_and_the_sessions_list_itse
     h.get_by_label("95");
     // The sessions list follows gems logging in, by itself.
     gesture(&mut h, "sessions", |h| h.get_by_label("Sessions").click());
-    // One row per session, each saying how far behind its view is.
-    let rows = |h: &Harness<'static, Ide>| {
-        h.query_all_by_label("view current").count() + h.query_all_by_label_contains("behind").count()
-    };
-    let gems = rows(&h);
+    let gems = session_rows(&h);
     assert!(gems >= 1, "this gem is listed");
     server.add_gem().expect("another gem");
     let deadline = Instant::now() + Duration::from_secs(20);
-    while rows(&h) <= gems {
+    while session_rows(&h) <= gems {
         assert!(Instant::now() < deadline, "the new gem was not listed");
         h.step();
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// The sessions pane's rows: one per session, each saying how far behind its view is.
+fn session_rows(h: &Harness<'static, Ide>) -> usize {
+    h.query_all_by_label("view current").count() + h.query_all_by_label_contains("behind").count()
+}
+
+#[test]
+fn the_sessions_pane_starts_a_gem_on_the_embedded_stone_that_serves_and_is_listed() {
+    let (_dir, server) = server();
+    let gem = server.gem.clone();
+    let servers = Arc::new(Mutex::new(server));
+    let starter = Arc::clone(&servers);
+    let gems = Gems::new(Arc::new(move || starter.lock().expect("the servers").add_gem().map_err(|e| e.to_string())));
+    let mut h = harness_on(link(&gem).with_gems(gems));
+    gesture(&mut h, "sessions", |h| h.get_by_label("Sessions").click());
+    let listed = session_rows(&h);
+    // Starting one asks nothing of this IDE's gem; the window goes on while it logs in.
+    local(&mut h, |h| h.get_by_label("Start a gem").click());
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let command = loop {
+        assert!(Instant::now() < deadline, "the gem did not start, or was not listed");
+        h.step();
+        let command = h
+            .query_by_label_contains("onyx-ide --connect ")
+            .and_then(|n| n.accesskit_node().value().map(|v| v.to_string()));
+        if let Some(command) = command
+            && session_rows(&h) > listed
+        {
+            break command;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // Its agent serves: a doit runs in it.
+    let address = command.trim_start_matches("onyx-ide --connect ");
+    assert_eq!(run(address, "3 + 4"), "7");
 }
