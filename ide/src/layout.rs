@@ -1,8 +1,9 @@
 //! What the IDE keeps across closing and restarting: the tabs as they were arranged (each pane
 //! as what it showed, not the gem's objects it held), the workspaces' text, and the workspaces
 //! closed since (to open again). It is written through egui's persistence (`eframe::Storage`)
-//! and read back at start; panes that showed objects of a session that ended (inspectors,
-//! debuggers, method lists) are not kept.
+//! and read back at start from eframe's file, before the window is made (so the panes' first
+//! questions are answered while it opens); panes that showed objects of a session that ended
+//! (inspectors, debuggers, method lists) are not kept.
 
 use serde::{Deserialize, Serialize};
 
@@ -17,6 +18,15 @@ use crate::workspace::Workspace;
 
 /// The key the layout is kept under in egui's storage.
 pub const KEY: &str = "onyx-ide-layout";
+
+/// The layout kept in egui's storage file at `path` (a RON map from each key to the RON of
+/// its value, as eframe writes it), read before the window is made; none if there is no such
+/// file or it holds no layout this IDE reads.
+pub fn read(path: &std::path::Path) -> Option<Layout> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let kept: std::collections::HashMap<String, String> = ron::from_str(&text).ok()?;
+    ron::from_str(kept.get(KEY)?).ok()
+}
 
 /// At most this many closed workspaces are kept (the oldest go first).
 pub const CLOSED_KEPT: usize = 30;

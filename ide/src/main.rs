@@ -11,10 +11,13 @@ use std::time::{Duration, Instant};
 use clap::Parser;
 use eframe::egui;
 use onyx_ide::gems::Gems;
-use onyx_ide::layout::{self, Layout};
+use onyx_ide::layout;
 use onyx_ide::{Ide, Link, Show};
 use onyx_server_agent::Setup;
 use onyx_server_agent::embedded::{Embedded, Serving};
+
+/// The application's name: the window's title, and where eframe keeps a remote gem's panes.
+const APP: &str = "Onyx";
 
 /// What went wrong, as the terminal shows it.
 type Result<T> = std::result::Result<T, String>;
@@ -115,28 +118,31 @@ fn run(args: Args) -> Result<()> {
         link
     };
     let close_at = args.close_after.map(|s| Instant::now() + Duration::from_secs(s));
+    // A scripted run (screenshots, --close-after) starts from the default panes and keeps
+    // nothing.
+    let keep = args.show.is_none() && close_at.is_none();
+    // The panes are made, and ask the gem what they show, before the window is: the answers
+    // come while it opens. So the layout kept is read here, from the file eframe keeps it in,
+    // rather than from the storage eframe hands over once the window is made.
+    // (For a remote gem, eframe keeps them in its own place for an app's storage.)
+    let kept_in = kept.clone().or_else(|| eframe::storage_dir(APP).map(|dir| dir.join("app.ron")));
+    let layout = kept_in.as_deref().filter(|_| keep).and_then(layout::read).unwrap_or_default();
+    let mut ide = Ide::restored(link, layout);
+    if let Some(what) = &args.show {
+        ide.show(what);
+    }
     let options = eframe::NativeOptions {
-        viewport: egui::ViewportBuilder::default().with_inner_size([1280.0, 800.0]).with_title("Onyx"),
+        viewport: egui::ViewportBuilder::default().with_inner_size([1280.0, 800.0]).with_title(APP),
         persistence_path: kept,
         ..Default::default()
     };
-    let show = args.show.clone();
-    // A scripted run (screenshots, --close-after) starts from the default panes and keeps
-    // nothing.
-    let keep = show.is_none() && close_at.is_none();
     let report_start = args.report_start.then_some(started);
     let shown = eframe::run_native(
-        "Onyx",
+        APP,
         options,
         Box::new(move |cc| {
-            // Set once, here; replies that came before were drawn by the first frame.
+            // Set once, here; replies that came before are drawn by the first frame.
             let _ = window.set(cc.egui_ctx.clone());
-            let kept = cc.storage.filter(|_| keep).and_then(|s| eframe::get_value::<Layout>(s, layout::KEY));
-            let kept = kept.unwrap_or_default();
-            let mut ide = Ide::restored(link, kept);
-            if let Some(what) = &show {
-                ide.show(what);
-            }
             Ok(Box::new(Window { ide, close_at, report_start, keep }))
         }),
     )

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use onyx_ide::gems::Gems;
-use onyx_ide::layout::{self, Layout};
+use onyx_ide::layout;
 
 use super::*;
 
@@ -86,7 +86,11 @@ fn a_closed_workspace_comes_back_and_a_restart_finds_the_tabs_and_their_text() {
     server.stop().expect("stops");
     // Started again on the same repository, it shows the same tabs with the same text.
     let server = Embedded::start(dir.path(), Setup::default(), "DataCurator", "swordfish").expect("starts again");
-    let layout: Layout = eframe::get_value(&kept, layout::KEY).expect("the layout was kept");
+    // Read back from the file as eframe writes it (a RON map of each key to its value's RON),
+    // as the program does before it makes the window.
+    let file = dir.path().join("ide.ron");
+    std::fs::write(&file, ron::ser::to_string_pretty(&kept.0, Default::default()).expect("RON")).expect("written");
+    let layout = layout::read(&file).expect("the layout was kept");
     let mut h = harness_of(Ide::restored(link(&server.gem), layout));
     for title in ["System Browser", "Transcript", "Probe>>answer", "Test Runner"] {
         assert_eq!(h.query_all_by_label(title).count(), 1, "{title}: one tab");
