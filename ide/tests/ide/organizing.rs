@@ -176,3 +176,46 @@ fn a_class_is_renamed_with_the_methods_that_name_it_or_not_at_all() {
     let other = server.add_gem().expect("another gem");
     assert_eq!(run(&other, "SubProbe new twice + Sensor new answer"), "126");
 }
+
+#[test]
+fn malformed_organizing_requests_are_refused_with_a_message_and_change_nothing() {
+    let (_dir, server) = server();
+    let mut link = link(&server.gem);
+    let class = |name: &str| Some(pb::ClassRef { class_name: name.into(), meta: false });
+    let protocol = |name: &str, protocol: &str| pb::ProtocolRef { class: class(name), protocol: protocol.into() };
+    let rename = |from: &str, to: &str| Op::RenameClass(pb::RenameClass { from: from.into(), to: to.into() });
+    let refused = [
+        Op::AddProtocol(protocol("NoSuchClass", "tools")),
+        Op::AddProtocol(protocol("Probe", "")),
+        Op::RenameProtocol(pb::RenameProtocol { class: class("Probe"), from: "absent".into(), to: "other".into() }),
+        Op::RenameProtocol(pb::RenameProtocol { class: class("Probe"), from: "accessing".into(), to: "".into() }),
+        Op::RemoveProtocol(protocol("Probe", "absent")),
+        Op::MoveMethods(pb::MoveMethods {
+            class: class("Probe"),
+            selectors: vec!["noSuchSelector".into()],
+            protocol: "accessing".into(),
+        }),
+        Op::SetComment(pb::ClassComment { class_name: "Probe".into(), comment: "a snowman \u{2603}".into() }),
+        Op::SetComment(pb::ClassComment { class_name: "NoSuchClass".into(), comment: "c".into() }),
+        rename("Probe", ""),
+        rename("Probe", "3abc"),
+        rename("Probe", "two words"),
+        rename("Probe", "lowercase"),
+        rename("NoSuchClass", "Other"),
+        Op::RunTests(pb::RunTests {
+            tests: vec![pb::TestRef { class_name: "NoSuchClass".into(), selector: String::new() }],
+            package: String::new(),
+        }),
+    ];
+    for op in refused {
+        let shown = format!("{op:?}");
+        match execute(&mut link, vec![op]).as_slice() {
+            [Outcome::Error(e)] => assert!(!e.message.is_empty(), "{shown}: an empty message"),
+            other => panic!("{shown} was not refused: {other:?}"),
+        }
+    }
+    // Nothing changed.
+    assert_eq!(run(&server.gem, "Probe new answer"), "42");
+    assert_eq!(run(&server.gem, "(Probe >> #answer) protocol"), "#accessing");
+    assert_eq!(run(&server.gem, "Probe comment isNil or: [Probe comment isEmpty]"), "true");
+}
