@@ -5,16 +5,19 @@
 # for the factorial's time).
 #
 #   scripts/bench-vm-builds.sh OTHER_ONYX [rounds] [runs]
+#
+# With `--no-jit` as a fourth argument both run everything in the interpreter.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 other=${1:?"the other onyx binary"}
 rounds=${2:-3}
 runs=${3:-3}
+flags=(${4:+"$4"})
 cargo build --release -q -p onyx-cli
 this_out="" other_out=""
 for _ in $(seq "$rounds"); do
-  this_out+=$(./target/release/onyx bench --runs "$runs")$'\n'
-  other_out+=$("$other" bench --runs "$runs")$'\n'
+  this_out+=$(./target/release/onyx "${flags[@]}" bench --runs "$runs")$'\n'
+  other_out+=$("$other" "${flags[@]}" bench --runs "$runs")$'\n'
 done
 python3 - "$this_out" "$other_out" <<'PY'
 import re, statistics, sys

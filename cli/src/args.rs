@@ -236,6 +236,13 @@ pub enum BenchKind {
         #[arg(long, default_value = ".")]
         disk: PathBuf,
     },
+    /// What a breakpoint costs the method it is in: a million calls with none, a disabled
+    /// one, one whose condition is false, and a log point taken every 1000th hit.
+    Breakpoints {
+        /// Runs of each (the median is printed).
+        #[arg(long, default_value_t = 5)]
+        runs: usize,
+    },
     /// How long the stone takes to refuse a wrong password, for a user it knows and for a
     /// name it does not (on a new repository in a temporary folder).
     Logins {

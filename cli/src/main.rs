@@ -81,6 +81,7 @@ fn run(args: Args) -> Result<ExitCode> {
             bench::agent::run(&bench::agent::AgentBench { gem: &gem, classes, methods_per_class: methods, runs })
         }
         Command::Bench { what: Some(BenchKind::Logins { runs }), .. } => bench::logins::run(runs),
+        Command::Bench { what: Some(BenchKind::Breakpoints { runs }), .. } => bench::breakpoints::run(&setup, runs),
         Command::Bench { what: Some(BenchKind::Debugger { gem, runs }), .. } => {
             bench::debugger::run(&bench::debugger::DebuggerBench { gem: &gem, runs })
         }

@@ -17,7 +17,7 @@
 //! path does not apply they turn into an ordinary send with the receiver and argument copied to
 //! `dst` and `dst + 1` (the compiler reserves both).
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use crate::compiler::ast::Span;
@@ -195,6 +195,10 @@ pub enum Instr {
     BlockReturn { r: Reg },
     /// `^ R[r]` inside a block: return from the block's home method.
     NonLocalReturn { r: Reg },
+    /// A breakpoint, patched over the instruction at a step point (which the VM keeps aside
+    /// in breakpoint patch `slot`: see `crate::debug::breakpoints`). The compiler never emits
+    /// it and the verifier refuses it.
+    Break { slot: u32 },
 }
 
 impl Instr {
@@ -261,11 +265,108 @@ impl Default for CacheEntry {
     }
 }
 
+/// A code's instructions. They never change but for a breakpoint's [`Instr::Break`] patched
+/// over one of them in place (the original kept here and put back when the breakpoint goes),
+/// so frames running the code keep their pointer to it and meet the breakpoint. Everything
+/// but the dispatch loop reads the instructions as compiled.
+pub struct Instrs {
+    run: Box<[Cell<Instr>]>,
+    /// The instructions under a [`Instr::Break`], by pc.
+    patched: RefCell<Vec<(u32, Instr)>>,
+}
+
+impl Instrs {
+    /// The instruction compiled at `pc`.
+    pub fn get(&self, pc: usize) -> Option<Instr> {
+        match self.run.get(pc)?.get() {
+            i @ Instr::Break { .. } => self.original(pc).or(Some(i)),
+            i => Some(i),
+        }
+    }
+
+    fn original(&self, pc: usize) -> Option<Instr> {
+        self.patched.borrow().iter().find(|(at, _)| *at as usize == pc).map(|&(_, i)| i)
+    }
+
+    /// The instruction that runs at `pc` (a [`Instr::Break`] where one is patched), unchecked.
+    ///
+    /// # Safety
+    /// `pc` is less than [`Instrs::len`].
+    #[inline(always)]
+    pub(crate) unsafe fn running(&self, pc: usize) -> Instr {
+        // SAFETY: as the caller promises.
+        unsafe { self.run.get_unchecked(pc) }.get()
+    }
+
+    /// How many instructions there are.
+    pub fn len(&self) -> usize {
+        self.run.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.run.is_empty()
+    }
+
+    /// The instructions as compiled, in order.
+    pub fn iter(&self) -> impl Iterator<Item = Instr> + '_ {
+        (0..self.len()).filter_map(|pc| self.get(pc))
+    }
+
+    /// The instructions as compiled.
+    pub fn to_vec(&self) -> Vec<Instr> {
+        self.iter().collect()
+    }
+
+    /// The last instruction.
+    pub fn last(&self) -> Option<Instr> {
+        self.len().checked_sub(1).and_then(|pc| self.get(pc))
+    }
+
+    /// Whether any breakpoint is patched in.
+    pub fn is_patched(&self) -> bool {
+        !self.patched.borrow().is_empty()
+    }
+
+    /// Patches a [`Instr::Break`] over the instruction at `pc` (or changes the one there);
+    /// answers false for a pc out of range.
+    pub(crate) fn patch(&self, pc: usize, slot: u32) -> bool {
+        let Some(cell) = self.run.get(pc) else { return false };
+        let was = cell.replace(Instr::Break { slot });
+        if !matches!(was, Instr::Break { .. }) {
+            self.patched.borrow_mut().push((pc as u32, was));
+        }
+        true
+    }
+
+    /// Puts back the instruction a [`Instr::Break`] at `pc` covers.
+    pub(crate) fn unpatch(&self, pc: usize) {
+        let mut patched = self.patched.borrow_mut();
+        if let Some(i) = patched.iter().position(|(at, _)| *at as usize == pc)
+            && let Some(cell) = self.run.get(pc)
+        {
+            cell.set(patched.swap_remove(i).1);
+        }
+    }
+}
+
+impl From<Vec<Instr>> for Instrs {
+    fn from(v: Vec<Instr>) -> Instrs {
+        Instrs { run: v.into_iter().map(Cell::new).collect(), patched: RefCell::new(Vec::new()) }
+    }
+}
+
+impl std::fmt::Debug for Instrs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
 /// The executable form of a method or of one block inside it.
 #[derive(Debug)]
 pub struct CompiledCode {
     /// The instructions.
-    pub instrs: Box<[Instr]>,
+    pub instrs: Instrs,
     /// Literal constants, selectors and global bindings referenced by the instructions.
     pub literals: Box<[Value]>,
     /// The blocks this code creates with [`Instr::MakeClosure`].
@@ -342,6 +443,7 @@ pub fn disassemble(code: &CompiledCode, name_of: &dyn Fn(Value) -> String) -> St
             c.frame_size, c.num_args, c.num_copied, c.num_temps
         );
         for (pc, i) in c.instrs.iter().enumerate() {
+            let i = &i;
             let mark = if c.step_points.iter().any(|s| s.pc as usize == pc) { '*' } else { ' ' };
             let note = match i {
                 Instr::Send { lit, .. } | Instr::SuperSend { lit, .. } | Instr::LoadLit { lit, .. } => {

@@ -48,7 +48,7 @@ impl Vm {
         let sel = self.intern(selector);
         let nargs = args.len().min(15) as u8;
         let code = Rc::new(CompiledCode {
-            instrs: Box::new([Instr::Send { a: 0, nargs, lit: 0, cache: 0 }, Instr::Return { r: 0 }]),
+            instrs: vec![Instr::Send { a: 0, nargs, lit: 0, cache: 0 }, Instr::Return { r: 0 }].into(),
             literals: Box::new([sel]),
             blocks: Box::new([]),
             special_selectors: Box::new([]),

@@ -43,6 +43,7 @@ pub mod value;
 mod verify;
 mod vm;
 
+pub use debug::breakpoints::{BreakpointError, BreakpointEvent, BreakpointSpec, BreakpointView, Hits, Position};
 pub use debug::frames::{FrameView, StackPage};
 pub use debug::step::DebugError;
 pub use debug::{DebugEvent, FrameBinding, ProcessView, Reason, StepKind};

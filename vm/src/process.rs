@@ -166,6 +166,12 @@ pub struct ProcessState {
     pub shown_top: Option<usize>,
     /// The process stopped where a debugger's step was to stop.
     pub stepped: bool,
+    /// A breakpoint's condition or log expression runs above one of its frames (see
+    /// `crate::debug::hit`).
+    pub(crate) break_check: Option<crate::debug::hit::BreakCheck>,
+    /// The breakpoint (frame id and pc) the process stopped at, which it passes when it goes
+    /// on.
+    pub(crate) break_passing: Option<(u64, u32)>,
 }
 
 impl ProcessState {
@@ -182,6 +188,8 @@ impl ProcessState {
             serial: 0,
             shown_top: None,
             stepped: false,
+            break_check: None,
+            break_passing: None,
         }
     }
 
@@ -228,6 +236,8 @@ impl Default for ProcessState {
             serial: 0,
             shown_top: None,
             stepped: false,
+            break_check: None,
+            break_passing: None,
         }
     }
 }

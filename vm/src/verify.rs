@@ -5,7 +5,8 @@
 //! **Invariant (checked here):** every register an instruction names is below the code's
 //! `frame_size` (for a send, its receiver and all its arguments); every literal and cache
 //! index is in range; every jump lands on an instruction; the last instruction does not fall
-//! through; a compare-and-branch is followed by the instruction its fallback resumes at.
+//! through; a compare-and-branch is followed by the instruction its fallback resumes at; no
+//! instruction is a breakpoint's.
 
 use crate::bytecode::{CompiledCode, Instr};
 
@@ -38,7 +39,7 @@ pub fn verify(code: &CompiledCode) -> Result<(), String> {
         let t = pc as i64 + 1 + offset;
         if (0..n as i64).contains(&t) { Ok(()) } else { Err(format!("pc {pc}: jump to {t} outside the code")) }
     };
-    for (pc, &i) in code.instrs.iter().enumerate() {
+    for (pc, i) in code.instrs.iter().enumerate() {
         match i {
             Instr::Move { dst, src } => reg(pc, dst).and(reg(pc, src)),
             Instr::LoadLit { dst, lit: l } | Instr::GetGlobal { dst, lit: l } => reg(pc, dst).and(lit(pc, l)),
@@ -83,6 +84,8 @@ pub fn verify(code: &CompiledCode) -> Result<(), String> {
             | Instr::JumpIfNil { r, offset }
             | Instr::JumpIfNotNil { r, offset } => reg(pc, r).and(target(pc, i64::from(offset))),
             Instr::Return { r } | Instr::BlockReturn { r } | Instr::NonLocalReturn { r } => reg(pc, r),
+            // Only a breakpoint puts one in, over verified code.
+            Instr::Break { .. } => Err(format!("pc {pc}: a breakpoint in compiled code")),
         }?;
     }
     match code.instrs.last() {

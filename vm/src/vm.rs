@@ -583,6 +583,10 @@ impl Vm {
         if self.cache_epoch == u32::MAX {
             self.cache_epoch = 0;
         }
+        // Methods may have changed: breakpoints follow them.
+        if !self.debug.breakpoints.entries.is_empty() {
+            self.apply_breakpoints();
+        }
     }
 
     /// The global named `name`, if defined.

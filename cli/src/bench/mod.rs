@@ -3,9 +3,11 @@
 //! two can be set side by side); `agent.rs`, `debugger.rs`, `commits.rs` and `faults.rs`
 //! measure a running gem's agent, its debugger's operations, a stone's commits and a gem's
 //! faults; `logins.rs`, how long a refused login
-//! takes for a user and for a name that is none.
+//! takes for a user and for a name that is none; `breakpoints.rs`, what a breakpoint costs the
+//! method it is in.
 
 pub mod agent;
+pub mod breakpoints;
 pub mod commits;
 pub mod debugger;
 pub mod faults;

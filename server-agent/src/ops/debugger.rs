@@ -208,6 +208,7 @@ fn reason_text(r: &onyx_vm::Reason) -> (&'static str, String) {
     match r {
         onyx_vm::Reason::Error { description, .. } => ("error", description.clone()),
         onyx_vm::Reason::Halt(d) => ("halt", d.clone()),
+        onyx_vm::Reason::Breakpoint(d) => ("breakpoint", d.clone()),
         onyx_vm::Reason::Interrupt => ("interrupt", "interrupted".into()),
         onyx_vm::Reason::Step => ("step", String::new()),
         onyx_vm::Reason::Suspended => ("suspended", "suspended".into()),

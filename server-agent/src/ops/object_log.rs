@@ -58,6 +58,7 @@ pub fn report(vm: &mut Vm, serial: u64) -> Result<(), String> {
     let error = match vm.stop_reason(process) {
         Some(Reason::Error { class_name, description }) => format!("{class_name}: {description}"),
         Some(Reason::Halt(d)) => format!("Halt: {d}"),
+        Some(Reason::Breakpoint(d)) => format!("Breakpoint: {d}"),
         Some(other) => format!("{other:?}"),
         None => "suspended".into(),
     };

@@ -146,7 +146,7 @@ pub fn references(vm: &mut Vm, name: &str) -> Outcome {
         c.literals.get(usize::from(lit)).is_some_and(|&binding| vm.heap.slot(binding, 0) == Some(key))
     };
     Ok(listed(vm, found, |c| {
-        c.instrs.iter().any(|i| match *i {
+        c.instrs.iter().any(|i| match i {
             Instr::GetGlobal { lit, .. } | Instr::SetGlobal { lit, .. } => names(c, lit),
             _ => false,
         })
@@ -172,7 +172,7 @@ pub fn inst_var_users(vm: &mut Vm, r: &InstVarRef, writes: bool) -> Outcome {
     // Only the instance side: a class-side method cannot see an instance's variables.
     let found: Vec<Found> = methods_of(vm, &classes)?.into_iter().filter(|f| !f.meta).collect();
     Ok(listed(vm, found, |c| {
-        c.instrs.iter().any(|i| match *i {
+        c.instrs.iter().any(|i| match i {
             Instr::GetIvar { index: k, .. } => !writes && k == index,
             Instr::SetIvar { index: k, .. } => writes && k == index,
             _ => false,

@@ -151,7 +151,7 @@ pub(super) fn generate(
     code.blocks = std::mem::take(&mut g.blocks).into_boxed_slice();
     let mut special = std::mem::take(&mut g.special);
     for c in std::iter::once(&code).chain(code.blocks.iter().map(|b| &**b)) {
-        for selector in c.instrs.iter().filter_map(Instr::sent_selector) {
+        for selector in c.instrs.iter().filter_map(|i| i.sent_selector()) {
             let selector = g.vm.intern(selector);
             if !special.contains(&selector) {
                 special.push(selector);
@@ -294,7 +294,7 @@ impl Gen<'_> {
     fn finish(&mut self, fun: Fun, nargs: usize, primitive: u16, pragmas: Value, is_block: bool) -> CompiledCode {
         let caches = (0..fun.caches).map(|_| std::cell::Cell::new(CacheEntry::default())).collect();
         CompiledCode {
-            instrs: fun.instrs.into_boxed_slice(),
+            instrs: fun.instrs.into(),
             literals: fun.literals.into_boxed_slice(),
             blocks: Box::new([]),
             num_args: nargs as u8,

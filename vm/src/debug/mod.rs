@@ -6,9 +6,12 @@
 //! here at once; a host keeps the processes of its own evaluations with [`Vm::keep_suspended`].
 //! At most [`Registry::limit`] are kept: past it the oldest is terminated (its unwind blocks
 //! run) and only its report remains. `frames.rs` reads their stacks, `step.rs` steps, restarts,
-//! returns from and resumes them, `in_frame.rs` evaluates code in one of their frames.
+//! returns from and resumes them, `in_frame.rs` evaluates code in one of their frames;
+//! `breakpoints.rs` keeps the breakpoints and `hit.rs` stops processes at them.
 
+pub mod breakpoints;
 pub mod frames;
+pub(crate) mod hit;
 mod in_frame;
 pub mod step;
 
@@ -56,6 +59,8 @@ pub enum Reason {
     },
     /// `halt` or `Halt signal`.
     Halt(String),
+    /// A breakpoint: which, and where.
+    Breakpoint(String),
     /// The host interrupted it.
     Interrupt,
     /// A debugger's step reached where it was to stop.
@@ -68,6 +73,7 @@ impl Reason {
     fn of(state: &ProcessState) -> Reason {
         match &state.error {
             Some(report) if report.class_name == "Halt" => Reason::Halt(report.description.clone()),
+            Some(report) if report.class_name == "Breakpoint" => Reason::Breakpoint(report.description.clone()),
             Some(report) if report.class_name == "Interrupt" => Reason::Interrupt,
             Some(report) => {
                 Reason::Error { class_name: report.class_name.clone(), description: report.description.clone() }
@@ -111,6 +117,8 @@ pub struct Registry {
     events: Vec<DebugEvent>,
     /// The step under way, if any (see `step.rs`).
     pub(crate) step: Option<step::StepGoal>,
+    /// The breakpoints (see `breakpoints.rs`).
+    pub(crate) breakpoints: breakpoints::Breakpoints,
     /// The serial the next process gets.
     next_serial: u64,
 }
@@ -123,6 +131,7 @@ impl Default for Registry {
             forgotten: VecDeque::new(),
             events: Vec::new(),
             step: None,
+            breakpoints: breakpoints::Breakpoints::default(),
             next_serial: 1,
         }
     }
@@ -142,6 +151,7 @@ impl Registry {
         if let Some(goal) = &self.step {
             out.push(goal.process);
         }
+        self.breakpoints.roots(out);
     }
 }
 

@@ -255,6 +255,8 @@ impl Vm {
         let id = self.new_frame_id();
         let Some(Body::Process(p)) = self.heap.get_mut(process).map(|o| &mut o.body) else { return Err(refused()) };
         let Some(state) = p.state.as_mut() else { return Err(refused()) };
+        // Where the process goes now it meets a breakpoint it stopped at anew.
+        state.break_passing = None;
         let at = state.frames.last().map_or(0, Frame::top);
         let top = at + (code.frame_size as usize).max(1 + args.len());
         if state.stack.len() < top {
@@ -285,7 +287,8 @@ impl Vm {
     pub(crate) fn step_stops_at(&mut self, pc: usize) -> bool {
         let active = self.scheduler.active;
         let Some(goal) = self.debug.step.as_mut() else { return false };
-        if goal.process != active {
+        // Nor inside a breakpoint's condition or log expression.
+        if goal.process != active || self.scheduler.state.break_check.is_some() {
             return false;
         }
         let frames = &self.scheduler.state.frames;

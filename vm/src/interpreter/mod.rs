@@ -247,7 +247,7 @@ impl Vm {
                     }
                 };
             }
-            loop {
+            'run: loop {
                 if STEP && self.step_stops_at(pc) {
                     save_pc!();
                     self.stop_stepped();
@@ -280,249 +280,272 @@ impl Vm {
                 let c = code!();
                 // SAFETY: verified: jumps land inside the code and the last instruction does
                 // not fall through, so `pc` is in range.
-                let instr = unsafe { *c.instrs.get_unchecked(pc) };
+                let mut instr = unsafe { c.instrs.running(pc) };
                 pc += 1;
-                match instr {
-                    Instr::Move { dst, src } => set!(dst, reg!(src)),
-                    Instr::LoadLit { dst, lit } => set!(dst, lit!(lit as usize)),
-                    Instr::LoadInt { dst, value } => set!(dst, Value::small(i64::from(value))),
-                    Instr::LoadNil { dst } => set!(dst, Value::NIL),
-                    Instr::LoadTrue { dst } => set!(dst, Value::TRUE),
-                    Instr::LoadFalse { dst } => set!(dst, Value::FALSE),
-                    Instr::LoadContext { .. }
-                    | Instr::MakeVector { .. }
-                    | Instr::MakeClosure { .. }
-                    | Instr::MakeArray { .. }
-                    | Instr::Class { .. } => self.make_object(instr, regs),
-                    Instr::GetIvar { dst, index } => {
-                        let recv = reg!(0);
-                        if !self.fault_in(recv) {
-                            save_pc!();
-                            self.fatal_error("the receiver could not be loaded");
-                            continue 'outer;
-                        }
-                        let v = match self.heap.slot(recv, index as usize) {
-                            Some(v) => v,
-                            None if self.is_chunked(recv) => match self.chunked_slot(recv, index as usize) {
-                                Some(v) => v,
-                                None => {
-                                    save_pc!();
-                                    self.fatal_error("the receiver could not be loaded");
-                                    continue 'outer;
-                                }
-                            },
-                            None => Value::NIL,
-                        };
-                        set!(dst, v);
-                    }
-                    Instr::SetIvar { index, src } => {
-                        let recv = reg!(0);
-                        let v = reg!(src);
-                        let stored = self.fault_in(recv)
-                            && (self.heap.set_slot(recv, index as usize, v)
-                                || (self.is_chunked(recv) && self.set_chunked_slot(recv, index as usize, v)));
-                        if !stored {
-                            save_pc!();
-                            self.fatal_error("could not store into an instance variable of the receiver");
-                            continue 'outer;
-                        }
-                    }
-                    Instr::GetGlobal { dst, lit } => {
-                        let assoc = lit!(lit as usize);
-                        if self.heap.is_stub(assoc) && !self.fault_in(assoc) {
-                            save_pc!();
-                            self.fault_failed("a global could not be faulted in");
-                            continue 'outer;
-                        }
-                        set!(dst, self.heap.slot(assoc, 1).unwrap_or(Value::NIL));
-                    }
-                    Instr::SetGlobal { lit, src } => {
-                        let assoc = lit!(lit as usize);
-                        if self.heap.is_stub(assoc) && !self.fault_in(assoc) {
-                            save_pc!();
-                            self.fault_failed("a global could not be faulted in");
-                            continue 'outer;
-                        }
-                        self.heap.set_slot(assoc, 1, reg!(src));
-                    }
-                    Instr::GetVector { dst, vec, index } => {
-                        let v = reg!(vec);
-                        set!(dst, self.heap.slot(v, index as usize).unwrap_or(Value::NIL));
-                    }
-                    Instr::SetVector { vec, index, src } => {
-                        self.heap.set_slot(reg!(vec), index as usize, reg!(src));
-                    }
-                    Instr::Send { a, nargs, lit, cache } => {
-                        check!(pc - 1);
-                        let at = base + a as usize;
-                        let recv = reg!(a);
-                        let class = self.class_of(recv);
-                        let slot = cache!(cache as usize);
-                        let entry = slot.get();
-                        let (method, target) = if entry.class == class && entry.epoch == self.cache_epoch {
-                            (entry.method, entry.code)
-                        } else {
-                            let selector = lit!(lit as usize);
-                            // A stub receiver is brought in before its class is looked at.
-                            let class = if self.heap.is_stub(recv) {
+                // A loop only so a breakpoint can run the instruction it covers.
+                'dispatch: loop {
+                    match instr {
+                        Instr::Move { dst, src } => set!(dst, reg!(src)),
+                        Instr::LoadLit { dst, lit } => set!(dst, lit!(lit as usize)),
+                        Instr::LoadInt { dst, value } => set!(dst, Value::small(i64::from(value))),
+                        Instr::LoadNil { dst } => set!(dst, Value::NIL),
+                        Instr::LoadTrue { dst } => set!(dst, Value::TRUE),
+                        Instr::LoadFalse { dst } => set!(dst, Value::FALSE),
+                        Instr::LoadContext { .. }
+                        | Instr::MakeVector { .. }
+                        | Instr::MakeClosure { .. }
+                        | Instr::MakeArray { .. }
+                        | Instr::Class { .. } => self.make_object(instr, regs),
+                        Instr::GetIvar { dst, index } => {
+                            let recv = reg!(0);
+                            if !self.fault_in(recv) {
                                 save_pc!();
-                                if !self.fault_in(recv) {
-                                    self.fault_failed("an object could not be faulted in");
-                                    continue 'outer;
-                                }
-                                self.class_of(recv)
-                            } else {
-                                class
+                                self.fatal_error("the receiver could not be loaded");
+                                continue 'outer;
+                            }
+                            let v = match self.heap.slot(recv, index as usize) {
+                                Some(v) => v,
+                                None if self.is_chunked(recv) => match self.chunked_slot(recv, index as usize) {
+                                    Some(v) => v,
+                                    None => {
+                                        save_pc!();
+                                        self.fatal_error("the receiver could not be loaded");
+                                        continue 'outer;
+                                    }
+                                },
+                                None => Value::NIL,
                             };
-                            match self.lookup_code(class, selector) {
-                                Some((m, target)) => {
-                                    slot.set(CacheEntry { class, method: m, epoch: self.cache_epoch, code: target });
-                                    (m, target)
-                                }
-                                None => {
+                            set!(dst, v);
+                        }
+                        Instr::SetIvar { index, src } => {
+                            let recv = reg!(0);
+                            let v = reg!(src);
+                            let stored = self.fault_in(recv)
+                                && (self.heap.set_slot(recv, index as usize, v)
+                                    || (self.is_chunked(recv) && self.set_chunked_slot(recv, index as usize, v)));
+                            if !stored {
+                                save_pc!();
+                                self.fatal_error("could not store into an instance variable of the receiver");
+                                continue 'outer;
+                            }
+                        }
+                        Instr::GetGlobal { dst, lit } => {
+                            let assoc = lit!(lit as usize);
+                            if self.heap.is_stub(assoc) && !self.fault_in(assoc) {
+                                save_pc!();
+                                self.fault_failed("a global could not be faulted in");
+                                continue 'outer;
+                            }
+                            set!(dst, self.heap.slot(assoc, 1).unwrap_or(Value::NIL));
+                        }
+                        Instr::SetGlobal { lit, src } => {
+                            let assoc = lit!(lit as usize);
+                            if self.heap.is_stub(assoc) && !self.fault_in(assoc) {
+                                save_pc!();
+                                self.fault_failed("a global could not be faulted in");
+                                continue 'outer;
+                            }
+                            self.heap.set_slot(assoc, 1, reg!(src));
+                        }
+                        Instr::GetVector { dst, vec, index } => {
+                            let v = reg!(vec);
+                            set!(dst, self.heap.slot(v, index as usize).unwrap_or(Value::NIL));
+                        }
+                        Instr::SetVector { vec, index, src } => {
+                            self.heap.set_slot(reg!(vec), index as usize, reg!(src));
+                        }
+                        Instr::Send { a, nargs, lit, cache } => {
+                            check!(pc - 1);
+                            let at = base + a as usize;
+                            let recv = reg!(a);
+                            let class = self.class_of(recv);
+                            let slot = cache!(cache as usize);
+                            let entry = slot.get();
+                            let (method, target) = if entry.class == class && entry.epoch == self.cache_epoch {
+                                (entry.method, entry.code)
+                            } else {
+                                let selector = lit!(lit as usize);
+                                // A stub receiver is brought in before its class is looked at.
+                                let class = if self.heap.is_stub(recv) {
                                     save_pc!();
+                                    if !self.fault_in(recv) {
+                                        self.fault_failed("an object could not be faulted in");
+                                        continue 'outer;
+                                    }
+                                    self.class_of(recv)
+                                } else {
+                                    class
+                                };
+                                match self.lookup_code(class, selector) {
+                                    Some((m, target)) => {
+                                        slot.set(CacheEntry {
+                                            class,
+                                            method: m,
+                                            epoch: self.cache_epoch,
+                                            code: target,
+                                        });
+                                        (m, target)
+                                    }
+                                    None => {
+                                        save_pc!();
+                                        self.send_dnu(at, nargs as usize, selector, at);
+                                        continue 'outer;
+                                    }
+                                }
+                            };
+                            save_pc!();
+                            // SAFETY: the entry is from this epoch: no collection and no method
+                            // change since it was filled, so the method and its code are alive.
+                            let callee = unsafe { &*target };
+                            if callee.primitive != 0 {
+                                match primitives::call(self, callee.primitive, at, nargs as usize, at) {
+                                    Ok(v) => {
+                                        regs = self.regs_at(base);
+                                        set!(a, v);
+                                        continue 'run;
+                                    }
+                                    Err(Prim::Switched) => continue 'outer,
+                                    Err(Prim::Fail) => {}
+                                }
+                            }
+                            if callee.num_args != nargs {
+                                self.fatal_error("wrong number of arguments for method");
+                                continue 'outer;
+                            }
+                            let depth = self.scheduler.state.frames.len();
+                            let top = at + callee.frame_size as usize;
+                            if depth >= self.depth_limit || self.scheduler.state.stack.len() < top {
+                                let Some(rc) = self.code_of(method) else { continue 'outer };
+                                self.activate(method, rc, at, at, Value::NIL, None);
+                                enter!();
+                                continue 'run;
+                            }
+                            // The common case inline: room on the stack, below the depth limit.
+                            let first_temp = at + 1 + callee.num_args as usize;
+                            for slot in
+                                self.scheduler.state.stack.iter_mut().skip(first_temp).take(callee.num_temps as usize)
+                            {
+                                *slot = Value::NIL;
+                            }
+                            let id = self.next_frame_id;
+                            self.next_frame_id += 1;
+                            crate::process::push_frame(
+                                &mut self.scheduler.state.frames,
+                                target,
+                                method,
+                                Value::NIL,
+                                at as u32,
+                                at as u32,
+                                id,
+                                id,
+                            );
+                            code = target;
+                            base = at;
+                            pc = 0;
+                            regs = self.regs_at(base);
+                            frame_changed!();
+                        }
+                        Instr::SuperSend { a, nargs, lit, cache } => {
+                            check!(pc - 1);
+                            let at = base + a as usize;
+                            let start = self.superclass_of(code!().method_class.get());
+                            // The lookup starts at a fixed class: the cache holds its result.
+                            let slot = cache!(cache as usize);
+                            let entry = slot.get();
+                            let method = if entry.class == start && entry.epoch == self.cache_epoch {
+                                Some(entry.method)
+                            } else {
+                                let selector = lit!(lit as usize);
+                                self.lookup_code(start, selector).map(|(m, target)| {
+                                    slot.set(CacheEntry {
+                                        class: start,
+                                        method: m,
+                                        epoch: self.cache_epoch,
+                                        code: target,
+                                    });
+                                    m
+                                })
+                            };
+                            save_pc!();
+                            match method {
+                                Some(m) => flow!(self.invoke(m, at, nargs as usize, at)),
+                                None => {
+                                    let selector = lit!(lit as usize);
                                     self.send_dnu(at, nargs as usize, selector, at);
                                     continue 'outer;
                                 }
                             }
-                        };
-                        save_pc!();
-                        // SAFETY: the entry is from this epoch: no collection and no method
-                        // change since it was filled, so the method and its code are alive.
-                        let callee = unsafe { &*target };
-                        if callee.primitive != 0 {
-                            match primitives::call(self, callee.primitive, at, nargs as usize, at) {
-                                Ok(v) => {
-                                    regs = self.regs_at(base);
-                                    set!(a, v);
-                                    continue;
-                                }
-                                Err(Prim::Switched) => continue 'outer,
-                                Err(Prim::Fail) => {}
+                        }
+                        Instr::Bin { op, dst, x, y } => binary!(op, dst, reg!(x), reg!(y)),
+                        Instr::BinImm { op, dst, x, imm } => binary!(op, dst, reg!(x), Value::small(i64::from(imm))),
+                        Instr::CmpJump { op, x, y, t, sense, offset } => {
+                            compare_and_branch!(op, reg!(x), reg!(y), t, sense, offset)
+                        }
+                        Instr::CmpImmJump { op, x, imm, t, sense, offset } => {
+                            compare_and_branch!(op, reg!(x), Value::small(i64::from(imm)), t, sense, offset)
+                        }
+                        Instr::AtPut { dst, r, i, v } => at_put!(dst, reg!(r), reg!(i), reg!(v)),
+                        Instr::AtPutLit { dst, r, i, lit } => at_put!(dst, reg!(r), reg!(i), lit!(lit as usize)),
+                        Instr::IdEq { dst, x, y } => set!(dst, Value::boolean(reg!(x) == reg!(y))),
+                        Instr::IdNe { dst, x, y } => set!(dst, Value::boolean(reg!(x) != reg!(y))),
+                        Instr::IsNil { dst, x, negate } => set!(dst, Value::boolean(reg!(x).is_nil() != negate)),
+                        Instr::Jump { offset } => jump!(offset),
+                        Instr::JumpIfTrue { r, offset } | Instr::JumpIfFalse { r, offset } => {
+                            let v = reg!(r);
+                            let want = matches!(instr, Instr::JumpIfTrue { .. });
+                            if v == Value::boolean(want) {
+                                jump!(offset);
+                            } else if v != Value::boolean(!want) {
+                                save_pc!();
+                                let sel = self.known.sel_must_be_boolean;
+                                let top = self.frame_top();
+                                flow!(self.send_from_top(sel, v, &[], top));
                             }
                         }
-                        if callee.num_args != nargs {
-                            self.fatal_error("wrong number of arguments for method");
-                            continue 'outer;
+                        Instr::JumpIfNil { r, offset } => {
+                            if reg!(r).is_nil() {
+                                pc = (pc as i64 + i64::from(offset)) as usize;
+                            }
                         }
-                        let depth = self.scheduler.state.frames.len();
-                        let top = at + callee.frame_size as usize;
-                        if depth >= self.depth_limit || self.scheduler.state.stack.len() < top {
-                            let Some(rc) = self.code_of(method) else { continue 'outer };
-                            self.activate(method, rc, at, at, Value::NIL, None);
-                            enter!();
-                            continue;
+                        Instr::JumpIfNotNil { r, offset } => {
+                            if !reg!(r).is_nil() {
+                                pc = (pc as i64 + i64::from(offset)) as usize;
+                            }
                         }
-                        // The common case inline: room on the stack, below the depth limit.
-                        let first_temp = at + 1 + callee.num_args as usize;
-                        for slot in
-                            self.scheduler.state.stack.iter_mut().skip(first_temp).take(callee.num_temps as usize)
-                        {
-                            *slot = Value::NIL;
-                        }
-                        let id = self.next_frame_id;
-                        self.next_frame_id += 1;
-                        crate::process::push_frame(
-                            &mut self.scheduler.state.frames,
-                            target,
-                            method,
-                            Value::NIL,
-                            at as u32,
-                            at as u32,
-                            id,
-                            id,
-                        );
-                        code = target;
-                        base = at;
-                        pc = 0;
-                        regs = self.regs_at(base);
-                        frame_changed!();
-                    }
-                    Instr::SuperSend { a, nargs, lit, cache } => {
-                        check!(pc - 1);
-                        let at = base + a as usize;
-                        let start = self.superclass_of(code!().method_class.get());
-                        // The lookup starts at a fixed class: the cache holds its result.
-                        let slot = cache!(cache as usize);
-                        let entry = slot.get();
-                        let method = if entry.class == start && entry.epoch == self.cache_epoch {
-                            Some(entry.method)
-                        } else {
-                            let selector = lit!(lit as usize);
-                            self.lookup_code(start, selector).map(|(m, target)| {
-                                slot.set(CacheEntry { class: start, method: m, epoch: self.cache_epoch, code: target });
-                                m
-                            })
-                        };
-                        save_pc!();
-                        match method {
-                            Some(m) => flow!(self.invoke(m, at, nargs as usize, at)),
-                            None => {
-                                let selector = lit!(lit as usize);
-                                self.send_dnu(at, nargs as usize, selector, at);
+                        Instr::Return { r } | Instr::BlockReturn { r } => {
+                            let v = reg!(r);
+                            let frames = &mut self.scheduler.state.frames;
+                            let depth = frames.len();
+                            if depth >= 2 {
+                                // Drop the frame in place (no copy out), then continue the caller.
+                                let ret = frames.get(depth - 1).map_or(0, |f| f.ret as usize);
+                                frames.truncate(depth - 1);
+                                if let Some(slot) = self.scheduler.state.stack.get_mut(ret) {
+                                    *slot = v;
+                                }
+                                enter!();
+                            } else {
+                                self.return_from_top(v);
                                 continue 'outer;
                             }
                         }
-                    }
-                    Instr::Bin { op, dst, x, y } => binary!(op, dst, reg!(x), reg!(y)),
-                    Instr::BinImm { op, dst, x, imm } => binary!(op, dst, reg!(x), Value::small(i64::from(imm))),
-                    Instr::CmpJump { op, x, y, t, sense, offset } => {
-                        compare_and_branch!(op, reg!(x), reg!(y), t, sense, offset)
-                    }
-                    Instr::CmpImmJump { op, x, imm, t, sense, offset } => {
-                        compare_and_branch!(op, reg!(x), Value::small(i64::from(imm)), t, sense, offset)
-                    }
-                    Instr::AtPut { dst, r, i, v } => at_put!(dst, reg!(r), reg!(i), reg!(v)),
-                    Instr::AtPutLit { dst, r, i, lit } => at_put!(dst, reg!(r), reg!(i), lit!(lit as usize)),
-                    Instr::IdEq { dst, x, y } => set!(dst, Value::boolean(reg!(x) == reg!(y))),
-                    Instr::IdNe { dst, x, y } => set!(dst, Value::boolean(reg!(x) != reg!(y))),
-                    Instr::IsNil { dst, x, negate } => set!(dst, Value::boolean(reg!(x).is_nil() != negate)),
-                    Instr::Jump { offset } => jump!(offset),
-                    Instr::JumpIfTrue { r, offset } | Instr::JumpIfFalse { r, offset } => {
-                        let v = reg!(r);
-                        let want = matches!(instr, Instr::JumpIfTrue { .. });
-                        if v == Value::boolean(want) {
-                            jump!(offset);
-                        } else if v != Value::boolean(!want) {
+                        Instr::NonLocalReturn { r } => {
+                            let v = reg!(r);
                             save_pc!();
-                            let sel = self.known.sel_must_be_boolean;
-                            let top = self.frame_top();
-                            flow!(self.send_from_top(sel, v, &[], top));
-                        }
-                    }
-                    Instr::JumpIfNil { r, offset } => {
-                        if reg!(r).is_nil() {
-                            pc = (pc as i64 + i64::from(offset)) as usize;
-                        }
-                    }
-                    Instr::JumpIfNotNil { r, offset } => {
-                        if !reg!(r).is_nil() {
-                            pc = (pc as i64 + i64::from(offset)) as usize;
-                        }
-                    }
-                    Instr::Return { r } | Instr::BlockReturn { r } => {
-                        let v = reg!(r);
-                        let frames = &mut self.scheduler.state.frames;
-                        let depth = frames.len();
-                        if depth >= 2 {
-                            // Drop the frame in place (no copy out), then continue the caller.
-                            let ret = frames.get(depth - 1).map_or(0, |f| f.ret as usize);
-                            frames.truncate(depth - 1);
-                            if let Some(slot) = self.scheduler.state.stack.get_mut(ret) {
-                                *slot = v;
-                            }
-                            enter!();
-                        } else {
-                            self.return_from_top(v);
+                            self.non_local_return(v);
                             continue 'outer;
                         }
+                        Instr::Break { slot } => match self.break_hit(slot, pc - 1) {
+                            // Nothing stops here: the covered instruction runs.
+                            Some(covered) => {
+                                instr = covered;
+                                continue 'dispatch;
+                            }
+                            // Stopped, or a condition's frame was pushed.
+                            None => continue 'outer,
+                        },
                     }
-                    Instr::NonLocalReturn { r } => {
-                        let v = reg!(r);
-                        save_pc!();
-                        self.non_local_return(v);
-                        continue 'outer;
-                    }
+                    break;
                 }
             }
         }

@@ -199,7 +199,7 @@ unsafe extern "sysv64" fn native_make_object(ctx: *mut JitCtx, regs: *mut Value,
     // SAFETY: as for `native_primitive`.
     let (ctx, vm) = unsafe { (&mut *ctx, &mut *(*ctx).vm) };
     vm.take_back(ctx);
-    let instr = vm.scheduler.state.frames.last().and_then(|f| f.code().instrs.get(pc as usize).copied());
+    let instr = vm.scheduler.state.frames.last().and_then(|f| f.code().instrs.get(pc as usize));
     if let Some(instr) = instr {
         vm.make_object(instr, regs);
     }

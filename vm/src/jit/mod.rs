@@ -94,6 +94,20 @@ impl NativeSlot {
     pub(crate) fn is_compiled(&self) -> bool {
         !self.table.get().is_null()
     }
+
+    /// Sets the native code aside (a breakpoint is patched into the instructions it was
+    /// made from): nothing enters it, and native code calling or returning into this code
+    /// leaves it to the interpreter. The machine code stays mapped.
+    pub(crate) fn set_aside(&self) {
+        self.table.set(std::ptr::null());
+    }
+
+    /// Takes back native code set aside, if there is any.
+    pub(crate) fn take_back(&self) {
+        if let Some(Some(native)) = self.native.get() {
+            self.table.set(native.entries.as_ptr());
+        }
+    }
 }
 
 /// Counts an entry into `code` and compiles it once it is hot (adding one to `compiled` when
@@ -110,8 +124,8 @@ pub(crate) fn warm(code: &CompiledCode, config: JitConfig, compiled: &mut usize)
 #[cold]
 fn warm_slow(code: &CompiledCode, threshold: u32, compiled: &mut usize) -> bool {
     let slot = &code.native;
-    if slot.native.get().is_some() {
-        // Compiled before and found unsuitable.
+    if slot.native.get().is_some() || code.instrs.is_patched() {
+        // Compiled before and found unsuitable, or set aside while a breakpoint is in it.
         return false;
     }
     let heat = slot.heat.get().saturating_add(1);

@@ -2,6 +2,7 @@
 //! embedded kernel (`util::vm`) and checks what Smalltalk code answers.
 //!
 //! - `syntax`: every syntax form, compiled and run.
+//! - `debugger`, `breakpoints`: suspended processes, stepping, breakpoints of every kind.
 //! - `exceptions`: every ANSI exception operation.
 //! - `processes`: scheduling, semaphores, delays, interrupts.
 //! - `memory`: the collector under allocation pressure, deep recursion.
@@ -11,6 +12,7 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // tests fail loudly
 
+mod breakpoints;
 mod damage;
 mod debugger;
 mod exceptions;

@@ -133,7 +133,7 @@ pub(super) fn compile(code: &CompiledCode) -> Option<Native> {
     let mut g = Gen { ops: Assembler::new().ok()?, labels: Vec::new(), stubs: HashMap::new(), invalid: false, code };
     g.labels = (0..code.instrs.len()).map(|_| g.ops.new_dynamic_label()).collect();
     let mut starts = Vec::with_capacity(code.instrs.len());
-    for (pc, &instr) in code.instrs.iter().enumerate() {
+    for (pc, instr) in code.instrs.iter().enumerate() {
         let label = g.labels[pc];
         let start = g.ops.offset();
         asm!(g.ops; =>label);
@@ -291,7 +291,7 @@ impl Gen<'_> {
                     ; call QWORD [r12 + C_MAKE_OBJECT]
                 );
             }
-            Instr::SetGlobal { .. } | Instr::NonLocalReturn { .. } => {
+            Instr::SetGlobal { .. } | Instr::NonLocalReturn { .. } | Instr::Break { .. } => {
                 let word = exit_word(REASON_EXEC, pc);
                 asm!(self.ops; mov rax, QWORD word ; jmp ->exit);
                 return false;
