@@ -1,9 +1,10 @@
 //! The stone protocol's messages and what they carry, both ways: object records, users, what
-//! a gem says of itself and the stone's list of sessions, and a failed request as the typed
+//! a gem says of itself and the stone's list of sessions, breakpoints, and a failed request as the typed
 //! [`StoneError`] (a gem makes the same error from a [`pb::Failure`] as the stone had).
 
 use onyx_record::{
-    About, Access, LockKind, LogEntry, LogFrame, LogVariable, ObjectRecord, Policy, SessionInfo, StoneError, UserInfo,
+    About, Access, Breakpoint, Hits, LockKind, LogEntry, LogFrame, LogVariable, ObjectRecord, Policy, Scope,
+    SessionInfo, StoneError, UserInfo,
 };
 
 use crate::stone as pb;
@@ -164,6 +165,68 @@ pub fn from_failure(f: pb::Failure) -> StoneError {
             _ => StoneError::Protocol(format!("the stone failed in a way this gem does not know: {}", f.message)),
         },
     }
+}
+
+/// A breakpoint, as a message.
+pub fn breakpoint_to_wire(b: &Breakpoint) -> pb::BreakpointWire {
+    let (hits, hits_n) = match b.hits {
+        Hits::All => (pb::HitRule::All, 0),
+        Hits::Nth(n) => (pb::HitRule::Nth, n),
+        Hits::Every(n) => (pb::HitRule::Every, n),
+        Hits::From(n) => (pb::HitRule::From, n),
+    };
+    let (scope_session, scope_process) = match b.scope {
+        Scope::Everywhere => (0, 0),
+        Scope::Session(s) => (s, 0),
+        Scope::Process { session, process } => (session, process),
+    };
+    pb::BreakpointWire {
+        id: b.id,
+        class_name: b.class.clone(),
+        selector: b.selector.clone(),
+        source: b.source.clone(),
+        offset: b.offset,
+        condition: b.condition.clone(),
+        log: b.log.clone(),
+        hits: hits as i32,
+        hits_n,
+        once: b.once,
+        enabled: b.enabled,
+        scope_session,
+        scope_process,
+        owner: b.owner.clone(),
+    }
+}
+
+/// A breakpoint's message (checked by whoever keeps it: [`Breakpoint::check`]).
+pub fn breakpoint_from_wire(b: pb::BreakpointWire) -> Result<Breakpoint, Malformed> {
+    let hits = match pb::HitRule::try_from(b.hits) {
+        Ok(pb::HitRule::All) => Hits::All,
+        Ok(pb::HitRule::Nth) => Hits::Nth(b.hits_n),
+        Ok(pb::HitRule::Every) => Hits::Every(b.hits_n),
+        Ok(pb::HitRule::From) => Hits::From(b.hits_n),
+        Err(_) => return Err(Malformed(format!("no hit rule {}", b.hits))),
+    };
+    let scope = match (b.scope_session, b.scope_process) {
+        (0, 0) => Scope::Everywhere,
+        (0, _) => return Err(Malformed("a process scope names its gem's session".into())),
+        (session, 0) => Scope::Session(session),
+        (session, process) => Scope::Process { session, process },
+    };
+    Ok(Breakpoint {
+        id: b.id,
+        class: b.class_name,
+        selector: b.selector,
+        source: b.source,
+        offset: b.offset,
+        condition: b.condition,
+        log: b.log,
+        hits,
+        once: b.once,
+        enabled: b.enabled,
+        scope,
+        owner: b.owner,
+    })
 }
 
 /// A post-mortem report, as a message.

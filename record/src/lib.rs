@@ -12,6 +12,7 @@
 //! - [`link`]: [`StoneLink`], the calls a gem makes of its stone, and what they answer.
 //! - [`policy`]: object security policies, what a user may do with the objects of each.
 //! - [`log`]: the object log's post-mortem reports ([`LogEntry`]), kept by the stone.
+//! - [`breakpoint`]: breakpoints ([`Breakpoint`]), kept by the stone for every gem.
 //! - [`fields`]: little-endian fields of the stone's own tables, read without trusting a length.
 //! - [`error`]: [`StoneError`], why such a call failed, by kind.
 //!
@@ -35,6 +36,7 @@
 
 #![deny(missing_docs)]
 
+pub mod breakpoint;
 pub mod error;
 pub mod fields;
 pub mod link;
@@ -44,6 +46,7 @@ pub mod record;
 pub mod shape;
 pub mod word;
 
+pub use breakpoint::{Breakpoint, Hits, Scope};
 pub use error::StoneError;
 pub use link::{
     About, CommitOutcome, LockKind, NO_POLICY, SYSTEM_POLICY, SessionInfo, StoneLink, UserInfo, ViewChange,

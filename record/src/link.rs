@@ -5,6 +5,7 @@
 use std::fmt;
 use std::ops::Range;
 
+use crate::breakpoint::Breakpoint;
 use crate::error::StoneError;
 use crate::log::LogEntry;
 use crate::policy::Policy;
@@ -70,6 +71,15 @@ pub trait StoneLink {
     fn object_log(&mut self, from: u64, count: u32) -> Result<(Vec<LogEntry>, u64), StoneError>;
     /// Entry `id` of the object log, if it holds it still.
     fn object_log_entry(&mut self, id: u64) -> Result<Option<LogEntry>, StoneError>;
+    /// The stone's breakpoints and their generation, unless the generation is still `since`
+    /// (then `None`).
+    fn breakpoints(&mut self, since: u64) -> Result<Option<(u64, Vec<Breakpoint>)>, StoneError>;
+    /// Sets a breakpoint (`id` 0: a new one), answering it as the stone keeps it; only a
+    /// user who may change code sets breakpoints.
+    fn set_breakpoint(&mut self, breakpoint: &Breakpoint) -> Result<Breakpoint, StoneError>;
+    /// Removes a breakpoint (one who may change code, or any session for a breakpoint that
+    /// fired `once`); answers whether there was one.
+    fn remove_breakpoint(&mut self, id: u64, fired_once: bool) -> Result<bool, StoneError>;
 }
 
 /// The policy of an object that belongs to none: everyone may read and change it.

@@ -13,8 +13,8 @@ use onyx_protocol::records::{self, from_wire, to_wire};
 use onyx_protocol::stone::{self as pb, reply::Answer, request::Op, stone_client::StoneClient};
 use onyx_protocol::tls;
 use onyx_record::{
-    About, CommitOutcome, LockKind, LogEntry, ObjectRecord, Oop, Policy, SessionInfo, StoneError, StoneLink, UserInfo,
-    ViewChange,
+    About, Breakpoint, CommitOutcome, LockKind, LogEntry, ObjectRecord, Oop, Policy, SessionInfo, StoneError,
+    StoneLink, UserInfo, ViewChange,
 };
 use tokio::runtime::Runtime;
 use tokio::sync::mpsc;
@@ -247,6 +247,36 @@ impl StoneLink for StoneSession {
     fn object_log_entry(&mut self, id: u64) -> Result<Option<LogEntry>, StoneError> {
         match self.call(Op::ObjectLogEntry(pb::LogId { id }))? {
             Answer::ObjectLog(log) => Ok(log.entries.into_iter().next().map(records::log_entry_from_wire)),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    fn breakpoints(&mut self, since: u64) -> Result<Option<(u64, Vec<Breakpoint>)>, StoneError> {
+        match self.call(Op::Breakpoints(pb::BreakpointsSince { since }))? {
+            Answer::Breakpoints(b) if !b.changed => Ok(None),
+            Answer::Breakpoints(b) => {
+                let list: Result<Vec<Breakpoint>, _> =
+                    b.breakpoints.into_iter().map(records::breakpoint_from_wire).collect();
+                Ok(Some((b.generation, list.map_err(|e| StoneError::Protocol(e.to_string()))?)))
+            }
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    fn set_breakpoint(&mut self, breakpoint: &Breakpoint) -> Result<Breakpoint, StoneError> {
+        match self.call(Op::SetBreakpoint(records::breakpoint_to_wire(breakpoint)))? {
+            Answer::Breakpoints(b) => match b.breakpoints.into_iter().next().map(records::breakpoint_from_wire) {
+                Some(Ok(b)) => Ok(b),
+                Some(Err(e)) => Err(StoneError::Protocol(e.to_string())),
+                None => Err(StoneError::Protocol("the stone answered no breakpoint".into())),
+            },
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    fn remove_breakpoint(&mut self, id: u64, fired_once: bool) -> Result<bool, StoneError> {
+        match self.call(Op::RemoveBreakpoint(pb::RemoveBreakpoint { id, fired_once }))? {
+            Answer::Removed(r) => Ok(r.removed),
             other => Err(unexpected(&other)),
         }
     }

@@ -259,6 +259,29 @@ async fn answer(s: &Session, request: pb::Request) -> Result<Answer, StoneError>
             let entries = entry.iter().map(records::log_entry_to_wire).collect();
             Answer::ObjectLog(pb::ObjectLog { entries, total: 0 })
         }),
+        Op::Breakpoints(r) => stone.breakpoints(session, r.since).map(|answer| {
+            Answer::Breakpoints(match answer {
+                Some((generation, list)) => pb::Breakpoints {
+                    generation,
+                    changed: true,
+                    breakpoints: list.iter().map(records::breakpoint_to_wire).collect(),
+                },
+                None => pb::Breakpoints { generation: r.since, changed: false, breakpoints: Vec::new() },
+            })
+        }),
+        Op::SetBreakpoint(b) => {
+            let breakpoint = records::breakpoint_from_wire(b).map_err(|e| StoneError::Invalid(e.to_string()))?;
+            stone.set_breakpoint(session, breakpoint).map(|b| {
+                Answer::Breakpoints(pb::Breakpoints {
+                    generation: 0,
+                    changed: true,
+                    breakpoints: vec![records::breakpoint_to_wire(&b)],
+                })
+            })
+        }
+        Op::RemoveBreakpoint(r) => {
+            stone.remove_breakpoint(session, r.id, r.fired_once).map(|removed| Answer::Removed(pb::Removed { removed }))
+        }
     };
     answer.map_err(StoneError::from)
 }

@@ -8,6 +8,7 @@
 //!   checkpoints).
 //! - [`tranlog`]: the transaction log, where commits become durable.
 //! - [`locks`]: object locks.
+//! - [`breakpoints`]: the stone's breakpoints, which every gem applies.
 //! - [`users`]: users, their passwords, and object security policies.
 //! - [`gc`]: the repository's garbage collector.
 //! - [`verify`]: the offline check of a whole repository (`onyx verify`).
@@ -17,6 +18,7 @@
 //! store knows nothing of RPC or of Smalltalk: `onyx-stone` serves a [`Stone`] to remote
 //! gems, and a gem turns records into objects.
 
+pub mod breakpoints;
 mod commit;
 pub mod error;
 pub mod gc;

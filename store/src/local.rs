@@ -6,8 +6,8 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use onyx_record::{
-    About, CommitOutcome, LockKind, LogEntry, ObjectRecord, Oop, Policy, SessionInfo, StoneError, StoneLink, UserInfo,
-    ViewChange,
+    About, Breakpoint, CommitOutcome, LockKind, LogEntry, ObjectRecord, Oop, Policy, SessionInfo, StoneError,
+    StoneLink, UserInfo, ViewChange,
 };
 
 use crate::stone::Stone;
@@ -128,6 +128,18 @@ impl StoneLink for LocalLink {
 
     fn object_log(&mut self, from: u64, count: u32) -> Result<(Vec<LogEntry>, u64), StoneError> {
         Ok(self.stone.object_log(self.session, from, count)?)
+    }
+
+    fn breakpoints(&mut self, since: u64) -> Result<Option<(u64, Vec<Breakpoint>)>, StoneError> {
+        Ok(self.stone.breakpoints(self.session, since)?)
+    }
+
+    fn set_breakpoint(&mut self, breakpoint: &Breakpoint) -> Result<Breakpoint, StoneError> {
+        Ok(self.stone.set_breakpoint(self.session, breakpoint.clone())?)
+    }
+
+    fn remove_breakpoint(&mut self, id: u64, fired_once: bool) -> Result<bool, StoneError> {
+        Ok(self.stone.remove_breakpoint(self.session, id, fired_once)?)
     }
 
     fn object_log_entry(&mut self, id: u64) -> Result<Option<LogEntry>, StoneError> {

@@ -17,7 +17,8 @@ use crate::commit::{self, Committer, Pending, Queue, Reply};
 use crate::error::StoreError;
 use onyx_record::word::MAX_OOP;
 use onyx_record::{
-    About, CommitOutcome, LockKind, LogEntry, NO_POLICY, ObjectRecord, Oop, SessionInfo, UserInfo, ViewChange,
+    About, Breakpoint, CommitOutcome, LockKind, LogEntry, NO_POLICY, ObjectRecord, Oop, SessionInfo, UserInfo,
+    ViewChange,
 };
 
 use crate::locks::LockTable;
@@ -63,6 +64,7 @@ pub(crate) struct State {
     /// The last commit known to be on disk.
     pub durable_seq: u64,
     pub shutting_down: bool,
+    pub breakpoints: crate::breakpoints::BreakpointTable,
 }
 
 /// What the stone shares with its committer thread.
@@ -141,6 +143,7 @@ impl Stone {
             locks: LockTable::default(),
             durable_seq: meta.commit_seq,
             shutting_down: false,
+            breakpoints: Default::default(),
         };
         let shared = Arc::new(Shared {
             repo,
@@ -376,6 +379,30 @@ impl Stone {
     pub fn object_log_entry(&self, session: u64, id: u64) -> Result<Option<LogEntry>, StoreError> {
         let user = self.session_user(session)?;
         Ok(self.shared.repo.object_log_entry(id)?.filter(|e| e.user == user.name))
+    }
+
+    /// The breakpoints and their generation, unless it is still `since`.
+    pub fn breakpoints(&self, session: u64, since: u64) -> Result<Option<(u64, Vec<Breakpoint>)>, StoreError> {
+        let st = self.shared.state();
+        st.sessions.get(&session).ok_or(StoreError::NoSession(session))?;
+        Ok(st.breakpoints.since(since))
+    }
+
+    /// Sets a breakpoint for `session`'s user, who must be one who may change code.
+    pub fn set_breakpoint(&self, session: u64, breakpoint: Breakpoint) -> Result<Breakpoint, StoreError> {
+        let mut st = self.shared.state();
+        let user = Arc::clone(&st.sessions.get(&session).ok_or(StoreError::NoSession(session))?.user);
+        if !user.may_change_code {
+            return Err(StoreError::PermissionDenied(format!("{} may not set breakpoints", user.name)));
+        }
+        st.breakpoints.set(breakpoint, &user.name)
+    }
+
+    /// Removes a breakpoint (see [`crate::breakpoints::BreakpointTable::remove`]).
+    pub fn remove_breakpoint(&self, session: u64, id: u64, fired_once: bool) -> Result<bool, StoreError> {
+        let mut st = self.shared.state();
+        let may = st.sessions.get(&session).ok_or(StoreError::NoSession(session))?.user.may_change_code;
+        st.breakpoints.remove(id, may, fired_once.then_some(session))
     }
 
     fn session_user(&self, session: u64) -> Result<Arc<User>, StoreError> {

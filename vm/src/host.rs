@@ -78,6 +78,7 @@ impl Vm {
     pub(crate) fn spawn_code(&mut self, code: Rc<CompiledCode>, receiver: Value, args: &[Value]) -> Value {
         let method = self.new_method(code.clone());
         let mut state = Box::new(ProcessState::new());
+        state.host = true;
         state.stack.resize((code.frame_size as usize).max(1 + args.len()), Value::NIL);
         state.stack[0] = receiver;
         for (slot, &a) in state.stack.iter_mut().skip(1).zip(args) {

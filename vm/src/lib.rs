@@ -45,6 +45,7 @@ mod vm;
 
 pub use debug::breakpoints::{BreakpointError, BreakpointEvent, BreakpointSpec, BreakpointView, Hits, Position};
 pub use debug::frames::{FrameView, StackPage};
+pub use debug::shared::{SharedBreakpoint, SharedBreakpointError};
 pub use debug::step::DebugError;
 pub use debug::{DebugEvent, FrameBinding, ProcessView, Reason, StepKind};
 pub use error::{BootError, CompileError, ErrorReport, EvalError, FrameInfo};

@@ -172,6 +172,9 @@ pub struct ProcessState {
     /// The breakpoint (frame id and pc) the process stopped at, which it passes when it goes
     /// on.
     pub(crate) break_passing: Option<(u64, u32)>,
+    /// A host made it to evaluate something and waits for its outcome (a doit, a send, an
+    /// evaluation in a frame); false for a process Smalltalk code forked.
+    pub host: bool,
 }
 
 impl ProcessState {
@@ -190,6 +193,7 @@ impl ProcessState {
             stepped: false,
             break_check: None,
             break_passing: None,
+            host: false,
         }
     }
 
@@ -238,6 +242,7 @@ impl Default for ProcessState {
             stepped: false,
             break_check: None,
             break_passing: None,
+            host: false,
         }
     }
 }

@@ -6,6 +6,9 @@ use std::time::Duration;
 
 use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome as PbOutcome};
 
+use onyx_record::{Hits, Scope};
+
+use crate::ops::breakpoints::{At, BreakpointEntry, BreakpointRequest, SetBreakpoint, Within};
 use crate::ops::debugger::{DebugRequest, Debugged, Step};
 use crate::ops::request::{
     Answer, BatchAnswer, ClassRef, Done, ErrorKind, Evaluate, Event, Failure, InspectRequest, InstVarRef, Listed,
@@ -19,7 +22,7 @@ pub fn operation(o: pb::Operation) -> Result<Operation, Failure> {
     let page = o.page.map(|p| Page { from: p.from, size: p.size });
     let request = match op {
         Op::ReadText(r) => Request::ReadText { handle: r.handle, page: page.unwrap_or_default() },
-        op => request(op),
+        op => request(op)?,
     };
     Ok(Operation { request, page })
 }
@@ -33,12 +36,82 @@ fn method(r: pb::MethodRef) -> MethodRef {
     MethodRef { class: class(r.class), selector: r.selector }
 }
 
+fn set_breakpoint(r: pb::SetBreakpoint) -> Result<SetBreakpoint, Failure> {
+    let invalid = |m: &str| Failure::new(ErrorKind::Invalid, m);
+    let at = match r.at {
+        Some(pb::set_breakpoint::At::Line(l)) => At::Line(l),
+        Some(pb::set_breakpoint::At::Offset(o)) => At::Offset(o),
+        None => return Err(invalid("a breakpoint needs a line or an offset")),
+    };
+    let hits = match (pb::BreakpointHits::try_from(r.hits), r.hits_n) {
+        (Ok(pb::BreakpointHits::HitsAll), _) => Hits::All,
+        (Ok(_), 0) => return Err(invalid("hit counts start at 1")),
+        (Ok(pb::BreakpointHits::HitsNth), n) => Hits::Nth(n),
+        (Ok(pb::BreakpointHits::HitsEvery), n) => Hits::Every(n),
+        (Ok(pb::BreakpointHits::HitsFrom), n) => Hits::From(n),
+        (Err(_), _) => return Err(invalid("no such hit rule")),
+    };
+    let within = match pb::BreakpointScope::try_from(r.scope) {
+        Ok(pb::BreakpointScope::EveryGem) => Within::EveryGem,
+        Ok(pb::BreakpointScope::ThisGem) => Within::ThisGem,
+        Ok(pb::BreakpointScope::OneProcess) if r.process != 0 => Within::Process(r.process),
+        _ => return Err(invalid("a breakpoint's scope is every gem, this gem, or one process of it")),
+    };
+    let method = r.method.map(method).ok_or_else(|| invalid("a breakpoint names its method"))?;
+    Ok(SetBreakpoint {
+        id: r.id,
+        method,
+        at,
+        condition: r.condition,
+        log: r.log,
+        hits,
+        once: r.once,
+        enabled: r.enabled,
+        within,
+    })
+}
+
+/// A breakpoint as the tools' message.
+fn breakpoint_info(e: BreakpointEntry) -> pb::BreakpointInfo {
+    let b = e.breakpoint;
+    let (hits, hits_n) = match b.hits {
+        Hits::All => (pb::BreakpointHits::HitsAll, 0),
+        Hits::Nth(n) => (pb::BreakpointHits::HitsNth, n),
+        Hits::Every(n) => (pb::BreakpointHits::HitsEvery, n),
+        Hits::From(n) => (pb::BreakpointHits::HitsFrom, n),
+    };
+    let (scope_session, scope_process) = match b.scope {
+        Scope::Everywhere => (0, 0),
+        Scope::Session(s) => (s, 0),
+        Scope::Process { session, process } => (session, process),
+    };
+    pb::BreakpointInfo {
+        id: b.id,
+        class_name: b.class,
+        selector: b.selector,
+        line: e.line,
+        offset: b.offset,
+        condition: b.condition,
+        log: b.log,
+        hits: hits as i32,
+        hits_n,
+        once: b.once,
+        enabled: b.enabled,
+        scope_session,
+        scope_process,
+        owner: b.owner,
+        hits_here: e.hits_here,
+        placed: e.placed,
+        orphaned: e.orphaned,
+    }
+}
+
 fn non_empty(s: String) -> Option<String> {
     (!s.is_empty()).then_some(s)
 }
 
-fn request(op: Op) -> Request {
-    match op {
+fn request(op: Op) -> Result<Request, Failure> {
+    Ok(match op {
         Op::Evaluate(e) => Request::Evaluate(Evaluate {
             source: e.source,
             time_limit: (e.time_limit_ms > 0).then(|| Duration::from_millis(e.time_limit_ms)),
@@ -118,13 +191,16 @@ fn request(op: Op) -> Request {
         }
         Op::SetComment(r) => Request::SetComment { class: r.class_name, comment: r.comment },
         Op::RenameClass(r) => Request::RenameClass { from: r.from, to: r.to },
+        Op::SetBreakpoint(r) => Request::Breakpoint(BreakpointRequest::Set(Box::new(set_breakpoint(r)?))),
+        Op::RemoveBreakpoint(r) => Request::Breakpoint(BreakpointRequest::Remove(r.id)),
+        Op::Breakpoints(_) => Request::Breakpoint(BreakpointRequest::List),
         Op::FindSelectors(r) => Request::FindSelectors(r.fragment),
         Op::TestClasses(r) => Request::TestClasses(non_empty(r.package)),
         Op::RunTests(r) => Request::RunTests {
             tests: r.tests.into_iter().map(|t| TestRef { class: t.class_name, selector: t.selector }).collect(),
             package: non_empty(r.package),
         },
-    }
+    })
 }
 
 /// A batch's answer as the protocol's reply.
@@ -329,6 +405,9 @@ fn answer_of(answer: Answer) -> PbOutcome {
                 .map(|c| pb::TestClass { name: c.name, package: c.package, selectors: c.selectors })
                 .collect(),
         }),
+        Answer::Breakpoints(list) => {
+            PbOutcome::Breakpoints(pb::BreakpointList { breakpoints: list.into_iter().map(breakpoint_info).collect() })
+        }
         Answer::TestResults(outcomes) => PbOutcome::TestResults(pb::TestResults {
             outcomes: outcomes
                 .into_iter()

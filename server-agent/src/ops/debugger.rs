@@ -156,8 +156,9 @@ pub struct FrameDetail {
 pub struct Debugged {
     /// The process.
     pub process: u64,
-    /// Why it is stopped: `error`, `halt`, `step`, `interrupt`, `suspended`; empty once it
-    /// ended.
+    /// Why it is stopped: `error`, `halt`, `breakpoint`, `step`, `interrupt`, `suspended`;
+    /// `running` for a forked process proceeded, which goes on in the background; empty once
+    /// it ended.
     pub kind: String,
     /// What stopped it (an error's description).
     pub reason: String,
@@ -301,6 +302,18 @@ impl Running {
     pub fn runs(&self, serial: u64) -> bool {
         matches!(*self, Running::Process(s) if s == serial)
     }
+}
+
+/// Proceeds a forked process, which goes on with its work in the background as before it
+/// stopped (nobody waits for it: it may never end); `None` for a process a host waits for.
+pub fn proceed_forked(vm: &mut Vm, request: &DebugRequest) -> Option<Outcome> {
+    let DebugRequest::Proceed(serial) = *request else { return None };
+    if !vm.is_forked(serial) {
+        return None;
+    }
+    Some(vm.proceed(serial).map_err(debug_failure).map(|_| {
+        Answer::Debugged(Box::new(Debugged { process: serial, kind: "running".into(), ..Debugged::default() }))
+    }))
 }
 
 /// Starts what `request` lets run: the process to run, and what it is.

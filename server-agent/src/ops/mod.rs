@@ -8,12 +8,14 @@
 //! - [`inspect`]: handles on objects, and the inspector;
 //! - [`transaction`]: commit, abort, begin, the transaction's state and the stone's sessions;
 //! - [`debugger`]: the gem's processes, suspended processes' stacks and frames, and stepping;
+//! - [`breakpoints`]: the stone's breakpoints, set, listed and removed through this gem;
 //! - [`organize`]: protocols named, renamed and removed, methods moved, class comments,
 //!   classes renamed;
 //! - [`tests`]: test classes, and tests run one by one for a test runner.
 //!
 //! Evaluations and interrupts run on the VM thread itself (`vm_thread`), in time slices.
 
+pub mod breakpoints;
 pub mod browse;
 pub mod debugger;
 pub mod inspect;
@@ -122,6 +124,7 @@ pub fn run(vm: &mut Vm, state: &mut State, login: u64, request: Request, page: O
             Ok(Answer::Done)
         }
         Request::Sessions => transaction::sessions(vm),
+        Request::Breakpoint(r) => breakpoints::run(vm, r),
         Request::ObjectLog => object_log::list(vm, page),
         Request::ObjectLogEntry(id) => object_log::open(vm, &mut state.handles.of(login), id),
         Request::ReadText { handle, page } => read_text(vm, &mut state.handles.of(login), handle, page),

@@ -183,6 +183,8 @@ pub enum Request {
     ObjectLogEntry(u64),
     /// A debugger's operation.
     Debug(super::debugger::DebugRequest),
+    /// Set, remove or list breakpoints.
+    Breakpoint(super::breakpoints::BreakpointRequest),
     /// Names a protocol of one side of a class, kept while it holds no method.
     AddProtocol {
         /// The class.
@@ -553,6 +555,8 @@ pub enum Answer {
     TestClasses(Vec<TestClass>),
     /// Tests run, each with its outcome.
     TestResults(Vec<TestOutcome>),
+    /// Breakpoints.
+    Breakpoints(Vec<super::breakpoints::BreakpointEntry>),
 }
 
 /// What kind of failure an operation's is, so that a client can act on it.

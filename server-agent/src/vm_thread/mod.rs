@@ -217,8 +217,13 @@ pub fn run(
             let (process, change) = match e {
                 DebugEvent::Suspended(p) => (p, ProcessChange::Suspended),
                 DebugEvent::Failed(p) => {
-                    // Nobody looked: the report goes to the object log too.
-                    if let Err(why) = ops::object_log::report(vm, p) {
+                    // Nobody looked: the report of an error goes to the object log too (a
+                    // process stopped at a breakpoint waits for a debugger instead).
+                    let at_breakpoint = vm
+                        .kept_process(p)
+                        .and_then(|process| vm.stop_reason(process))
+                        .is_some_and(|r| matches!(r, onyx_vm::Reason::Breakpoint(_)));
+                    if !at_breakpoint && let Err(why) = ops::object_log::report(vm, p) {
                         let text = format!("The report of process {p} could not go to the object log: {why}\n");
                         let _ = events.send(Event::Transcript(text));
                     }
@@ -371,6 +376,10 @@ impl Running {
     /// Starts what a debugger's operation lets run (a step, a restart, an evaluation in a
     /// frame, ...), which later slices run as a doit.
     fn start_debugging(&mut self, vm: &mut Vm, state: &State, d: &DebugRequest, started: Instant) {
+        if let Some(outcome) = ops::debugger::proceed_forked(vm, d) {
+            self.push(started, outcome);
+            return;
+        }
         match ops::debugger::start(vm, d) {
             Ok((process, running)) => self.run_debugged(vm, state, process, running, started),
             Err(failure) => self.push(started, Err(failure)),

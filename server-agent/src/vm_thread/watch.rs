@@ -1,6 +1,6 @@
 //! What the tools hear of the stone besides their own replies: other sessions' commits
 //! (this gem's view is behind) and sessions logging in and out. The VM thread looks every
-//! second, between batches, and only while someone listens to the agent's events. It also
+//! second, between batches, and applies the stone's breakpoints when they changed. It also
 //! keeps what the gem says of itself in the stone's list of sessions up to date, and finds
 //! out, within a second, that the stone is gone (`relogin.rs` takes it from there).
 
@@ -59,6 +59,15 @@ impl Watch {
             return Ok(());
         }
         self.looked = Instant::now();
+        // The stone's breakpoints, applied here within the second (see `onyx_vm::SharedBreakpoint`).
+        match vm.sync_breakpoints() {
+            Err(e @ StoneError::Unavailable(_)) => return Err(e),
+            Err(e) => {
+                let text = format!("The stone's breakpoints could not be applied here: {e}\n");
+                let _ = events.send(Event::Transcript(text));
+            }
+            Ok(_) => {}
+        }
         let (list, latest) = match vm.stone_sessions() {
             Ok(answer) => answer,
             Err(e @ StoneError::Unavailable(_)) => return Err(e),

@@ -22,34 +22,10 @@ use crate::error::CompileError;
 use crate::value::Value;
 use crate::vm::{Vm, class_slots as cs};
 
-/// Which hits of a breakpoint (those whose condition held) stop or log.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Hits {
-    /// Every one.
-    #[default]
-    All,
-    /// Only the Nth.
-    Nth(u64),
-    /// The Nth, 2Nth, 3Nth ...
-    Every(u64),
-    /// The Nth and every one after it.
-    From(u64),
-}
-
-impl Hits {
-    /// Whether hit number `n` (from 1) is taken.
-    pub fn takes(self, n: u64) -> bool {
-        match self {
-            Hits::All => true,
-            Hits::Nth(k) => n == k,
-            Hits::Every(k) => k != 0 && n.is_multiple_of(k),
-            Hits::From(k) => n >= k,
-        }
-    }
-}
+pub use onyx_record::Hits;
 
 /// Where in its method a breakpoint is asked for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Position {
     /// The first step point on this line of the method's source (from 1), or on the next
     /// line that has one.
@@ -57,6 +33,14 @@ pub enum Position {
     /// The innermost step point whose source covers this byte offset (the statement at a
     /// cursor), or the next one after it.
     Offset(u32),
+    /// The step point starting at `offset` of `source`, a version of the method's source
+    /// (another gem's, or an older one): the same place in the source the method has here.
+    InSource {
+        /// The version of the source.
+        source: Rc<str>,
+        /// Where the step point starts in it.
+        offset: u32,
+    },
 }
 
 /// A breakpoint as whoever sets it describes it.
@@ -273,11 +257,14 @@ pub(crate) fn line_of(source: &str, offset: u32) -> u32 {
 }
 
 /// Where a step point for `at` starts in `method`'s source.
-fn resolve(method: &CompiledCode, at: Position) -> Option<u32> {
+fn resolve(method: &Rc<CompiledCode>, at: &Position) -> Option<u32> {
     let mut points = Vec::new();
     step_points(method, &mut points);
     let source = &method.source;
-    match at {
+    match *at {
+        Position::InSource { ref source, offset } => {
+            relocate(source, &method.source, offset).filter(|&o| locate(method, o).is_some())
+        }
         Position::Line(line) => {
             let mut starts: Vec<(u32, u32)> =
                 points.iter().map(|s| (line_of(source, s.span.start), s.span.start)).collect();
@@ -333,10 +320,11 @@ impl Vm {
             return Err(BreakpointError::NoMethod(self.class_name(spec.class), selector));
         };
         let name = || name.clone();
-        let offset = resolve(&code, spec.at).ok_or_else(|| {
-            let at = match spec.at {
+        let offset = resolve(&code, &spec.at).ok_or_else(|| {
+            let at = match &spec.at {
                 Position::Line(l) => format!("line {l}"),
                 Position::Offset(o) => format!("offset {o}"),
+                Position::InSource { .. } => "the place it was set at".into(),
             };
             BreakpointError::NoStepPoint(name(), at)
         })?;

@@ -7,12 +7,14 @@
 //! At most [`Registry::limit`] are kept: past it the oldest is terminated (its unwind blocks
 //! run) and only its report remains. `frames.rs` reads their stacks, `step.rs` steps, restarts,
 //! returns from and resumes them, `in_frame.rs` evaluates code in one of their frames;
-//! `breakpoints.rs` keeps the breakpoints and `hit.rs` stops processes at them.
+//! `breakpoints.rs` keeps the breakpoints, `hit.rs` stops processes at them and `shared.rs`
+//! applies the stone's.
 
 pub mod breakpoints;
 pub mod frames;
 pub(crate) mod hit;
 mod in_frame;
+pub mod shared;
 pub mod step;
 
 use std::collections::VecDeque;
@@ -119,6 +121,8 @@ pub struct Registry {
     pub(crate) step: Option<step::StepGoal>,
     /// The breakpoints (see `breakpoints.rs`).
     pub(crate) breakpoints: breakpoints::Breakpoints,
+    /// What this gem applied of the stone's breakpoints (see `shared.rs`).
+    pub(crate) from_stone: shared::FromStone,
     /// The serial the next process gets.
     next_serial: u64,
 }
@@ -132,6 +136,7 @@ impl Default for Registry {
             events: Vec::new(),
             step: None,
             breakpoints: breakpoints::Breakpoints::default(),
+            from_stone: shared::FromStone::default(),
             next_serial: 1,
         }
     }

@@ -150,6 +150,12 @@ impl Vm {
         self.make_ready(process);
     }
 
+    /// Whether kept process `serial` is one Smalltalk code forked (which goes on in the
+    /// background once proceeded) rather than one a host waits for.
+    pub fn is_forked(&self, serial: u64) -> bool {
+        self.kept_process(serial).and_then(|p| self.state_of(p)).is_some_and(|s| !s.host)
+    }
+
     /// Lets a kept, suspended process go on as if nothing had stopped it (an error's
     /// `signal` answers nil, a halt returns).
     pub fn proceed(&mut self, serial: u64) -> Result<Value, DebugError> {

@@ -644,6 +644,11 @@ impl Vm {
         self.persist.as_mut().ok_or_else(detached)?.link.sessions()
     }
 
+    /// The session with the stone, for calls that concern no object.
+    pub(crate) fn stone_link(&mut self) -> Result<&mut dyn StoneLink, StoneError> {
+        Ok(self.persist.as_mut().ok_or_else(detached)?.link.as_mut())
+    }
+
     /// `System removeLocksForSession`.
     pub fn unlock_all(&mut self) -> Result<(), StoneError> {
         self.persist.as_mut().ok_or_else(detached)?.link.unlock_all()

@@ -1,0 +1,152 @@
+//! Breakpoints across gems: one set through gem B stops a process of gem A, which runs a
+//! forked loop, within about a second, and only that process; it is listed by every gem;
+//! removed through B, the process proceeded in A goes on with its work. A user who may not
+//! change code sets none.
+
+use std::time::{Duration, Instant};
+
+use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
+
+use crate::agent::{GemProcess, add_reader, client, error, evaluate, execute, login, op, printed, repository, runtime};
+
+/// Gem A's work: `Ticks` rises by one every 10 ms, through `Ticker>>tick:`.
+const TICKER: &str =
+    "Object subclass: #Ticker instanceVariableNames: '' classVariableNames: '' package: 'Tests-Breakpoints'.
+Ticker compile: 'tick: n
+	| next |
+	next := n + 1.
+	^ next'.
+Smalltalk at: #Ticks put: 0.
+System commitTransaction.
+[[true] whileTrue: [
+	Smalltalk at: #Ticks put: (Ticker new tick: (Smalltalk at: #Ticks)).
+	(Delay forMilliseconds: 10) wait]] forkAt: Processor userBackgroundPriority.
+nil";
+
+fn set_breakpoint(line: u32, scope: pb::BreakpointScope) -> pb::Operation {
+    op(Op::SetBreakpoint(pb::SetBreakpoint {
+        method: Some(pb::MethodRef { class: crate::agent::class("Ticker"), selector: "tick:".into() }),
+        at: Some(pb::set_breakpoint::At::Line(line)),
+        enabled: true,
+        scope: scope as i32,
+        ..Default::default()
+    }))
+}
+
+fn breakpoints(outcome: &Outcome) -> &[pb::BreakpointInfo] {
+    match outcome {
+        Outcome::Breakpoints(list) => &list.breakpoints,
+        other => panic!("expected breakpoints, got {other:?}"),
+    }
+}
+
+async fn ticks(agent: &mut crate::agent::Agent) -> u64 {
+    let out = execute(agent, vec![evaluate("Smalltalk at: #Ticks")]).await;
+    printed(&out[0]).parse().expect("a number")
+}
+
+/// The suspended processes of a gem stopped at a breakpoint.
+async fn at_breakpoints(agent: &mut crate::agent::Agent) -> Vec<pb::ProcessEntry> {
+    let out = execute(agent, vec![op(Op::Processes(pb::Empty {}))]).await;
+    let Outcome::Processes(list) = &out[0] else { panic!("a list: {:?}", out[0]) };
+    list.processes.iter().filter(|p| p.reason.starts_with("breakpoint")).cloned().collect()
+}
+
+#[test]
+fn a_breakpoint_set_through_one_gem_stops_a_process_of_another_which_goes_on_once_proceeded() {
+    let (_dir, stone) = repository();
+    let a = GemProcess::start(&stone);
+    let b = GemProcess::start(&stone);
+    runtime().block_on(async {
+        let mut in_a = client(&a).await;
+        let mut in_b = client(&b).await;
+        let out = execute(&mut in_a, vec![evaluate(TICKER)]).await;
+        assert_eq!(printed(&out[0]), "nil");
+        let before = ticks(&mut in_a).await;
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert!(ticks(&mut in_a).await > before, "the loop runs");
+
+        // B sees the committed class, and sets the breakpoint for every gem.
+        let out = execute(
+            &mut in_b,
+            vec![op(Op::AbortTransaction(pb::Empty {})), set_breakpoint(3, pb::BreakpointScope::EveryGem)],
+        )
+        .await;
+        let set = breakpoints(&out[1]);
+        assert_eq!(set.len(), 1, "{set:?}");
+        let id = set[0].id;
+        assert!(id != 0 && set[0].placed && set[0].line == 3, "{:?}", set[0]);
+        assert_eq!((set[0].class_name.as_str(), set[0].owner.as_str()), ("Ticker", "DataCurator"));
+        let started = Instant::now();
+
+        // A applies it within about a second: its loop stops there.
+        let stopped = loop {
+            let list = at_breakpoints(&mut in_a).await;
+            if let Some(p) = list.into_iter().next() {
+                break p;
+            }
+            assert!(started.elapsed() < Duration::from_secs(5), "gem A never stopped at the breakpoint");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        };
+        assert!(stopped.kept && stopped.top.contains("Ticker>>tick:"), "{stopped:?}");
+        let held = ticks(&mut in_a).await;
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert_eq!(ticks(&mut in_a).await, held, "the loop waits at the breakpoint");
+        let listed = execute(&mut in_a, vec![op(Op::Breakpoints(pb::Empty {}))]).await;
+        let listed = breakpoints(&listed[0]);
+        assert!(listed.iter().any(|b| b.id == id && b.placed && b.hits_here >= 1), "{listed:?}");
+
+        // Removed through B, then proceeded in A: the loop goes on with its work.
+        let out = execute(&mut in_b, vec![op(Op::RemoveBreakpoint(pb::BreakpointRef { id }))]).await;
+        assert!(matches!(out[0], Outcome::Done(_)), "{:?}", out[0]);
+        let gone = Instant::now();
+        loop {
+            let listed = execute(&mut in_a, vec![op(Op::Breakpoints(pb::Empty {}))]).await;
+            if breakpoints(&listed[0]).is_empty() {
+                break;
+            }
+            assert!(gone.elapsed() < Duration::from_secs(5), "gem A kept the breakpoint");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let out = execute(&mut in_a, vec![op(Op::Proceed(pb::ProcessRef { process: stopped.process }))]).await;
+        assert!(!matches!(out[0], Outcome::Error(_)), "{:?}", out[0]);
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert!(ticks(&mut in_a).await > held, "the loop goes on");
+        assert!(at_breakpoints(&mut in_a).await.is_empty());
+    });
+}
+
+#[test]
+fn a_breakpoint_for_one_gem_stops_no_other_and_a_reader_sets_none() {
+    let (_dir, stone) = repository();
+    let a = GemProcess::start(&stone);
+    let b = GemProcess::start(&stone);
+    runtime().block_on(async {
+        let mut in_a = client(&a).await;
+        let mut in_b = client(&b).await;
+        execute(&mut in_a, vec![evaluate(TICKER)]).await;
+        let out = execute(
+            &mut in_b,
+            vec![op(Op::AbortTransaction(pb::Empty {})), set_breakpoint(3, pb::BreakpointScope::ThisGem)],
+        )
+        .await;
+        assert!(breakpoints(&out[1])[0].scope_session != 0);
+        // B's own processes stop at it; A's loop does not.
+        let out = execute(&mut in_b, vec![evaluate("Ticker new tick: 1")]).await;
+        assert!(error(&out[0]).process != 0, "B's doit stops: {:?}", out[0]);
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        assert!(at_breakpoints(&mut in_a).await.is_empty(), "A is not stopped");
+        let before = ticks(&mut in_a).await;
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert!(ticks(&mut in_a).await > before, "A's loop runs on");
+
+        add_reader(&mut in_b).await;
+        let readers = GemProcess::start_as(&stone, "reader", "secret");
+        let mut reader = login(&readers, "reader", "secret").await.expect("reader logs in");
+        let out = execute(&mut reader, vec![set_breakpoint(3, pb::BreakpointScope::EveryGem)]).await;
+        let e = error(&out[0]);
+        assert_eq!(e.code, pb::Code::PermissionDenied as i32, "{e:?}");
+        let listed = execute(&mut in_b, vec![op(Op::Breakpoints(pb::Empty {}))]).await;
+        assert_eq!(breakpoints(&listed[0]).len(), 1, "the reader's was not set");
+    });
+}
