@@ -101,6 +101,43 @@ pub enum Command {
         #[arg(long, env = "ONYX_GEM")]
         gem: String,
     },
+    /// Set a breakpoint for every gem of the stone (Topaz's BREAK): at the first statement on
+    /// a line of a method (from 1, the selector's line being 1), or on the next line with one.
+    Break {
+        /// `Class>>selector` or `Class class>>selector`.
+        method: String,
+        /// The line in the method.
+        line: u32,
+        /// Stop only when this Smalltalk expression, evaluated in the frame, answers true.
+        #[arg(long)]
+        condition: Option<String>,
+        /// Do not stop: write this expression's displayString to the transcript.
+        #[arg(long)]
+        log: Option<String>,
+        /// Remove it once it stopped a process.
+        #[arg(long)]
+        once: bool,
+        /// Only this gem's processes stop at it.
+        #[arg(long)]
+        this_gem: bool,
+        /// The gem's agent (`host:port`).
+        #[arg(long, env = "ONYX_GEM")]
+        gem: String,
+    },
+    /// List the stone's breakpoints, as a gem has them (Topaz's LIST BREAKS).
+    Breakpoints {
+        /// The gem's agent (`host:port`).
+        #[arg(long, env = "ONYX_GEM")]
+        gem: String,
+    },
+    /// Remove a breakpoint from every gem (Topaz's DELETE).
+    Unbreak {
+        /// The breakpoint's number, as `onyx breakpoints` lists it.
+        id: u64,
+        /// The gem's agent (`host:port`).
+        #[arg(long, env = "ONYX_GEM")]
+        gem: String,
+    },
     /// List a gem's processes: running, ready, waiting and suspended (with why).
     Processes {
         /// The gem's agent (`host:port`).

@@ -1,7 +1,8 @@
 //! The command line as a client of a gem's agent, as topaz is of a GemStone gem: each
 //! command sends one batch and prints what comes back (`onyx eval --gem`, `onyx commit`,
 //! `onyx abort`, `onyx add-user`, `onyx classes`, `onyx source`, `onyx senders`,
-//! `onyx implementors`, `onyx processes`, `onyx stack`).
+//! `onyx implementors`, `onyx processes`, `onyx stack`, `onyx break`, `onyx breakpoints`,
+//! `onyx unbreak`).
 
 use std::process::ExitCode;
 
@@ -32,6 +33,19 @@ pub enum Request {
     Implementors(String),
     /// The gem's processes.
     Processes,
+    /// Sets a breakpoint at a line of a method.
+    Break {
+        method: String,
+        line: u32,
+        condition: Option<String>,
+        log: Option<String>,
+        once: bool,
+        this_gem: bool,
+    },
+    /// The stone's breakpoints.
+    Breakpoints,
+    /// Removes a breakpoint.
+    Unbreak(u64),
 }
 
 /// Sends `request` to the agent at `gem` and prints the answer; an error answer goes to
@@ -62,8 +76,63 @@ pub fn run(gem: &str, request: Request) -> Result<ExitCode> {
         Request::Senders(selector) => Op::Senders(pb::SelectorRef { selector }),
         Request::Implementors(selector) => Op::Implementors(pb::SelectorRef { selector }),
         Request::Processes => Op::Processes(pb::Empty {}),
+        Request::Break { method, line, condition, log, once, this_gem } => Op::SetBreakpoint(pb::SetBreakpoint {
+            method: Some(method_ref(&method)?),
+            at: Some(pb::set_breakpoint::At::Line(line)),
+            condition: condition.unwrap_or_default(),
+            log: log.unwrap_or_default(),
+            once,
+            enabled: true,
+            scope: if this_gem { pb::BreakpointScope::ThisGem } else { pb::BreakpointScope::EveryGem } as i32,
+            ..Default::default()
+        }),
+        Request::Breakpoints => Op::Breakpoints(pb::Empty {}),
+        Request::Unbreak(id) => {
+            let remove = Op::RemoveBreakpoint(pb::BreakpointRef { id });
+            return match execute_once(gem, vec![remove])?.into_iter().next() {
+                Some(Outcome::Error(e)) => {
+                    eprintln!("{}", e.message);
+                    Ok(ExitCode::FAILURE)
+                }
+                _ => {
+                    println!("breakpoint {id} removed");
+                    Ok(ExitCode::SUCCESS)
+                }
+            };
+        }
     };
     print(gem, vec![op])
+}
+
+/// One breakpoint as `onyx breakpoints` lists it.
+fn breakpoint_line(b: &pb::BreakpointInfo) -> String {
+    let at = if b.line == 0 { "not in this gem".to_string() } else { format!("line {}", b.line) };
+    let mut notes = Vec::new();
+    if !b.condition.is_empty() {
+        notes.push(format!("if {}", b.condition));
+    }
+    if !b.log.is_empty() {
+        notes.push(format!("log {}", b.log));
+    }
+    match pb::BreakpointHits::try_from(b.hits) {
+        Ok(pb::BreakpointHits::HitsNth) => notes.push(format!("hit {}", b.hits_n)),
+        Ok(pb::BreakpointHits::HitsEvery) => notes.push(format!("every {} hits", b.hits_n)),
+        Ok(pb::BreakpointHits::HitsFrom) => notes.push(format!("from hit {}", b.hits_n)),
+        _ => {}
+    }
+    if b.once {
+        notes.push("once".into());
+    }
+    if b.scope_session != 0 {
+        notes.push(format!("session {} only", b.scope_session));
+    }
+    if b.orphaned {
+        notes.push("orphaned".into());
+    } else if !b.enabled {
+        notes.push("disabled".into());
+    }
+    let notes = if notes.is_empty() { String::new() } else { format!(" ({})", notes.join(", ")) };
+    format!("{} {}>>{} {at}{notes}, {} hits here, set by {}", b.id, b.class_name, b.selector, b.hits_here, b.owner)
 }
 
 /// Runs `ops` as one batch and prints the first error, or else the last outcome.
@@ -106,6 +175,11 @@ fn print(gem: &str, ops: Vec<Op>) -> Result<ExitCode> {
             for method in m.methods {
                 let side = if method.meta { " class" } else { "" };
                 println!("{}{side}>>{}", method.class_name, method.selector);
+            }
+        }
+        Outcome::Breakpoints(list) => {
+            for b in list.breakpoints {
+                println!("{}", breakpoint_line(&b));
             }
         }
         Outcome::Processes(list) => {

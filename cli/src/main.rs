@@ -72,6 +72,11 @@ fn run(args: Args) -> Result<ExitCode> {
         Command::Senders { selector, gem } => client::run(&gem, Request::Senders(selector)),
         Command::Implementors { selector, gem } => client::run(&gem, Request::Implementors(selector)),
         Command::Processes { gem } => client::run(&gem, Request::Processes),
+        Command::Break { method, line, condition, log, once, this_gem, gem } => {
+            client::run(&gem, Request::Break { method, line, condition, log, once, this_gem })
+        }
+        Command::Breakpoints { gem } => client::run(&gem, Request::Breakpoints),
+        Command::Unbreak { id, gem } => client::run(&gem, Request::Unbreak(id)),
         Command::Stack { process, gem } => client::stack(&gem, process),
         Command::Run { file } => local::run_file(&setup, &file),
         Command::Check { paths } => local::check(&setup, &paths),

@@ -1,7 +1,8 @@
 //! Breakpoints across gems: one set through gem B stops a process of gem A, which runs a
 //! forked loop, within about a second, and only that process; it is listed by every gem;
 //! removed through B, the process proceeded in A goes on with its work. A user who may not
-//! change code sets none.
+//! change code sets none. `onyx break`, `onyx breakpoints` and `onyx unbreak` do the same from
+//! the command line.
 
 use std::time::{Duration, Instant};
 
@@ -149,4 +150,49 @@ fn a_breakpoint_for_one_gem_stops_no_other_and_a_reader_sets_none() {
         let listed = execute(&mut in_b, vec![op(Op::Breakpoints(pb::Empty {}))]).await;
         assert_eq!(breakpoints(&listed[0]).len(), 1, "the reader's was not set");
     });
+}
+
+#[test]
+fn the_command_line_sets_lists_and_removes_breakpoints_as_topaz_does() {
+    let (_dir, stone) = repository();
+    let a = GemProcess::start(&stone);
+    let b = GemProcess::start(&stone);
+    runtime().block_on(async {
+        let mut in_a = client(&a).await;
+        execute(&mut in_a, vec![evaluate(TICKER)]).await;
+    });
+    let onyx = |gem: &GemProcess, args: &[&str]| {
+        let out = std::process::Command::new(onyx_tests::onyx())
+            .args(args)
+            .args(["--gem", &gem.addr])
+            .output()
+            .expect("runs");
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (ok, _, _) = onyx(&b, &["abort"]);
+    assert!(ok);
+    let (ok, set, said) = onyx(&b, &["break", "Ticker>>tick:", "2", "--condition", "n > 5"]);
+    assert!(ok, "{said}");
+    assert!(
+        set.starts_with("1 Ticker>>tick: line 3 (if n > 5)"),
+        "a line without a statement lands on the next: {set}"
+    );
+    let stopped = (0..250).find_map(|_| {
+        std::thread::sleep(Duration::from_millis(20));
+        let (_, listed, _) = onyx(&a, &["processes"]);
+        listed.lines().find(|l| l.contains("breakpoint 1 at line 3")).map(str::to_string)
+    });
+    assert!(stopped.is_some_and(|l| l.contains("suspended (kept)")), "gem A stops at it");
+    let (_, listed, _) = onyx(&a, &["breakpoints"]);
+    assert!(listed.starts_with("1 Ticker>>tick: line 3 (if n > 5), 1 hits here, set by DataCurator"), "{listed}");
+    let (ok, removed, _) = onyx(&b, &["unbreak", "1"]);
+    assert!(ok && removed.contains("breakpoint 1 removed"), "{removed}");
+    let (ok, _, said) = onyx(&b, &["unbreak", "1"]);
+    assert!(!ok && said.contains("no breakpoint 1"), "{said}");
+    let (ok, _, said) = onyx(&b, &["break", "Ticker>>nothing", "2"]);
+    assert!(!ok && said.contains("Ticker has no method nothing"), "{said}");
 }

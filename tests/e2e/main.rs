@@ -6,7 +6,8 @@
 //! - `stone`: `onyx init` and `onyx stone` served to gem sessions over gRPC.
 //! - `gems`: gem processes sharing a repository through a stone.
 //! - `debugger`: suspended processes, stepping and the other debugger operations, over gRPC.
-//! - `breakpoints`: breakpoints set through one gem stopping processes of another.
+//! - `breakpoints`: breakpoints set through one gem (or `onyx break`) stopping processes of
+//!   another.
 //! - `errors`: the stone's failures, told apart by kind through a gem's session and its agent.
 //! - `crash`: a stone killed during a commit storm keeps every acknowledged commit.
 //! - `integrity`: hostile records, and damaged files, refused or found, never read as data.

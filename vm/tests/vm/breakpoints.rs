@@ -417,4 +417,3 @@ fn the_statement_at_a_cursor_is_the_innermost_step_point_around_it() {
     };
     assert_eq!(view.line, 3);
 }
-
