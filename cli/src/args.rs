@@ -273,6 +273,19 @@ pub enum BenchKind {
         #[arg(long, default_value = ".")]
         disk: PathBuf,
     },
+    /// How long a breakpoint set through one gem (`--setter`) takes to stop a forked loop of
+    /// another (`--gem`), from the setter's answer to the loop seen stopped.
+    Spread {
+        /// The gem whose loop stops (`host:port`).
+        #[arg(long)]
+        gem: String,
+        /// The gem the breakpoints are set through (`host:port`).
+        #[arg(long)]
+        setter: String,
+        /// Breakpoints set (the median, least and most are printed).
+        #[arg(long, default_value_t = 21)]
+        runs: usize,
+    },
     /// What a breakpoint costs the method it is in: a million calls with none, a disabled
     /// one, one whose condition is false, and a log point taken every 1000th hit.
     Breakpoints {

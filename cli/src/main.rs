@@ -87,6 +87,9 @@ fn run(args: Args) -> Result<ExitCode> {
         }
         Command::Bench { what: Some(BenchKind::Logins { runs }), .. } => bench::logins::run(runs),
         Command::Bench { what: Some(BenchKind::Breakpoints { runs }), .. } => bench::breakpoints::run(&setup, runs),
+        Command::Bench { what: Some(BenchKind::Spread { gem, setter, runs }), .. } => {
+            bench::spread::run(&bench::spread::SpreadBench { gem: &gem, setter: &setter, runs })
+        }
         Command::Bench { what: Some(BenchKind::Debugger { gem, runs }), .. } => {
             bench::debugger::run(&bench::debugger::DebuggerBench { gem: &gem, runs })
         }

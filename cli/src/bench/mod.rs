@@ -4,7 +4,8 @@
 //! measure a running gem's agent, its debugger's operations, a stone's commits and a gem's
 //! faults; `logins.rs`, how long a refused login
 //! takes for a user and for a name that is none; `breakpoints.rs`, what a breakpoint costs the
-//! method it is in.
+//! method it is in; `spread.rs`, how long a breakpoint set through one gem takes to stop
+//! another's process.
 
 pub mod agent;
 pub mod breakpoints;
@@ -12,6 +13,7 @@ pub mod commits;
 pub mod debugger;
 pub mod faults;
 pub mod logins;
+pub mod spread;
 
 use std::process::ExitCode;
 
