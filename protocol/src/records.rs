@@ -4,7 +4,7 @@
 
 use onyx_record::{
     About, Access, Breakpoint, Hits, LockKind, LogEntry, LogFrame, LogVariable, ObjectRecord, Policy, Scope,
-    SessionInfo, StoneError, UserInfo,
+    SessionInfo, StoneError, Suspended, UserInfo,
 };
 
 use crate::stone as pb;
@@ -86,12 +86,27 @@ pub fn from_wire(o: pb::Object) -> Result<ObjectRecord, Malformed> {
 
 /// What a gem says of itself, as a message.
 pub fn about_to_wire(a: &About) -> pb::About {
-    pb::About { user: a.user.clone(), host: a.host.clone(), pid: a.pid, agent: a.agent.clone() }
+    let suspended = a
+        .suspended
+        .iter()
+        .map(|s| pb::SuspendedProcess {
+            process: s.process,
+            reason: s.reason.clone(),
+            method: s.method.clone(),
+            since_micros: s.since_micros,
+        })
+        .collect();
+    pb::About { user: a.user.clone(), host: a.host.clone(), pid: a.pid, agent: a.agent.clone(), suspended }
 }
 
 /// A message of what a gem says of itself.
 pub fn about_from_wire(a: pb::About) -> About {
-    About { user: a.user, host: a.host, pid: a.pid, agent: a.agent }
+    let suspended = a
+        .suspended
+        .into_iter()
+        .map(|s| Suspended { process: s.process, reason: s.reason, method: s.method, since_micros: s.since_micros })
+        .collect();
+    About { user: a.user, host: a.host, pid: a.pid, agent: a.agent, suspended }
 }
 
 /// One session of the stone's list, as a message.

@@ -49,7 +49,7 @@ pub mod word;
 pub use breakpoint::{Breakpoint, Hits, Scope};
 pub use error::StoneError;
 pub use link::{
-    About, CommitOutcome, LockKind, NO_POLICY, SYSTEM_POLICY, SessionInfo, StoneLink, UserInfo, ViewChange,
+    About, CommitOutcome, LockKind, NO_POLICY, SYSTEM_POLICY, SessionInfo, StoneLink, Suspended, UserInfo, ViewChange,
 };
 pub use log::{LogEntry, LogFrame, LogVariable};
 pub use policy::{Access, Policy};

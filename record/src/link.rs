@@ -151,6 +151,43 @@ pub struct About {
     pub pid: u32,
     /// Where the gem's agent listens (empty for a gem without one).
     pub agent: String,
+    /// The processes the gem keeps suspended for a debugger, oldest first (at most
+    /// [`MAX_LISTED_SUSPENDED`]).
+    pub suspended: Vec<Suspended>,
+}
+
+/// The suspended processes a gem lists at most in what it says of itself.
+pub const MAX_LISTED_SUSPENDED: usize = 100;
+
+/// The longest text of a listed suspended process (its reason, its method).
+pub const MAX_SUSPENDED_TEXT: usize = 1024;
+
+/// A process a gem keeps suspended, as the stone's list of sessions shows it to every tool.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Suspended {
+    /// Its number in the gem.
+    pub process: u64,
+    /// Why it stopped (`breakpoint 3 at line 4`, an error's description, ...).
+    pub reason: String,
+    /// The frame it stopped in (`Foo>>bar`).
+    pub method: String,
+    /// Since when, in microseconds since the Unix epoch.
+    pub since_micros: u64,
+}
+
+impl About {
+    /// Checks what a stone takes from a gem: a bounded list of bounded texts.
+    pub fn check(&self) -> Result<(), String> {
+        if self.suspended.len() > MAX_LISTED_SUSPENDED {
+            return Err(format!("a gem lists at most {MAX_LISTED_SUSPENDED} suspended processes"));
+        }
+        let long =
+            self.suspended.iter().any(|s| s.reason.len() > MAX_SUSPENDED_TEXT || s.method.len() > MAX_SUSPENDED_TEXT);
+        if long {
+            return Err(format!("a suspended process's texts are at most {MAX_SUSPENDED_TEXT} bytes"));
+        }
+        Ok(())
+    }
 }
 
 /// One session of the stone, as listed.
@@ -166,4 +203,18 @@ pub struct SessionInfo {
     pub behind: u64,
     /// Objects it holds locks on.
     pub locks: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{About, MAX_LISTED_SUSPENDED, MAX_SUSPENDED_TEXT, Suspended};
+
+    #[test]
+    fn a_gem_lists_a_bounded_number_of_suspended_processes_with_bounded_texts() {
+        let one = Suspended { process: 1, reason: "halt".into(), method: "Foo>>bar".into(), since_micros: 1 };
+        assert_eq!(About { suspended: vec![one.clone(); MAX_LISTED_SUSPENDED], ..About::default() }.check(), Ok(()));
+        assert!(About { suspended: vec![one.clone(); MAX_LISTED_SUSPENDED + 1], ..About::default() }.check().is_err());
+        let long = Suspended { reason: "x".repeat(MAX_SUSPENDED_TEXT + 1), ..one };
+        assert!(About { suspended: vec![long], ..About::default() }.check().is_err());
+    }
 }

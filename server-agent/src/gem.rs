@@ -76,6 +76,7 @@ pub fn serve_until(
                     host: vm_thread::host_name(),
                     pid: std::process::id(),
                     agent: advertised,
+                    suspended: Vec::new(),
                 };
                 let watch = Watch::new(&mut vm, about);
                 vm_thread::run(&mut vm, &work_queue, &vm_events, watch, eval_limit, Relogin::new(login));

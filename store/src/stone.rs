@@ -425,6 +425,7 @@ impl Stone {
 
     /// Records what a session's gem says of itself.
     pub fn describe(&self, session: u64, about: About) -> Result<(), StoreError> {
+        about.check().map_err(StoreError::Invalid)?;
         let mut st = self.shared.state();
         st.sessions.get_mut(&session).ok_or(StoreError::NoSession(session))?.about = about;
         Ok(())

@@ -35,7 +35,13 @@ fn reports_are_stamped_by_the_stone_kept_read_newest_first_and_bounded() -> Resu
         stone.add_user(None, "admin", "pw", true, None)?;
         stone.add_user(None, "bob", "pw", false, None)?;
         let (admin, _) = stone.login("admin", "pw")?;
-        let about = About { user: "admin".into(), host: "box".into(), pid: 77, agent: "127.0.0.1:9".into() };
+        let about = About {
+            user: "admin".into(),
+            host: "box".into(),
+            pid: 77,
+            agent: "127.0.0.1:9".into(),
+            suspended: Vec::new(),
+        };
         stone.describe(admin, about)?;
         let first = stone.log_failure(admin, report("ZeroDivide: first"))?;
         let second = stone.log_failure(admin, report("ZeroDivide: second"))?;

@@ -1,5 +1,6 @@
 //! Breakpoints across gems: one set through gem B stops a process of gem A, which runs a
-//! forked loop, within about a second, and only that process; it is listed by every gem;
+//! forked loop, within about a second, and only that process; it is listed by every gem, and
+//! the stopped process in every gem's list of the stone's sessions;
 //! removed through B, the process proceeded in A goes on with its work. A user who may not
 //! change code sets none. `onyx break`, `onyx breakpoints` and `onyx unbreak` do the same from
 //! the command line.
@@ -90,6 +91,14 @@ fn a_breakpoint_set_through_one_gem_stops_a_process_of_another_which_goes_on_onc
             tokio::time::sleep(Duration::from_millis(20)).await;
         };
         assert!(stopped.kept && stopped.top.contains("Ticker>>tick:"), "{stopped:?}");
+        // Every gem's list of the stone's sessions shows it.
+        let sessions = execute(&mut in_b, vec![op(Op::Sessions(pb::Empty {}))]).await;
+        let Outcome::Sessions(sessions) = &sessions[0] else { panic!("sessions: {:?}", sessions[0]) };
+        let listed: Vec<&pb::SuspendedProcess> = sessions.sessions.iter().flat_map(|s| &s.suspended).collect();
+        assert_eq!(listed.len(), 1, "{sessions:?}");
+        assert_eq!(listed[0].process, stopped.process);
+        assert_eq!((listed[0].reason.as_str(), listed[0].method.as_str()), ("breakpoint 1 at line 3", "Ticker>>tick:"));
+        assert!(listed[0].since_micros > 0);
         let held = ticks(&mut in_a).await;
         tokio::time::sleep(Duration::from_millis(200)).await;
         assert_eq!(ticks(&mut in_a).await, held, "the loop waits at the breakpoint");
@@ -114,6 +123,9 @@ fn a_breakpoint_set_through_one_gem_stops_a_process_of_another_which_goes_on_onc
         tokio::time::sleep(Duration::from_millis(300)).await;
         assert!(ticks(&mut in_a).await > held, "the loop goes on");
         assert!(at_breakpoints(&mut in_a).await.is_empty());
+        let sessions = execute(&mut in_b, vec![op(Op::Sessions(pb::Empty {}))]).await;
+        let Outcome::Sessions(sessions) = &sessions[0] else { panic!("sessions: {:?}", sessions[0]) };
+        assert!(sessions.sessions.iter().all(|s| s.suspended.is_empty()), "{sessions:?}");
     });
 }
 

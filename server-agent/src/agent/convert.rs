@@ -390,6 +390,16 @@ fn answer_of(answer: Answer) -> PbOutcome {
                     behind: s.behind,
                     locks: s.locks,
                     this_gem: s.this_gem,
+                    suspended: s
+                        .suspended
+                        .into_iter()
+                        .map(|p| pb::SuspendedProcess {
+                            process: p.process,
+                            reason: p.reason,
+                            method: p.method,
+                            since_micros: p.since_micros,
+                        })
+                        .collect(),
                 })
                 .collect(),
             latest,

@@ -205,7 +205,7 @@ pub fn processes(vm: &Vm) -> Outcome {
     Ok(Answer::Processes(items))
 }
 
-fn reason_text(r: &onyx_vm::Reason) -> (&'static str, String) {
+pub(crate) fn reason_text(r: &onyx_vm::Reason) -> (&'static str, String) {
     match r {
         onyx_vm::Reason::Error { description, .. } => ("error", description.clone()),
         onyx_vm::Reason::Halt(d) => ("halt", d.clone()),

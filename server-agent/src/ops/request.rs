@@ -500,6 +500,8 @@ pub struct GemSession {
     pub locks: u64,
     /// Whether it is the gem answering.
     pub this_gem: bool,
+    /// The processes it keeps suspended for a debugger.
+    pub suspended: Vec<onyx_record::Suspended>,
 }
 
 /// What an operation answers.

@@ -61,6 +61,7 @@ pub fn sessions(vm: &mut Vm) -> Outcome {
             behind: s.behind,
             locks: s.locks,
             this_gem: Some(s.session) == own,
+            suspended: s.about.suspended,
         })
         .collect();
     Ok(Answer::Sessions { sessions, latest })

@@ -213,7 +213,11 @@ pub fn run(
             // Nobody listening is fine: the transcript is for whoever is.
             let _ = events.send(Event::Transcript(text));
         }
-        for e in vm.take_debug_events() {
+        let debug_events = vm.take_debug_events();
+        if !debug_events.is_empty() {
+            watch.suspended_changed(vm);
+        }
+        for e in debug_events {
             let (process, change) = match e {
                 DebugEvent::Suspended(p) => (p, ProcessChange::Suspended),
                 DebugEvent::Failed(p) => {

@@ -7,7 +7,8 @@
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
-use onyx_record::{About, StoneError};
+use onyx_record::link::{MAX_LISTED_SUSPENDED, MAX_SUSPENDED_TEXT};
+use onyx_record::{About, StoneError, Suspended};
 use onyx_vm::Vm;
 use tokio::sync::broadcast;
 
@@ -41,6 +42,41 @@ impl Watch {
     pub fn logged_in(&mut self, vm: &mut Vm, user: String) {
         if self.users.insert(user) {
             self.about.user = self.users.iter().cloned().collect::<Vec<_>>().join(", ");
+            let _ = vm.describe_session(&self.about);
+        }
+    }
+
+    /// The processes the gem keeps suspended changed: the stone's list of sessions shows them
+    /// to every tool of every gem.
+    pub fn suspended_changed(&mut self, vm: &mut Vm) {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_micros()).unwrap_or(u64::MAX));
+        let before = std::mem::take(&mut self.about.suspended);
+        let clip = |mut s: String| {
+            if s.len() > MAX_SUSPENDED_TEXT {
+                let mut end = MAX_SUSPENDED_TEXT;
+                while !s.is_char_boundary(end) {
+                    end -= 1;
+                }
+                s.truncate(end);
+            }
+            s
+        };
+        let listed: Vec<Suspended> = vm
+            .kept_processes()
+            .into_iter()
+            .filter_map(|p| vm.process_view(p))
+            .map(|view| {
+                let since = before.iter().find(|s| s.process == view.serial).map_or(now, |s| s.since_micros);
+                let reason = view.reason.as_ref().map(|r| crate::ops::debugger::reason_text(r).1).unwrap_or_default();
+                Suspended { process: view.serial, reason: clip(reason), method: clip(view.top), since_micros: since }
+            })
+            .take(MAX_LISTED_SUSPENDED)
+            .collect();
+        let changed = listed != before;
+        self.about.suspended = listed;
+        if changed {
             let _ = vm.describe_session(&self.about);
         }
     }
