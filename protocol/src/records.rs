@@ -190,11 +190,7 @@ pub fn breakpoint_to_wire(b: &Breakpoint) -> pb::BreakpointWire {
         Hits::Every(n) => (pb::HitRule::Every, n),
         Hits::From(n) => (pb::HitRule::From, n),
     };
-    let (scope_session, scope_process) = match b.scope {
-        Scope::Everywhere => (0, 0),
-        Scope::Session(s) => (s, 0),
-        Scope::Process { session, process } => (session, process),
-    };
+    let (scope_session, scope_process) = b.scope.parts();
     pb::BreakpointWire {
         id: b.id,
         class_name: b.class.clone(),
@@ -222,12 +218,8 @@ pub fn breakpoint_from_wire(b: pb::BreakpointWire) -> Result<Breakpoint, Malform
         Ok(pb::HitRule::From) => Hits::From(b.hits_n),
         Err(_) => return Err(Malformed(format!("no hit rule {}", b.hits))),
     };
-    let scope = match (b.scope_session, b.scope_process) {
-        (0, 0) => Scope::Everywhere,
-        (0, _) => return Err(Malformed("a process scope names its gem's session".into())),
-        (session, 0) => Scope::Session(session),
-        (session, process) => Scope::Process { session, process },
-    };
+    let scope = Scope::from_parts(b.scope_session, b.scope_process)
+        .ok_or_else(|| Malformed("a process scope names its gem's session".into()))?;
     Ok(Breakpoint {
         id: b.id,
         class: b.class_name,

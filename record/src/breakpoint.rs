@@ -50,6 +50,25 @@ pub enum Scope {
 }
 
 impl Scope {
+    /// As the protocols carry it: the session (0: every gem) and the process (0: every one).
+    pub fn parts(self) -> (u64, u64) {
+        match self {
+            Scope::Everywhere => (0, 0),
+            Scope::Session(s) => (s, 0),
+            Scope::Process { session, process } => (session, process),
+        }
+    }
+
+    /// The scope of [`Scope::parts`]; `None` for a process without its gem's session.
+    pub fn from_parts(session: u64, process: u64) -> Option<Scope> {
+        match (session, process) {
+            (0, 0) => Some(Scope::Everywhere),
+            (0, _) => None,
+            (session, 0) => Some(Scope::Session(session)),
+            (session, process) => Some(Scope::Process { session, process }),
+        }
+    }
+
     /// Whether a gem of session `session` applies it.
     pub fn includes_session(self, session: u64) -> bool {
         match self {
@@ -113,5 +132,19 @@ impl Breakpoint {
             Hits::Nth(0) | Hits::Every(0) | Hits::From(0) => Err("hit counts start at 1".into()),
             _ => Ok(()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Scope;
+
+    #[test]
+    fn a_scope_goes_to_its_parts_and_back() {
+        for scope in [Scope::Everywhere, Scope::Session(4), Scope::Process { session: 4, process: 9 }] {
+            let (session, process) = scope.parts();
+            assert_eq!(Scope::from_parts(session, process), Some(scope));
+        }
+        assert_eq!(Scope::from_parts(0, 9), None, "a process is named with its gem");
     }
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome as PbOutcome};
 
-use onyx_record::{Hits, Scope};
+use onyx_record::Hits;
 
 use crate::ops::breakpoints::{At, BreakpointEntry, BreakpointRequest, SetBreakpoint, Within};
 use crate::ops::debugger::{DebugRequest, Debugged, Step};
@@ -80,11 +80,7 @@ fn breakpoint_info(e: BreakpointEntry) -> pb::BreakpointInfo {
         Hits::Every(n) => (pb::BreakpointHits::HitsEvery, n),
         Hits::From(n) => (pb::BreakpointHits::HitsFrom, n),
     };
-    let (scope_session, scope_process) = match b.scope {
-        Scope::Everywhere => (0, 0),
-        Scope::Session(s) => (s, 0),
-        Scope::Process { session, process } => (session, process),
-    };
+    let (scope_session, scope_process) = b.scope.parts();
     pb::BreakpointInfo {
         id: b.id,
         class_name: b.class,
