@@ -441,7 +441,7 @@ impl Ide {
                         Event::Process(p) if p.change == "terminated" => {
                             self.notifiers.retain(|n| n.process != p.process);
                         }
-                        Event::Transcript(_) | Event::Sessions(_) | Event::Process(_) => {}
+                        Event::Transcript(_) | Event::Sessions(_) | Event::Process(_) | Event::Suspended(_) => {}
                     }
                     let (before, mut opened) = (self.link.batches_sent(), Vec::new());
                     let mut ctx = Ctx::new(&mut self.link, &mut self.sent, &mut opened);

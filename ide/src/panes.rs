@@ -141,7 +141,7 @@ impl View for Transcript {
     fn hear(&mut self, event: &Event, _ctx: &mut Ctx) {
         match event {
             Event::Transcript(text) => self.text.push_str(text),
-            Event::Stale(_) | Event::Sessions(_) | Event::Relogged(_) | Event::Process(_) => {}
+            Event::Stale(_) | Event::Sessions(_) | Event::Relogged(_) | Event::Process(_) | Event::Suspended(_) => {}
         }
     }
 
@@ -213,10 +213,11 @@ impl View for Sessions {
         Some(Saved::Sessions)
     }
 
-    /// Gems logging in or out, and commits (how far behind each view is), change the list.
+    /// Gems logging in or out, commits (how far behind each view is) and processes suspended
+    /// in any gem change the list.
     fn hear(&mut self, event: &Event, ctx: &mut Ctx) {
         match event {
-            Event::Sessions(_) | Event::Relogged(_) | Event::Stale(_) => self.read(ctx),
+            Event::Sessions(_) | Event::Relogged(_) | Event::Stale(_) | Event::Suspended(_) => self.read(ctx),
             Event::Transcript(_) | Event::Process(_) => {}
         }
     }

@@ -62,6 +62,7 @@ fn a_breakpoint_set_through_one_gem_stops_a_process_of_another_which_goes_on_onc
     runtime().block_on(async {
         let mut in_a = client(&a).await;
         let mut in_b = client(&b).await;
+        let mut b_hears = in_b.events(pb::EventsRequest {}).await.expect("events").into_inner();
         let out = execute(&mut in_a, vec![evaluate(TICKER)]).await;
         assert_eq!(printed(&out[0]), "nil");
         let before = ticks(&mut in_a).await;
@@ -99,6 +100,19 @@ fn a_breakpoint_set_through_one_gem_stops_a_process_of_another_which_goes_on_onc
         assert_eq!(listed[0].process, stopped.process);
         assert_eq!((listed[0].reason.as_str(), listed[0].method.as_str()), ("breakpoint 1 at line 3", "Ticker>>tick:"));
         assert!(listed[0].since_micros > 0);
+        // And B's tools are told, within about a second.
+        let told = async {
+            loop {
+                let e = b_hears.message().await.expect("the stream").expect("an event");
+                if let Some(pb::event::Event::Suspended(s)) = e.event
+                    && s.processes.iter().any(|p| p.process == stopped.process)
+                {
+                    return s.session;
+                }
+            }
+        };
+        let session = tokio::time::timeout(Duration::from_secs(5), told).await.expect("B hears of it");
+        assert!(sessions.sessions.iter().any(|s| s.session == session && !s.this_gem), "A's session");
         let held = ticks(&mut in_a).await;
         tokio::time::sleep(Duration::from_millis(200)).await;
         assert_eq!(ticks(&mut in_a).await, held, "the loop waits at the breakpoint");

@@ -71,6 +71,11 @@ fn set_breakpoint(r: pb::SetBreakpoint) -> Result<SetBreakpoint, Failure> {
     })
 }
 
+/// A process a gem keeps suspended, as the tools' message.
+fn suspended_process(p: onyx_record::Suspended) -> pb::SuspendedProcess {
+    pb::SuspendedProcess { process: p.process, reason: p.reason, method: p.method, since_micros: p.since_micros }
+}
+
 /// A breakpoint as the tools' message.
 fn breakpoint_info(e: BreakpointEntry) -> pb::BreakpointInfo {
     let b = e.breakpoint;
@@ -386,16 +391,7 @@ fn answer_of(answer: Answer) -> PbOutcome {
                     behind: s.behind,
                     locks: s.locks,
                     this_gem: s.this_gem,
-                    suspended: s
-                        .suspended
-                        .into_iter()
-                        .map(|p| pb::SuspendedProcess {
-                            process: p.process,
-                            reason: p.reason,
-                            method: p.method,
-                            since_micros: p.since_micros,
-                        })
-                        .collect(),
+                    suspended: s.suspended.into_iter().map(suspended_process).collect(),
                 })
                 .collect(),
             latest,
@@ -464,6 +460,10 @@ pub fn event(e: Event) -> pb::Event {
             pb::event::Event::Sessions(pb::SessionsChanged { logged_in, logged_out })
         }
         Event::Relogged { session } => pb::event::Event::Relogged(pb::Relogged { session }),
+        Event::Suspended { session, processes } => pb::event::Event::Suspended(pb::GemSuspended {
+            session,
+            processes: processes.into_iter().map(suspended_process).collect(),
+        }),
         Event::Process { process, change } => {
             let change = match change {
                 ProcessChange::Suspended => "suspended",

@@ -656,6 +656,14 @@ pub enum Event {
         /// The new session.
         session: u64,
     },
+    /// The processes a gem of the stone (this one or another) keeps suspended changed: these
+    /// are they now.
+    Suspended {
+        /// The gem's session.
+        session: u64,
+        /// Its suspended processes, oldest first (none: it has none left, or it went).
+        processes: Vec<onyx_record::Suspended>,
+    },
     /// A process of the gem was suspended (and is kept to debug), resumed, or terminated.
     Process {
         /// The process.

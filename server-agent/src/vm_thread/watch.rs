@@ -1,10 +1,11 @@
 //! What the tools hear of the stone besides their own replies: other sessions' commits
 //! (this gem's view is behind) and sessions logging in and out. The VM thread looks every
-//! second, between batches, and applies the stone's breakpoints when they changed. It also
+//! second, between batches, and applies the stone's breakpoints when they changed; it tells of
+//! the processes every gem keeps suspended when they change. It also
 //! keeps what the gem says of itself in the stone's list of sessions up to date, and finds
 //! out, within a second, that the stone is gone (`relogin.rs` takes it from there).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 use onyx_record::link::{MAX_LISTED_SUSPENDED, MAX_SUSPENDED_TEXT};
@@ -25,6 +26,8 @@ pub struct Watch {
     latest: u64,
     /// The sessions last seen (none until the stone first answers).
     sessions: Option<BTreeSet<u64>>,
+    /// The suspended processes each gem listed when last seen.
+    suspended: BTreeMap<u64, Vec<Suspended>>,
     looked: Instant,
 }
 
@@ -35,7 +38,7 @@ impl Watch {
         let _ = vm.describe_session(&about);
         // What comes and goes from now on is told.
         let sessions = vm.stone_sessions().ok().map(|(list, _)| list.iter().map(|s| s.session).collect());
-        Watch { about, users: BTreeSet::new(), latest: 0, sessions, looked: Instant::now() }
+        Watch { about, users: BTreeSet::new(), latest: 0, sessions, suspended: BTreeMap::new(), looked: Instant::now() }
     }
 
     /// A user logged in to the agent: the stone's list of sessions names them.
@@ -118,6 +121,22 @@ impl Watch {
             let _ = events.send(Event::Stale { latest, behind });
         }
         self.latest = latest;
+        // Each gem whose suspended processes changed since the last look (one that went
+        // counts as having none).
+        let mut suspended: BTreeMap<u64, Vec<Suspended>> =
+            list.iter().map(|s| (s.session, s.about.suspended.clone())).collect();
+        for (session, was) in &self.suspended {
+            if !was.is_empty() && !suspended.contains_key(session) {
+                let _ = events.send(Event::Suspended { session: *session, processes: Vec::new() });
+            }
+        }
+        for (session, now) in &suspended {
+            if self.suspended.get(session).map_or(!now.is_empty(), |was| was != now) {
+                let _ = events.send(Event::Suspended { session: *session, processes: now.clone() });
+            }
+        }
+        suspended.retain(|_, list| !list.is_empty());
+        self.suspended = suspended;
         let now: BTreeSet<u64> = list.iter().map(|s| s.session).collect();
         if let Some(before) = &self.sessions {
             let logged_in: Vec<u64> = now.difference(before).copied().collect();
