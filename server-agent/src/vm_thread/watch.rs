@@ -86,6 +86,8 @@ impl Watch {
 
     /// The gem logged in again (see `relogin.rs`): the stone's list of sessions names it anew.
     pub fn rejoin(&mut self, vm: &mut Vm) {
+        // The processes the lost VM kept are gone with it.
+        self.about.suspended.clear();
         let _ = vm.describe_session(&self.about);
         self.latest = 0;
         self.sessions = None;
