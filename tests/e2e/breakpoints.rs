@@ -175,6 +175,39 @@ fn a_breakpoint_for_one_gem_stops_no_other_and_a_reader_sets_none() {
         assert_eq!(e.code, pb::Code::PermissionDenied as i32, "{e:?}");
         let listed = execute(&mut in_b, vec![op(Op::Breakpoints(pb::Empty {}))]).await;
         assert_eq!(breakpoints(&listed[0]).len(), 1, "the reader's was not set");
+
+        // Malformed requests are refused with a clear error and set nothing.
+        let method = || Some(pb::MethodRef { class: crate::agent::class("Ticker"), selector: "tick:".into() });
+        let line = Some(pb::set_breakpoint::At::Line(3));
+        let bad = |b: pb::SetBreakpoint| op(Op::SetBreakpoint(pb::SetBreakpoint { enabled: true, ..b }));
+        let out = execute(
+            &mut in_b,
+            vec![
+                bad(pb::SetBreakpoint { method: method(), at: None, ..Default::default() }),
+                bad(pb::SetBreakpoint {
+                    method: method(),
+                    at: line,
+                    hits: pb::BreakpointHits::HitsNth as i32,
+                    ..Default::default()
+                }),
+                bad(pb::SetBreakpoint {
+                    method: method(),
+                    at: line,
+                    scope: pb::BreakpointScope::OneProcess as i32,
+                    ..Default::default()
+                }),
+                bad(pb::SetBreakpoint { method: method(), at: line, condition: "n >".into(), ..Default::default() }),
+                bad(pb::SetBreakpoint { method: None, at: line, ..Default::default() }),
+                bad(pb::SetBreakpoint { method: method(), at: line, hits: 99, ..Default::default() }),
+                op(Op::RemoveBreakpoint(pb::BreakpointRef { id: 999 })),
+            ],
+        )
+        .await;
+        let codes: Vec<i32> = out.iter().map(|o| error(o).code).collect();
+        let (invalid, not_found) = (pb::Code::Invalid as i32, pb::Code::NotFound as i32);
+        assert_eq!(codes, [invalid, invalid, invalid, invalid, invalid, invalid, not_found], "{out:?}");
+        let listed = execute(&mut in_b, vec![op(Op::Breakpoints(pb::Empty {}))]).await;
+        assert_eq!(breakpoints(&listed[0]).len(), 1, "nothing more was set");
     });
 }
 
