@@ -70,6 +70,10 @@ pub enum Command {
         /// Whether the user may change code (compile, define and remove classes, add users).
         #[arg(long)]
         may_change_code: bool,
+        /// Whether the user may debug the processes of other users' gems (attach a debugger
+        /// to them): puts the user in the group Debuggers, with the groups given.
+        #[arg(long)]
+        may_debug_others: bool,
         /// A group the user is in (object security policies give groups their access); given
         /// once or more, the user's groups become these; not given, they stay as they were.
         #[arg(long = "group")]
@@ -146,6 +150,15 @@ pub enum Command {
     },
     /// Print a suspended process's stack, each frame with its variables (Topaz's STACK).
     Stack {
+        /// The process's number (as `onyx processes` lists it).
+        process: u64,
+        /// The gem's agent (`host:port`).
+        #[arg(long, env = "ONYX_GEM")]
+        gem: String,
+    },
+    /// Pause a running or waiting process of a gem at its next step point, and print its
+    /// stack as `onyx stack` does.
+    Pause {
         /// The process's number (as `onyx processes` lists it).
         process: u64,
         /// The gem's agent (`host:port`).

@@ -201,11 +201,16 @@ fn print(gem: &str, ops: Vec<Op>) -> Result<ExitCode> {
 const STACK_FRAMES: u32 = 1000;
 
 /// Prints a suspended process's stack, each frame with its variables: one batch for the
-/// stack, one for the frames' variables.
-pub fn stack(gem: &str, process: u64) -> Result<ExitCode> {
-    let stack = pb::Operation {
-        op: Some(Op::Stack(pb::FrameRef { process, frame: 0 })),
-        page: Some(pb::Page { from: 0, size: STACK_FRAMES }),
+/// stack, one for the frames' variables. With `pause`, the process runs or waits, and is
+/// paused first (its stack then comes in pages of the agent's size).
+pub fn stack(gem: &str, process: u64, pause: bool) -> Result<ExitCode> {
+    let stack = if pause {
+        pb::Operation { op: Some(Op::Pause(pb::ProcessRef { process })), page: None }
+    } else {
+        pb::Operation {
+            op: Some(Op::Stack(pb::FrameRef { process, frame: 0 })),
+            page: Some(pb::Page { from: 0, size: STACK_FRAMES }),
+        }
     };
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     runtime.block_on(async {
@@ -220,6 +225,10 @@ pub fn stack(gem: &str, process: u64) -> Result<ExitCode> {
             }
             other => bail!("the gem answered out of turn: {other:?}"),
         };
+        if debugged.kind == "pausing" {
+            println!("process {process}: pausing (it stops at its next step point when it runs)");
+            return Ok(ExitCode::SUCCESS);
+        }
         println!("process {}: {} {}", debugged.process, debugged.kind, debugged.reason);
         let ops = debugged.frames.iter().map(|f| Op::Frame(pb::FrameRef { process, frame: f.index })).collect();
         let details = execute(&mut session, ops).await?;
@@ -231,8 +240,9 @@ pub fn stack(gem: &str, process: u64) -> Result<ExitCode> {
                 }
             }
         }
-        if debugged.total > u64::from(STACK_FRAMES) {
-            println!("... {} more frames", debugged.total - u64::from(STACK_FRAMES));
+        let shown = debugged.frames.len() as u64;
+        if debugged.total > shown {
+            println!("... {} more frames", debugged.total - shown);
         }
         session.logout().await.map_err(|s| anyhow!(peer::call_error(&s, gem, Peer::Gem)))?;
         Ok(ExitCode::SUCCESS)

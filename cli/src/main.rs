@@ -61,7 +61,10 @@ fn run(args: Args) -> Result<ExitCode> {
         }
         Command::Commit { gem } => client::run(&gem, Request::Commit),
         Command::Abort { gem } => client::run(&gem, Request::Abort),
-        Command::AddUser { user, may_change_code, groups, gem } => {
+        Command::AddUser { user, may_change_code, may_debug_others, mut groups, gem } => {
+            if may_debug_others {
+                groups.push(onyx_record::policy::DEBUGGERS.to_string());
+            }
             let mut password = String::new();
             std::io::stdin().read_line(&mut password)?;
             let password = password.trim_end_matches(['\n', '\r']).to_string();
@@ -77,7 +80,8 @@ fn run(args: Args) -> Result<ExitCode> {
         }
         Command::Breakpoints { gem } => client::run(&gem, Request::Breakpoints),
         Command::Unbreak { id, gem } => client::run(&gem, Request::Unbreak(id)),
-        Command::Stack { process, gem } => client::stack(&gem, process),
+        Command::Stack { process, gem } => client::stack(&gem, process, false),
+        Command::Pause { process, gem } => client::stack(&gem, process, true),
         Command::Run { file } => local::run_file(&setup, &file),
         Command::Check { paths } => local::check(&setup, &paths),
         Command::Test { packages } => local::test(&setup, &packages),

@@ -48,9 +48,11 @@ pub trait StoneLink {
     fn sessions(&mut self) -> Result<(Vec<SessionInfo>, u64), StoneError>;
     /// The user the session is, as the stone knows them.
     fn user(&self) -> &UserInfo;
-    /// Checks `password` against the session's user's, as a login does (a gem's agent
-    /// checks its own logins so); refused with [`StoneError::PermissionDenied`].
-    fn authenticate(&mut self, password: &str) -> Result<(), StoneError>;
+    /// Checks a login to this gem's agent: user `name` with `password`, who must be the
+    /// session's own user or one who may debug others' gems (in
+    /// [`crate::policy::DEBUGGERS`]); answers what the gem knows of them, or refuses with
+    /// [`StoneError::PermissionDenied`].
+    fn admit(&mut self, name: &str, password: &str) -> Result<UserInfo, StoneError>;
     /// Adds user `name` with `password` (or gives an existing one a new password and
     /// privilege); only a user who may change code adds users.
     fn add_user(&mut self, name: &str, password: &str, may_change_code: bool) -> Result<(), StoneError>;

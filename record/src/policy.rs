@@ -6,6 +6,10 @@
 /// The group every user who may change code is in: [`crate::SYSTEM_POLICY`] lets it write.
 pub const CODE_CHANGERS: &str = "CodeChangers";
 
+/// The group whose members may debug the processes of any user's gem: log in to that gem's
+/// agent as a debugger (`onyx add-user --may-debug-others` puts a user in it).
+pub const DEBUGGERS: &str = "Debuggers";
+
 /// What a user may do with the objects of a policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Access {

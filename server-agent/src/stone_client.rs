@@ -191,8 +191,12 @@ impl StoneLink for StoneSession {
         &self.user
     }
 
-    fn authenticate(&mut self, password: &str) -> Result<(), StoneError> {
-        done(self.call(Op::Authenticate(pb::Password { password: password.to_string() }))?)
+    fn admit(&mut self, name: &str, password: &str) -> Result<UserInfo, StoneError> {
+        let login = pb::Login { user: name.to_string(), password: password.to_string() };
+        match self.call(Op::Admit(login))? {
+            Answer::User(u) => Ok(records::user_from_wire(u)),
+            other => Err(unexpected(&other)),
+        }
     }
 
     fn add_user(&mut self, name: &str, password: &str, may_change_code: bool) -> Result<(), StoneError> {

@@ -111,8 +111,7 @@ impl stone_server::Stone for StoneService {
             StoneError::PermissionDenied(m) => Status::unauthenticated(m),
             e => status(&e),
         })?;
-        let session =
-            Session { logged_in: session, from, throttle: Arc::clone(&self.throttle), user: user.name.clone() };
+        let session = Session { logged_in: session, from, throttle: Arc::clone(&self.throttle) };
         let (replies, stream) = mpsc::channel(4);
         let user = Some(records::user_to_wire(&user));
         let opened = Answer::Opened(pb::Opened { session: session.logged_in.session, view, user });
@@ -161,8 +160,6 @@ struct Session {
     /// Where its gem is.
     from: Option<IpAddr>,
     throttle: Arc<Throttle>,
-    /// Its user's name.
-    user: String,
 }
 
 /// Answers one request of a session.
@@ -224,9 +221,12 @@ async fn answer(s: &Session, request: pb::Request) -> Result<Answer, StoneError>
             .await
             .map(|r| Answer::Collected(pb::GcReport { live: r.live, reclaimed: r.reclaimed })),
         Op::Login(_) => Err(StoreError::Invalid("the session has logged in already".into())),
-        Op::Authenticate(p) => {
-            let check = move |st: &Stone| st.authenticate(session, &p.password);
-            return checked(stone, &s.throttle, &s.user, s.from, check).await.map(done);
+        Op::Admit(l) => {
+            let name = l.user.clone();
+            let check = move |st: &Stone| st.admit(session, &l.user, &l.password);
+            return checked(stone, &s.throttle, &name, s.from, check)
+                .await
+                .map(|u| Answer::User(records::user_to_wire(&u)));
         }
         Op::AddUser(u) => {
             blocking(stone, move |s| s.add_user(Some(session), &u.name, &u.password, u.may_change_code, None))

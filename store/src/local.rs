@@ -102,8 +102,8 @@ impl StoneLink for LocalLink {
         &self.user
     }
 
-    fn authenticate(&mut self, password: &str) -> Result<(), StoneError> {
-        Ok(self.stone.authenticate(self.session, password)?)
+    fn admit(&mut self, name: &str, password: &str) -> Result<UserInfo, StoneError> {
+        Ok(self.stone.admit(self.session, name, password)?)
     }
 
     fn add_user(&mut self, name: &str, password: &str, may_change_code: bool) -> Result<(), StoneError> {

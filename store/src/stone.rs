@@ -196,17 +196,28 @@ impl Stone {
         st.sessions.get(&session).map(|s| s.user.info()).ok_or(StoreError::NoSession(session))
     }
 
-    /// Checks `password` against the session's user's (as it is now).
-    pub fn authenticate(&self, session: u64, password: &str) -> Result<(), StoreError> {
-        let user = {
+    /// Checks a login to the agent of the session's gem: user `name` with `password`, who
+    /// must be the session's own user (as they are now) or one of [`users::DEBUGGERS`], who
+    /// may debug others' gems. Answers what the gem knows of them.
+    pub fn admit(&self, session: u64, name: &str, password: &str) -> Result<UserInfo, StoreError> {
+        let (user, owner) = {
             let st = self.shared.state();
-            let name = &st.sessions.get(&session).ok_or(StoreError::NoSession(session))?.user.name;
-            st.users.get(name).cloned()
+            let owner = st.sessions.get(&session).ok_or(StoreError::NoSession(session))?.user.name.clone();
+            (st.users.get(name).cloned(), owner)
         };
-        if users::verify(user.as_deref(), password) {
-            return Ok(());
+        let denied = || StoreError::PermissionDenied(format!("no user {name} with that password"));
+        if !users::verify(user.as_deref(), password) {
+            return Err(denied());
         }
-        Err(StoreError::PermissionDenied("the password is not the session user's".into()))
+        let user = user.ok_or_else(denied)?;
+        if user.name != owner && !user.in_group(users::DEBUGGERS) {
+            return Err(StoreError::PermissionDenied(format!(
+                "user {name} may not debug {owner}'s gem: only users in the group {} may debug others' gems \
+                 (onyx add-user {name} --may-debug-others)",
+                users::DEBUGGERS
+            )));
+        }
+        Ok(user.info())
     }
 
     /// Adds user `name` with `password`, or gives an existing one a new password and

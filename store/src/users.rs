@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 use argon2::Argon2;
 use argon2::password_hash::rand_core::OsRng;
 use argon2::password_hash::{PasswordHash, PasswordHasher as _, PasswordVerifier as _, SaltString};
-pub use onyx_record::policy::{Access, CODE_CHANGERS, Policy};
+pub use onyx_record::policy::{Access, CODE_CHANGERS, DEBUGGERS, Policy};
 use onyx_record::{NO_POLICY, Oop, UserInfo};
 
 use crate::error::StoreError;

@@ -80,8 +80,8 @@ fn logins_are_checked_by_the_stone_and_only_code_changers_add_users() {
     assert_eq!(wrong.replace("bob", "X"), unknown.replace("mallory", "X"), "refusals say the same either way");
     let (bob, _) = ok(stone.login("bob", "bob's"));
     assert!(denied(stone.add_user(Some(bob), "bob", "new", true, None)).contains("may not add users"));
-    assert!(denied(stone.authenticate(bob, "guess")).contains("password"));
-    ok(stone.authenticate(bob, "bob's"));
+    assert!(denied(stone.admit(bob, "bob", "guess")).contains("password"));
+    assert_eq!(ok(stone.admit(bob, "bob", "bob's")).name, "bob");
     let (curator, _) = ok(stone.login("DataCurator", "curator"));
     ok(stone.add_user(Some(curator), "bob", "new", false, None));
     assert!(stone.login("bob", "bob's").is_err());
@@ -92,6 +92,13 @@ fn logins_are_checked_by_the_stone_and_only_code_changers_add_users() {
     let code_changers = stone.set_groups(curator, "bob", &["CodeChangers".into()]);
     assert!(matches!(code_changers, Err(StoreError::Invalid(_))), "{code_changers:?}");
     ok(stone.set_groups(curator, "bob", &["Payroll".into()]));
+    // Into the agent of bob's gem come bob, and users in Debuggers, with their rights.
+    let (bob, _) = ok(stone.login("bob", "new"));
+    assert!(denied(stone.admit(bob, "DataCurator", "curator")).contains("Debuggers"));
+    ok(stone.set_groups(curator, "DataCurator", &["Debuggers".into()]));
+    assert!(ok(stone.admit(bob, "DataCurator", "curator")).may_change_code);
+    let (wrong, unknown) = (denied(stone.admit(bob, "DataCurator", "x")), denied(stone.admit(bob, "mallory", "x")));
+    assert_eq!(wrong.replace("DataCurator", "X"), unknown.replace("mallory", "X"), "refusals say the same either way");
     // The users are the repository's: a reopened stone knows them.
     drop(stone);
     let stone = ok(Stone::open(dir.path()));

@@ -88,7 +88,7 @@ pub(crate) fn runtime() -> tokio::runtime::Runtime {
 /// A client of the agent that carries its login token.
 pub(crate) type Agent = AgentClient<InterceptedService<Channel, Bearer>>;
 
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub(crate) struct Bearer(MetadataValue<Ascii>);
 
 impl tonic::service::Interceptor for Bearer {
@@ -99,15 +99,20 @@ impl tonic::service::Interceptor for Bearer {
 }
 
 pub(crate) async fn channel(gem: &GemProcess) -> Channel {
-    Channel::from_shared(format!("http://{}", gem.addr))
-        .expect("an address")
-        .connect()
-        .await
-        .expect("the agent answers")
+    channel_to(&gem.addr).await
+}
+
+async fn channel_to(addr: &str) -> Channel {
+    Channel::from_shared(format!("http://{addr}")).expect("an address").connect().await.expect("the agent answers")
 }
 
 pub(crate) async fn login(gem: &GemProcess, user: &str, password: &str) -> Result<Agent, Status> {
-    let channel = channel(gem).await;
+    login_at(&gem.addr, user, password).await
+}
+
+/// A login to the agent listening at `addr` (`host:port`).
+pub(crate) async fn login_at(addr: &str, user: &str, password: &str) -> Result<Agent, Status> {
+    let channel = channel_to(addr).await;
     let request = pb::LoginRequest { user: user.into(), password: password.into() };
     let token = AgentClient::new(channel.clone()).login(request).await?.into_inner().token;
     let bearer = format!("Bearer {token}").parse().expect("a token is ASCII");

@@ -3,7 +3,7 @@
 //! the stopped process in every gem's list of the stone's sessions;
 //! removed through B, the process proceeded in A goes on with its work. A user who may not
 //! change code sets none. `onyx break`, `onyx breakpoints` and `onyx unbreak` do the same from
-//! the command line.
+//! the command line, and `onyx pause` stops a running process.
 
 use std::time::{Duration, Instant};
 
@@ -254,4 +254,19 @@ fn the_command_line_sets_lists_and_removes_breakpoints_as_topaz_does() {
     assert!(!ok && said.contains("no breakpoint 1"), "{said}");
     let (ok, _, said) = onyx(&b, &["break", "Ticker>>nothing", "2"]);
     assert!(!ok && said.contains("Ticker has no method nothing"), "{said}");
+
+    // `onyx pause` stops a process that runs or waits, and prints its stack.
+    let (_, listed, _) = onyx(&a, &["processes"]);
+    let stopped = listed.lines().find(|l| l.contains("suspended")).and_then(|l| l.split(' ').next()).expect("one");
+    let (ok, _, said) = onyx(&a, &["pause", stopped]);
+    assert!(!ok && said.contains("suspended already"), "{said}");
+    runtime().block_on(async {
+        let mut in_a = client(&a).await;
+        execute(&mut in_a, vec![evaluate("[[true] whileTrue: [(Delay forMilliseconds: 10) wait]] fork. nil")]).await;
+    });
+    let (_, listed, _) = onyx(&a, &["processes"]);
+    let waiting = listed.lines().find(|l| l.contains(" waiting")).and_then(|l| l.split(' ').next()).expect("a loop");
+    let (ok, paused, said) = onyx(&a, &["pause", waiting]);
+    assert!(ok && paused.starts_with(&format!("process {waiting}: pause paused")), "{paused} {said}");
+    assert!(paused.contains("UndefinedObject>>DoIt"), "its stack: {paused}");
 }

@@ -54,28 +54,28 @@ async fn stopped(agent: &mut Agent, source: &str) -> u64 {
     e.process
 }
 
-async fn one(agent: &mut Agent, o: Op) -> Outcome {
+pub(crate) async fn one(agent: &mut Agent, o: Op) -> Outcome {
     execute(agent, vec![op(o)]).await.remove(0)
 }
 
-fn debugged(outcome: Outcome) -> pb::Debugged {
+pub(crate) fn debugged(outcome: Outcome) -> pb::Debugged {
     match outcome {
         Outcome::Debugged(d) => d,
         other => panic!("expected what a debugger shows, got {other:?}"),
     }
 }
 
-fn step(process: u64, kind: pb::StepKind) -> Op {
+pub(crate) fn step(process: u64, kind: pb::StepKind) -> Op {
     Op::Step(pb::Step { process, frame: 0, kind: kind as i32, offset: 0 })
 }
 
 /// The source of the top frame's current step point.
-fn current(d: &pb::Debugged) -> String {
+pub(crate) fn current(d: &pb::Debugged) -> String {
     let f = d.frame.as_ref().expect("the top frame, whole");
     f.source.get(f.start as usize..f.end as usize).unwrap_or_default().to_string()
 }
 
-fn variable<'a>(d: &'a pb::Debugged, name: &str) -> &'a str {
+pub(crate) fn variable<'a>(d: &'a pb::Debugged, name: &str) -> &'a str {
     let f = d.frame.as_ref().expect("the top frame");
     &f.variables.iter().find(|v| v.name == name).unwrap_or_else(|| panic!("no {name}: {:?}", f.variables)).print_string
 }

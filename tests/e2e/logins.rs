@@ -231,4 +231,16 @@ fn the_command_line_adds_users_who_then_work_within_their_rights() {
     assert!(!ok && err.contains("may change code"), "{err}");
     let (ok, _, err) = onyx(&["add-user", "other"], "DataCurator", "swordfish", "");
     assert!(!ok && err.contains("password"), "{err}");
+    // Into another user's gem comes only a user who may debug others' gems, and only debugs.
+    for (user, rights) in [("helper", &["--may-debug-others"][..]), ("plain", &[][..])] {
+        let args = [&["add-user", user][..], rights].concat();
+        let (ok, out, err) = onyx(&args, "DataCurator", "swordfish", "pw\n");
+        assert!(ok && out.trim() == "committed", "{out} {err}");
+    }
+    let (ok, out, err) = onyx(&["breakpoints"], "helper", "pw", "");
+    assert!(ok, "{out} {err}");
+    let (ok, _, err) = onyx(&["eval", "3 + 4"], "helper", "pw", "");
+    assert!(!ok && err.contains("may only debug"), "{err}");
+    let (ok, _, err) = onyx(&["breakpoints"], "plain", "pw", "");
+    assert!(!ok && err.contains("Debuggers"), "{err}");
 }

@@ -8,6 +8,8 @@
 //! - `debugger`: suspended processes, stepping and the other debugger operations, over gRPC.
 //! - `breakpoints`: breakpoints set through one gem (or `onyx break`) stopping processes of
 //!   another.
+//! - `attach`: another user's debugger attached to a gem's process stopped at a breakpoint,
+//!   or paused; a debugger cut off.
 //! - `errors`: the stone's failures, told apart by kind through a gem's session and its agent.
 //! - `crash`: a stone killed during a commit storm keeps every acknowledged commit.
 //! - `integrity`: hostile records, and damaged files, refused or found, never read as data.
@@ -24,6 +26,7 @@
 #![allow(clippy::expect_used, clippy::unwrap_used)] // tests fail loudly
 
 mod agent;
+mod attach;
 mod breakpoints;
 mod crash;
 mod debugger;

@@ -297,7 +297,11 @@ impl Vm {
         self.unlink(process);
         self.set_status(process, Status::Suspended);
         let report = self.report_of(process, "interrupted");
-        ErrorReport { class_name: "Interrupt".into(), ..report }
+        let report = ErrorReport { class_name: "Interrupt".into(), ..report };
+        if let Some(state) = self.idle_state_mut(process) {
+            state.error = Some(Box::new(report.clone()));
+        }
+        report
     }
 
     /// Lets a suspended process (interrupted, or stopped by an error a debugger dealt with)

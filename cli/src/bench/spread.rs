@@ -4,6 +4,10 @@
 //! loop stopped there (A is asked every 2 ms, with `processes`, which does not itself make A
 //! look at the stone's breakpoints). Then the breakpoint is removed, A is made to see that at
 //! once, and the loop proceeded. A gem looks every second, so the figure spreads over 0-1 s.
+//!
+//! It also times, for each stop, how long gem B's event stream took to tell of it: from when
+//! A noted the process suspended (the `since` of the suspended process, by the clock of the
+//! machine both gems run on) until B's `suspended` event naming it arrived.
 
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -61,7 +65,9 @@ async fn bench(b: &SpreadBench<'_>) -> Result<ExitCode> {
     let setup = Op::Evaluate(pb::Evaluate { source: SETUP.into(), forget: true, ..Default::default() });
     batch(&mut a, vec![setup]).await?;
     batch(&mut setter, vec![Op::AbortTransaction(pb::Empty {})]).await?;
+    let mut told = tell(&mut setter).await?;
     let mut times = Vec::new();
+    let mut tellings = Vec::new();
     for _ in 0..b.runs.max(1) {
         let set = Op::SetBreakpoint(pb::SetBreakpoint {
             method: Some(pb::MethodRef {
@@ -72,6 +78,7 @@ async fn bench(b: &SpreadBench<'_>) -> Result<ExitCode> {
             enabled: true,
             ..Default::default()
         });
+        let set_at = now_micros();
         let out = batch(&mut setter, vec![set]).await?;
         let started = Instant::now();
         let Some(Outcome::Breakpoints(list)) = out.into_iter().next() else { bail!("no breakpoint set") };
@@ -86,6 +93,7 @@ async fn bench(b: &SpreadBench<'_>) -> Result<ExitCode> {
             tokio::time::sleep(Duration::from_millis(2)).await;
         };
         times.push(started.elapsed());
+        tellings.push(told_of(&mut told, process, set_at).await?);
         batch(&mut setter, vec![Op::RemoveBreakpoint(pb::BreakpointRef { id })]).await?;
         // Listing makes A see the removal now; then the loop goes on.
         batch(&mut a, vec![Op::Breakpoints(pb::Empty {}), Op::Proceed(pb::ProcessRef { process })]).await?;
@@ -94,18 +102,62 @@ async fn bench(b: &SpreadBench<'_>) -> Result<ExitCode> {
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
         tokio::time::sleep(Duration::from_millis(u64::from(nanos % 1000))).await;
     }
+    println!("breakpoint set through {} to a process of {} stopped at it: {}", b.setter, b.gem, summary(&mut times));
+    println!("a stop in {} to the suspended event in {}: {}", b.gem, b.setter, summary(&mut tellings));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Median, least and most of `times`, in milliseconds.
+fn summary(times: &mut [Duration]) -> String {
     times.sort();
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     let median = times.get(times.len() / 2).copied().unwrap_or_default();
     let (min, max) = (times.first().copied().unwrap_or_default(), times.last().copied().unwrap_or_default());
-    println!(
-        "breakpoint set through {} to a process of {} stopped at it: median {:.0} ms, min {:.0} ms, max {:.0} ms ({} runs)",
-        b.setter,
-        b.gem,
-        ms(median),
-        ms(min),
-        ms(max),
-        times.len()
-    );
-    Ok(ExitCode::SUCCESS)
+    format!("median {:.0} ms, min {:.0} ms, max {:.0} ms ({} runs)", ms(median), ms(min), ms(max), times.len())
+}
+
+/// Microseconds since the Unix epoch, now.
+fn now_micros() -> u64 {
+    let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    u64::try_from(since.as_micros()).unwrap_or(u64::MAX)
+}
+
+/// A suspended process an event told of: its number, since when it is suspended, and when
+/// the event arrived (microseconds since the Unix epoch).
+type Told = (u64, u64, u64);
+
+/// The suspended processes `session`'s event stream tells of, each stamped as it arrives.
+async fn tell(session: &mut AgentSession) -> Result<tokio::sync::mpsc::UnboundedReceiver<Told>> {
+    let mut events = session.events().await.map_err(|s| anyhow!("the gem's events: {}", s.message()))?;
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        while let Ok(Some(e)) = events.message().await {
+            if let Some(pb::event::Event::Suspended(s)) = e.event {
+                let now = now_micros();
+                for p in s.processes {
+                    if tx.send((p.process, p.since_micros, now)).is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+    });
+    Ok(rx)
+}
+
+/// How long after `process` stopped (after `set_at`) an event told of it.
+async fn told_of(told: &mut tokio::sync::mpsc::UnboundedReceiver<Told>, process: u64, set_at: u64) -> Result<Duration> {
+    let wait = async {
+        while let Some((p, since, at)) = told.recv().await {
+            // What events said of an earlier stop is passed over.
+            if p == process && since >= set_at {
+                return Some(Duration::from_micros(at.saturating_sub(since)));
+            }
+        }
+        None
+    };
+    match tokio::time::timeout(Duration::from_secs(10), wait).await {
+        Ok(Some(d)) => Ok(d),
+        _ => bail!("no suspended event told of process {process}"),
+    }
 }

@@ -179,6 +179,7 @@ fn request(op: Op) -> Result<Request, Failure> {
             Request::Debug(DebugRequest::Return { process: r.process, frame: r.frame, source: r.source })
         }
         Op::Proceed(r) => Request::Debug(DebugRequest::Proceed(r.process)),
+        Op::Pause(r) => Request::Debug(DebugRequest::Pause(r.process)),
         Op::Terminate(r) => Request::Debug(DebugRequest::Terminate(r.process)),
         Op::EvaluateInFrame(r) => {
             Request::Debug(DebugRequest::Evaluate { process: r.process, frame: r.frame, source: r.source })

@@ -1,8 +1,9 @@
-//! The agent's gRPC service, a thin layer over the VM thread: a login of the gem's own user
-//! has the stone check the password (through the VM thread's session) and answers a token; each
-//! batch of a token's user is validated into the gem's own terms (`convert.rs`) and goes to
-//! the VM thread, and its answer comes back through a channel; events come from a broadcast
-//! the VM thread feeds.
+//! The agent's gRPC service, a thin layer over the VM thread: a login has the stone check the
+//! user and password (through the VM thread's session) and answers a token. The gem's own user
+//! may do everything; a user who may debug others' gems logs in as a debugger, who may only
+//! debug, inspect and list (`debugger_may`). Each batch of a token's user is validated into the
+//! gem's own terms (`convert.rs`) and goes to the VM thread, and its answer comes back through
+//! a channel; events come from a broadcast the VM thread feeds.
 
 mod convert;
 
@@ -20,16 +21,18 @@ use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tokio_stream::{Stream, wrappers::ReceiverStream};
 use tonic::{Request, Response, Status};
 
-use crate::ops::request::{Event, Password};
+use crate::ops::request::{self as ops, ErrorKind, Event, Failure, Operation, Password};
 use crate::users;
 use crate::vm_thread::{Job, Work};
 
-/// A login: the user's right to change code, the handles it holds (by its id, on the VM
-/// thread) and when its token was last used.
+/// A login: the user's right to change code, whether they are a debugger (another user than
+/// the gem's), the handles it holds (by its id, on the VM thread) and when its token was last
+/// used.
 #[derive(Clone, Copy)]
 struct Login {
     id: u64,
     may_change_code: bool,
+    debugger: bool,
     used: Instant,
 }
 
@@ -91,6 +94,30 @@ impl AgentService {
     }
 }
 
+/// The operation, if the login may do it: a debugger (another user than the gem's) may only
+/// debug the gem's processes, inspect what they show, read methods and the transcript, list
+/// sessions and breakpoints, and set breakpoints; the rest is the gem's own user's.
+fn debugger_may(login: &Login, op: Operation) -> Result<Operation, Failure> {
+    if !login.debugger {
+        return Ok(op);
+    }
+    match op.request {
+        ops::Request::Debug(_)
+        | ops::Request::Inspect(_)
+        | ops::Request::Release(_)
+        | ops::Request::Interrupt { process: 1.., .. }
+        | ops::Request::MethodSource(_)
+        | ops::Request::Transcript
+        | ops::Request::Sessions
+        | ops::Request::Breakpoint(_)
+        | ops::Request::TransactionStatus => Ok(op),
+        _ => Err(Failure::new(
+            ErrorKind::PermissionDenied,
+            "a debugger of another user's gem may only debug, inspect, and read methods and breakpoints",
+        )),
+    }
+}
+
 fn stopped() -> Status {
     Status::unavailable("the gem's VM has stopped")
 }
@@ -99,21 +126,27 @@ fn stopped() -> Status {
 impl agent_server::Agent for AgentService {
     async fn login(&self, request: Request<pb::LoginRequest>) -> Result<Response<pb::LoginReply>, Status> {
         let r = request.into_inner();
-        // A gem is one session of the stone, and a session is one user's, as in GemStone.
-        if r.user != self.owner.name {
-            return Err(Status::permission_denied(format!(
-                "this gem's session is {}'s: start a gem of your own to work as {}",
-                self.owner.name, r.user
-            )));
-        }
+        // A gem is one session of the stone, and a session is one user's, as in GemStone; another
+        // user comes in only as a debugger, with the right to debug others' gems.
         let (reply, answer) = oneshot::channel();
-        self.work.send(Work::Authenticate { password: Password(r.password), reply }).map_err(|_| stopped())?;
-        match answer.await.map_err(|_| stopped())? {
-            Ok(()) => {}
-            Err(StoneError::PermissionDenied(why)) => return Err(Status::unauthenticated(why)),
+        let password = Password(r.password);
+        self.work.send(Work::Authenticate { user: r.user.clone(), password, reply }).map_err(|_| stopped())?;
+        let user = match answer.await.map_err(|_| stopped())? {
+            Ok(user) => user,
+            Err(StoneError::PermissionDenied(why)) if r.user == self.owner.name => {
+                return Err(Status::unauthenticated(why));
+            }
+            Err(StoneError::PermissionDenied(why)) => {
+                return Err(Status::permission_denied(format!(
+                    "this gem's session is {}'s, and {why}",
+                    self.owner.name
+                )));
+            }
             Err(e) => return Err(Status::unavailable(e.to_string())),
-        }
-        let may_change_code = self.owner.may_change_code;
+        };
+        let debugger = user.name != self.owner.name;
+        // A debugger changes code in the gem's transaction: both must have the right.
+        let may_change_code = user.may_change_code && (!debugger || self.owner.may_change_code);
         // The stone's list of sessions names the gem's users by the time the login is answered
         // (so a tool that lists sessions next sees this one); a gem going away is no matter.
         let (done, described) = oneshot::channel();
@@ -122,7 +155,7 @@ impl agent_server::Agent for AgentService {
         }
         let token = users::new_token();
         let id = self.logins.fetch_add(1, Ordering::Relaxed);
-        let login = Login { id, may_change_code, used: Instant::now() };
+        let login = Login { id, may_change_code, debugger, used: Instant::now() };
         self.tokens.lock().unwrap_or_else(|e| e.into_inner()).insert(token.clone(), login);
         Ok(Response::new(pb::LoginReply { token, may_change_code, stone: self.stone.clone() }))
     }
@@ -137,7 +170,12 @@ impl agent_server::Agent for AgentService {
     async fn execute(&self, request: Request<pb::Batch>) -> Result<Response<pb::BatchResult>, Status> {
         let (_, login) = self.login_of(&request)?;
         let arrived = Instant::now();
-        let operations: Vec<_> = request.into_inner().operations.into_iter().map(convert::operation).collect();
+        let operations: Vec<_> = request
+            .into_inner()
+            .operations
+            .into_iter()
+            .map(|op| convert::operation(op).and_then(|op| debugger_may(&login, op)))
+            .collect();
         let (reply, answer) = oneshot::channel();
         let job = Job { operations, reply, arrived, login: login.id, may_change_code: login.may_change_code };
         self.work.send(Work::Batch(job)).map_err(|_| stopped())?;

@@ -77,6 +77,8 @@ pub enum DebugRequest {
     },
     /// Lets the process go on.
     Proceed(u64),
+    /// Stops a process that runs or waits at its next step point.
+    Pause(u64),
     /// Terminates it (its unwind blocks run).
     Terminate(u64),
     /// Evaluates code in a frame.
@@ -156,9 +158,10 @@ pub struct FrameDetail {
 pub struct Debugged {
     /// The process.
     pub process: u64,
-    /// Why it is stopped: `error`, `halt`, `breakpoint`, `step`, `interrupt`, `suspended`;
-    /// `running` for a forked process proceeded, which goes on in the background; empty once
-    /// it ended.
+    /// Why it is stopped: `error`, `halt`, `breakpoint`, `step`, `interrupt`, `pause`,
+    /// `suspended`; `running` for a forked process proceeded, which goes on in the background;
+    /// `pausing` for one asked to pause that has not reached a step point yet; empty once it
+    /// ended.
     pub kind: String,
     /// What stopped it (an error's description).
     pub reason: String,
@@ -211,6 +214,7 @@ pub(crate) fn reason_text(r: &onyx_vm::Reason) -> (&'static str, String) {
         onyx_vm::Reason::Halt(d) => ("halt", d.clone()),
         onyx_vm::Reason::Breakpoint(d) => ("breakpoint", d.clone()),
         onyx_vm::Reason::Interrupt => ("interrupt", "interrupted".into()),
+        onyx_vm::Reason::Pause => ("pause", "paused".into()),
         onyx_vm::Reason::Step => ("step", String::new()),
         onyx_vm::Reason::Suspended => ("suspended", "suspended".into()),
     }
@@ -316,6 +320,41 @@ pub fn proceed_forked(vm: &mut Vm, request: &DebugRequest) -> Option<Outcome> {
     }))
 }
 
+/// Asks process `serial` to pause (see [`Pausing`]).
+pub fn pause(vm: &mut Vm, serial: u64) -> Result<Value, Failure> {
+    vm.pause(serial).map_err(debug_failure)
+}
+
+/// A pause asked for, which its batch waits for a moment: the answer is the stack once the
+/// process stopped, or that it is still pausing.
+pub struct Pausing {
+    /// The process.
+    pub serial: u64,
+    /// The Process object.
+    pub process: Value,
+    /// How long the batch waits.
+    pub until: std::time::Instant,
+}
+
+impl Pausing {
+    /// The answer, once there is one: the process stopped (for the pause or anything else),
+    /// ended, or the wait is over.
+    pub fn answer(&self, vm: &mut Vm, handles: &mut LoginHandles) -> Option<Outcome> {
+        if vm.stop_reason(self.process).is_some() {
+            return Some(show(vm, handles, self.serial, Page::default(), Some(0)));
+        }
+        if vm.is_pausing(self.process) && std::time::Instant::now() < self.until {
+            return None;
+        }
+        let kind = if vm.is_pausing(self.process) { "pausing" } else { "" };
+        Some(Ok(Answer::Debugged(Box::new(Debugged {
+            process: self.serial,
+            kind: kind.into(),
+            ..Debugged::default()
+        }))))
+    }
+}
+
 /// Starts what `request` lets run: the process to run, and what it is.
 pub fn start(vm: &mut Vm, request: &DebugRequest) -> Result<(Value, Running), Failure> {
     let debugged = |serial: u64, r: Result<Value, onyx_vm::DebugError>| {
@@ -344,8 +383,8 @@ pub fn start(vm: &mut Vm, request: &DebugRequest) -> Result<(Value, Running), Fa
             Ok((p, Running::Returning { binding, process, frame }))
         }
         DebugRequest::Accept { process, frame, ref source } => accept(vm, process, frame, source),
-        DebugRequest::Processes | DebugRequest::Stack { .. } | DebugRequest::Frame { .. } => {
-            Err(Failure::new(ErrorKind::Invalid, "an operation that runs no process"))
+        DebugRequest::Processes | DebugRequest::Stack { .. } | DebugRequest::Frame { .. } | DebugRequest::Pause(_) => {
+            Err(Failure::new(ErrorKind::Invalid, "an operation that runs no process of its own"))
         }
     }
 }

@@ -24,22 +24,28 @@ use crate::ops::request::{
     Password, ProcessChange, Request, TestRef, TransactionStatus,
 };
 use crate::ops::{self, State};
-use onyx_record::StoneError;
+use onyx_record::{StoneError, UserInfo};
 
 /// How long an evaluation runs before the thread looks for other work.
 const SLICE: Duration = Duration::from_millis(5);
+
+/// How long a pause's batch waits for the process to stop before it answers that the process
+/// is still pausing.
+const PAUSE_WAIT: Duration = Duration::from_secs(1);
 
 /// What the front ends ask of the VM thread.
 pub enum Work {
     /// A batch of a logged-in user.
     Batch(Job),
-    /// A password of a login to the agent, for the stone to check against the session's
-    /// user's.
+    /// A login to the agent, for the stone to check: the gem's own user, or one who may debug
+    /// others' gems.
     Authenticate {
+        /// The user.
+        user: String,
         /// The password.
         password: Password,
-        /// Where the stone's word goes.
-        reply: oneshot::Sender<Result<(), StoneError>>,
+        /// Where the stone's word goes: the user as it knows them.
+        reply: oneshot::Sender<Result<UserInfo, StoneError>>,
     },
     /// A user logged in; `done` is told once the stone's list of sessions names them.
     LoggedIn {
@@ -72,6 +78,8 @@ struct Running {
     ops: std::vec::IntoIter<Result<Operation, Failure>>,
     results: Vec<Done>,
     evaluation: Option<Evaluation>,
+    /// A pause the batch waits for, and when its operation began.
+    pausing: Option<(ops::debugger::Pausing, Instant)>,
     job_reply: Option<oneshot::Sender<BatchAnswer>>,
     arrived: Instant,
     login: u64,
@@ -222,12 +230,12 @@ pub fn run(
                 DebugEvent::Suspended(p) => (p, ProcessChange::Suspended),
                 DebugEvent::Failed(p) => {
                     // Nobody looked: the report of an error goes to the object log too (a
-                    // process stopped at a breakpoint waits for a debugger instead).
-                    let at_breakpoint = vm
+                    // process stopped at a breakpoint or paused waits for a debugger instead).
+                    let for_debugger = vm
                         .kept_process(p)
                         .and_then(|process| vm.stop_reason(process))
-                        .is_some_and(|r| matches!(r, onyx_vm::Reason::Breakpoint(_)));
-                    if !at_breakpoint && let Err(why) = ops::object_log::report(vm, p) {
+                        .is_some_and(|r| matches!(r, onyx_vm::Reason::Breakpoint(_) | onyx_vm::Reason::Pause));
+                    if !for_debugger && let Err(why) = ops::object_log::report(vm, p) {
                         let text = format!("The report of process {p} could not go to the object log: {why}\n");
                         let _ = events.send(Event::Transcript(text));
                     }
@@ -266,9 +274,9 @@ fn refuse(vm: &mut Vm, work: Work, failure: &Failure, state: &mut State, watch: 
 fn take(vm: &mut Vm, work: Work, running: &mut Vec<Running>, state: &mut State, watch: &mut Watch) {
     match work {
         Work::Batch(job) => running.push(Running::new(job)),
-        Work::Authenticate { password, reply } => {
+        Work::Authenticate { user, password, reply } => {
             // A client that gave up no longer wants the answer.
-            let _ = reply.send(vm.authenticate(&password.0));
+            let _ = reply.send(vm.admit(&user, &password.0));
         }
         Work::LoggedIn { user, done } => {
             watch.logged_in(vm, user);
@@ -287,6 +295,7 @@ impl Running {
             ops: job.operations.into_iter(),
             results: Vec::new(),
             evaluation: None,
+            pausing: None,
             job_reply: Some(job.reply),
             arrived: job.arrived,
             login: job.login,
@@ -309,10 +318,32 @@ impl Running {
                 self.abandoned = true;
                 if let Some(e) = self.evaluation.take() {
                     vm.interrupt_process(e.process);
+                    // A debugged process stays attachable: a debugger cut off mid-step leaves
+                    // it suspended and kept, never stuck where nobody sees it.
+                    if e.debug.as_ref().is_some_and(|d| matches!(d, ops::debugger::Running::Process(_))) {
+                        vm.keep_suspended(e.process);
+                    }
                     vm.release(e.process);
                 }
+                self.pausing = None;
                 self.ops = Vec::new().into_iter();
                 return;
+            }
+            if let Some((pausing, started)) = &self.pausing {
+                match pausing.answer(vm, &mut state.handles.of(self.login)) {
+                    Some(outcome) => {
+                        let started = *started;
+                        self.pausing = None;
+                        self.push(started, outcome);
+                        continue;
+                    }
+                    None => {
+                        // Nothing of the batch runs meanwhile: the gem's own processes do.
+                        let next = vm.run_background(SLICE).unwrap_or_else(|| Instant::now() + SLICE);
+                        std::thread::sleep(next.saturating_duration_since(Instant::now()).min(SLICE));
+                        return;
+                    }
+                }
             }
             if let Some(e) = &self.evaluation {
                 let (process, started, deadline) = (e.process, e.started, e.deadline);
@@ -339,6 +370,13 @@ impl Running {
             match operation.request {
                 Request::Evaluate(e) => self.start_evaluating(vm, state, e, started),
                 Request::RunTests { tests, package } => self.start_tests(vm, state, &tests, package, started),
+                Request::Debug(DebugRequest::Pause(serial)) => match ops::debugger::pause(vm, serial) {
+                    Ok(process) => {
+                        let until = started + PAUSE_WAIT;
+                        self.pausing = Some((ops::debugger::Pausing { serial, process, until }, started));
+                    }
+                    Err(failure) => self.push(started, Err(failure)),
+                },
                 Request::Debug(d)
                     if !matches!(
                         d,
@@ -483,7 +521,7 @@ impl Running {
     /// (its process went with the old VM), and nothing is committed.
     fn lose(&mut self, failure: &Failure, auto_commit: bool) {
         let now = Instant::now();
-        if self.evaluation.take().is_some() {
+        if self.evaluation.take().is_some() || self.pausing.take().is_some() {
             self.push(now, Err(failure.clone()));
         }
         let left = std::mem::replace(&mut self.ops, Vec::new().into_iter());
@@ -498,7 +536,7 @@ impl Running {
 
     /// Whether every operation of the batch is done.
     fn is_done(&self) -> bool {
-        self.evaluation.is_none() && self.ops.len() == 0
+        self.evaluation.is_none() && self.pausing.is_none() && self.ops.len() == 0
     }
 
     /// Answers the batch if all its operations are done; answers whether it was.

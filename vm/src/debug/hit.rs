@@ -313,7 +313,9 @@ impl Vm {
         None
     }
 
-    fn stop_here(&mut self, frame: u64, pc: u32, class_name: &str, description: String) {
+    /// Suspends the running process before the instruction at `pc` of its top frame `frame`,
+    /// with an error report of `class_name`; it passes the breakpoint there when it goes on.
+    pub(crate) fn stop_here(&mut self, frame: u64, pc: u32, class_name: &str, description: String) {
         let state = &mut self.scheduler.state;
         if let Some(top) = state.frames.last_mut() {
             top.pc = pc;

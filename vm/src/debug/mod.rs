@@ -8,12 +8,13 @@
 //! run) and only its report remains. `frames.rs` reads their stacks, `step.rs` steps, restarts,
 //! returns from and resumes them, `in_frame.rs` evaluates code in one of their frames;
 //! `breakpoints.rs` keeps the breakpoints, `hit.rs` stops processes at them and `shared.rs`
-//! applies the stone's.
+//! applies the stone's; `pause.rs` stops a running process where a debugger asks.
 
 pub mod breakpoints;
 pub mod frames;
 pub(crate) mod hit;
 mod in_frame;
+mod pause;
 pub mod shared;
 pub mod step;
 
@@ -65,6 +66,8 @@ pub enum Reason {
     Breakpoint(String),
     /// The host interrupted it.
     Interrupt,
+    /// A debugger paused it.
+    Pause,
     /// A debugger's step reached where it was to stop.
     Step,
     /// Suspended by Smalltalk code (`suspend`).
@@ -77,6 +80,7 @@ impl Reason {
             Some(report) if report.class_name == "Halt" => Reason::Halt(report.description.clone()),
             Some(report) if report.class_name == "Breakpoint" => Reason::Breakpoint(report.description.clone()),
             Some(report) if report.class_name == "Interrupt" => Reason::Interrupt,
+            Some(report) if report.class_name == "Pause" => Reason::Pause,
             Some(report) => {
                 Reason::Error { class_name: report.class_name.clone(), description: report.description.clone() }
             }
@@ -119,6 +123,8 @@ pub struct Registry {
     events: Vec<DebugEvent>,
     /// The step under way, if any (see `step.rs`).
     pub(crate) step: Option<step::StepGoal>,
+    /// Processes asked to pause that have not stopped yet (see `pause.rs`).
+    pub(crate) pausing: Vec<Value>,
     /// The breakpoints (see `breakpoints.rs`).
     pub(crate) breakpoints: breakpoints::Breakpoints,
     /// What this gem applied of the stone's breakpoints (see `shared.rs`).
@@ -135,6 +141,7 @@ impl Default for Registry {
             forgotten: VecDeque::new(),
             events: Vec::new(),
             step: None,
+            pausing: Vec::new(),
             breakpoints: breakpoints::Breakpoints::default(),
             from_stone: shared::FromStone::default(),
             next_serial: 1,
@@ -156,6 +163,7 @@ impl Registry {
         if let Some(goal) = &self.step {
             out.push(goal.process);
         }
+        out.extend(self.pausing.iter().copied());
         self.breakpoints.roots(out);
     }
 }

@@ -80,12 +80,16 @@ impl Vm {
     /// Runs ready processes until none is ready, the deadline passes, the host interrupts,
     /// or the watched process stops.
     pub fn run(&mut self, deadline: Option<Instant>) -> Stop {
-        if self.debug.step.is_some() { self.run_loop::<true>(deadline) } else { self.run_loop::<false>(deadline) }
+        if self.debug.step.is_some() || self.pauses_pending() {
+            self.run_loop::<true>(deadline)
+        } else {
+            self.run_loop::<false>(deadline)
+        }
     }
 
-    /// The dispatch loop. `STEP` is its form while a debugger's step is under way: no native
-    /// code, and before each instruction of the stepped process a look whether the step
-    /// stops there (`crate::debug::step`). The other form is the one all code runs in.
+    /// The dispatch loop. `STEP` is its form while a debugger's step or pause is under way:
+    /// no native code, and before each instruction a look whether the step stops there
+    /// (`crate::debug::step`) or a pause does (`crate::debug::pause`). The other form is the one all code runs in.
     fn run_loop<const STEP: bool>(&mut self, deadline: Option<Instant>) -> Stop {
         let mut countdown = CHECK_INTERVAL;
         let jit = if STEP { crate::jit::JitConfig::Off } else { self.config.jit };
@@ -251,6 +255,9 @@ impl Vm {
                 if STEP && self.step_stops_at(pc) {
                     save_pc!();
                     self.stop_stepped();
+                    continue 'outer;
+                }
+                if STEP && self.pause_stops_at(pc) {
                     continue 'outer;
                 }
                 if native && let Some(entry) = code!().native.entry(pc) {

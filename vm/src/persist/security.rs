@@ -33,9 +33,9 @@ impl Vm {
         self.persist.as_ref().map(|p| p.link.user())
     }
 
-    /// Has the stone check `password` against the session's user's.
-    pub fn authenticate(&mut self, password: &str) -> Result<(), StoneError> {
-        self.persist.as_mut().ok_or_else(detached)?.link.authenticate(password)
+    /// Has the stone check a login to this gem's agent (see [`onyx_record::StoneLink::admit`]).
+    pub fn admit(&mut self, name: &str, password: &str) -> Result<UserInfo, StoneError> {
+        self.persist.as_mut().ok_or_else(detached)?.link.admit(name, password)
     }
 
     /// The policy `v` belongs to (or will, when committed); `None` without a repository.

@@ -2,7 +2,8 @@
 //! embedded kernel (`util::vm`) and checks what Smalltalk code answers.
 //!
 //! - `syntax`: every syntax form, compiled and run.
-//! - `debugger`, `breakpoints`: suspended processes, stepping, breakpoints of every kind.
+//! - `debugger`, `breakpoints`, `pause`: suspended processes, stepping, breakpoints of every
+//!   kind, pausing a running process.
 //! - `exceptions`: every ANSI exception operation.
 //! - `processes`: scheduling, semaphores, delays, interrupts.
 //! - `memory`: the collector under allocation pressure, deep recursion.
@@ -19,6 +20,7 @@ mod exceptions;
 mod kernel;
 mod memory;
 mod native;
+mod pause;
 mod persistence;
 mod processes;
 mod robustness;
