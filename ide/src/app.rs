@@ -16,13 +16,15 @@ use crate::find::Find;
 use crate::help::Help;
 use crate::inspector::Inspector;
 use crate::layout::{self, Closed, Layout};
-use crate::link::{ConnectError, Incoming, Link, Reply, Ticket};
-use crate::panes::{Changed, Pane, Sessions, Transcript};
+use crate::link::{Incoming, Link, Linking, Reply, Ticket};
+use crate::panes::{Changed, Pane, Transcript};
 use crate::processes::Processes;
+use crate::remote::{Attach, Attached, OnGem};
 use crate::runner::{TestRunner, TestScope};
-use crate::settings::Settings;
+use crate::sessions::Sessions;
 use crate::show::Show;
 use crate::tabs::Behavior;
+use crate::tools::Tool;
 use crate::transaction::{Gesture, Quit, Transaction};
 use crate::workspace::{Action, Workspace};
 
@@ -37,6 +39,8 @@ struct Sent {
     /// Those not answered yet (their auto-commits move the view, but call for no further
     /// reading).
     refreshing: HashSet<Ticket>,
+    /// Panes asked for on other gems, to open once linked (see `remote.rs`).
+    attach: Vec<(String, Attach)>,
 }
 
 /// What a pane may do while it draws: send batches (one per gesture) and open other panes.
@@ -79,6 +83,17 @@ impl Ctx<'_> {
         ticket
     }
 
+    /// Asks to open `what` on the gem whose agent is at `gem` (this gem, or another of the
+    /// stone, logged in to as the IDE's user).
+    pub fn attach(&mut self, gem: String, what: Attach) {
+        self.sent.attach.push((gem, what));
+    }
+
+    /// The same context on another link (a pane on another gem draws with it).
+    pub fn on<'b>(&'b mut self, link: &'b mut Link) -> Ctx<'b> {
+        Ctx { link, sent: self.sent, opened: self.opened, focused: self.focused, refreshing: self.refreshing }
+    }
+
     /// Sends one operation of gesture `name` asking for one page of its list.
     pub fn send_page(&mut self, name: &'static str, op: Op, page: pb::Page) -> Ticket {
         let ticket = self.link.execute_page(op, page);
@@ -110,7 +125,7 @@ pub struct Ide {
     transaction: Transaction,
     events_ended: Option<String>,
     /// A new link being made after the gem could not be reached.
-    reconnecting: Option<std::sync::mpsc::Receiver<Result<Link, ConnectError>>>,
+    reconnecting: Option<Linking>,
     find: Find,
     /// Processes of the gem that stopped where no tool looked (a forked process's error).
     notifiers: Vec<Notifier>,
@@ -118,56 +133,8 @@ pub struct Ide {
     closed: Vec<Closed>,
     /// The pane the pointer was last pressed in.
     focus: Option<egui_tiles::TileId>,
-}
-
-/// A kind of pane the menus and the tool bar open.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Tool {
-    Browser,
-    Workspace,
-    Transcript,
-    Sessions,
-    Processes,
-    TestRunner,
-    Help,
-    Settings,
-}
-
-impl Tool {
-    /// The menus' entries, and the tool bar's buttons.
-    const ALL: [(Tool, &'static str, &'static str); 8] = [
-        (Tool::Browser, "Browser", "New browser"),
-        (Tool::Workspace, "Workspace", "New workspace"),
-        (Tool::Transcript, "Transcript", "New transcript"),
-        (Tool::Sessions, "Sessions", "Sessions"),
-        (Tool::Processes, "Processes", "Processes"),
-        (Tool::TestRunner, "Test runner", "Test runner"),
-        (Tool::Help, "Shortcuts and help (F1)", ""),
-        (Tool::Settings, "Settings", ""),
-    ];
-
-    /// A new pane of this kind (asking the gem for what it shows: one batch).
-    fn open(self, ctx: &mut Ctx) -> Pane {
-        match self {
-            Tool::Browser => Box::new(Browser::new(ctx)),
-            Tool::Workspace => Box::new(Workspace::default()),
-            Tool::Transcript => Box::new(Transcript::new(ctx)),
-            Tool::Sessions => Box::new(Sessions::new(ctx)),
-            Tool::Processes => Box::new(Processes::new(ctx)),
-            Tool::TestRunner => Box::new(TestRunner::new(ctx)),
-            Tool::Help => Box::new(Help),
-            Tool::Settings => Box::new(Settings),
-        }
-    }
-
-    /// Whether one pane of this kind is enough (shown again rather than opened twice).
-    fn single(self) -> Option<&'static str> {
-        match self {
-            Tool::Help => Some("Help"),
-            Tool::Settings => Some("Settings"),
-            _ => None,
-        }
-    }
+    /// Links to other gems, for the panes on them.
+    attached: Attached,
 }
 
 impl Ide {
@@ -206,6 +173,7 @@ impl Ide {
             notifiers: Vec::new(),
             closed: layout.closed,
             focus: None,
+            attached: Attached::default(),
         };
         ide.refresh_transaction();
         ide
@@ -318,9 +286,14 @@ impl Ide {
         self.transaction.quit == Some(Quit::Close)
     }
 
-    /// Whether a gesture still waits for its reply.
+    /// Whether a gesture still waits for its reply (or a login to another gem).
     pub fn is_waiting(&self) -> bool {
-        !self.sent.names.is_empty()
+        !self.sent.names.is_empty() || self.attached.is_connecting()
+    }
+
+    /// Batches sent to other gems, by the panes on them (for tests that count them).
+    pub fn batches_to_other_gems(&self) -> u64 {
+        self.attached.batches_sent()
     }
 
     /// Draws the IDE.
@@ -345,6 +318,7 @@ impl Ide {
             let conflicts = self.transaction.conflicts.iter().map(|f| f.handle).collect();
             let mut behavior = Behavior {
                 ctx: Ctx::new(&mut self.link, &mut self.sent, &mut opened),
+                attached: &mut self.attached,
                 conflicts,
                 closed: &mut self.closed,
                 focus: &mut self.focus,
@@ -367,6 +341,55 @@ impl Ide {
         for pane in opened {
             self.open(pane);
         }
+        self.attach_asked();
+    }
+
+    /// Opens the panes asked for on other gems: at once on a gem linked, else once its login
+    /// is answered; and logs out of the gems no pane is on any more.
+    fn attach_asked(&mut self) {
+        for (gem, what) in std::mem::take(&mut self.sent.attach) {
+            if gem == self.link.address {
+                self.open_on(None, what);
+            } else if let Some((gem, what)) = self.attached.ask(&self.link, gem, what) {
+                self.open_on(Some(gem), what);
+            }
+        }
+        for made in self.attached.made() {
+            match made {
+                Ok((gem, what)) => self.open_on(Some(gem), what),
+                Err(why) => self.error = Some(why),
+            }
+        }
+        let mut used = HashSet::new();
+        for tile in self.tree.tiles.tiles() {
+            if let egui_tiles::Tile::Pane(pane) = tile
+                && let Some(gem) = pane.gem()
+            {
+                used.insert(gem.to_string());
+            }
+        }
+        self.attached.keep_only(&used);
+    }
+
+    /// Opens `what` on the gem at `gem` (this gem: `None`).
+    fn open_on(&mut self, gem: Option<String>, what: Attach) {
+        let mut opened = Vec::new();
+        let link = match &gem {
+            None => &mut self.link,
+            Some(g) => match self.attached.link_mut(g) {
+                Some(link) => link,
+                None => return,
+            },
+        };
+        let mut ctx = Ctx::new(link, &mut self.sent, &mut opened);
+        let pane: Pane = match what {
+            Attach::Debugger(process) => Box::new(crate::debugger::Debugger::open(&mut ctx, process)),
+            Attach::Processes => Box::new(Processes::new(&mut ctx)),
+        };
+        self.open(match gem {
+            Some(gem) => Box::new(OnGem { gem, inner: pane }),
+            None => pane,
+        });
     }
 
     /// The notifiers of processes that stopped where no tool looked, each a window over the
@@ -447,13 +470,46 @@ impl Ide {
                     let mut ctx = Ctx::new(&mut self.link, &mut self.sent, &mut opened);
                     ctx.refreshing = true;
                     for tile in self.tree.tiles.tiles_mut() {
-                        if let egui_tiles::Tile::Pane(pane) = tile {
+                        if let egui_tiles::Tile::Pane(pane) = tile
+                            && pane.gem().is_none()
+                        {
                             pane.hear(&event, &mut ctx);
                         }
                     }
                     self.sent.refreshes += self.link.batches_sent() - before;
                 }
                 Incoming::EventsEnded(why) => self.events_ended = Some(why),
+            }
+        }
+        self.receive_from_other_gems();
+    }
+
+    /// Hands what came back from other gems to their panes: replies (the IDE's transaction is
+    /// not theirs), and events, which only the panes on that gem hear.
+    fn receive_from_other_gems(&mut self) {
+        for (gem, incoming) in self.attached.take() {
+            match incoming {
+                Incoming::Reply(reply) => {
+                    if let Some(name) = self.sent.names.remove(&reply.ticket) {
+                        let network = reply.wall.saturating_sub(reply.server);
+                        self.last = Some(LastGesture { name, server: reply.server, network });
+                    }
+                    self.error = reply.result.as_ref().err().cloned();
+                    self.deliver_to_panes(*reply);
+                }
+                Incoming::Event(event) => {
+                    let Some(link) = self.attached.link_mut(&gem) else { continue };
+                    let mut opened = Vec::new();
+                    let mut ctx = Ctx::new(link, &mut self.sent, &mut opened);
+                    for tile in self.tree.tiles.tiles_mut() {
+                        if let egui_tiles::Tile::Pane(pane) = tile
+                            && pane.gem() == Some(gem.as_str())
+                        {
+                            pane.hear(&event, &mut ctx);
+                        }
+                    }
+                }
+                Incoming::EventsEnded(why) => self.error = Some(format!("the gem at {gem} went away: {why}")),
             }
         }
     }
@@ -531,6 +587,7 @@ impl Ide {
         for (id, tile) in self.tree.tiles.iter_mut() {
             if let egui_tiles::Tile::Pane(pane) = tile
                 && Some(*id) != except
+                && pane.gem().is_none()
             {
                 pane.refresh(&mut ctx, changed);
             }

@@ -159,7 +159,16 @@ pub struct Debugger {
 impl Debugger {
     /// A debugger on `process`: its top frames and the top one's detail, in one batch.
     pub fn open(ctx: &mut Ctx, process: u64) -> Debugger {
-        let mut debugger = Debugger {
+        let mut debugger = Debugger::unread(process);
+        let op = Op::Stack(pb::FrameRef { process, frame: 0 });
+        let ticket = ctx.send_page("debug", op, pb::Page { from: 0, size: PAGE });
+        debugger.pending.push((ticket, Want::Show { anew: true }));
+        debugger
+    }
+
+    /// A debugger on `process` that knows nothing of it yet.
+    fn unread(process: u64) -> Debugger {
+        Debugger {
             process,
             kind: String::new(),
             reason: String::new(),
@@ -178,10 +187,13 @@ impl Debugger {
             paging_failed: false,
             generation: 0,
             held: BTreeSet::new(),
-        };
-        let op = Op::Stack(pb::FrameRef { process, frame: 0 });
-        let ticket = ctx.send_page("debug", op, pb::Page { from: 0, size: PAGE });
-        debugger.pending.push((ticket, Want::Show { anew: true }));
+        }
+    }
+
+    /// A debugger on a process as a gesture's answer shows it (a pause), asking nothing.
+    pub fn shown(d: pb::Debugged) -> Debugger {
+        let mut debugger = Debugger::unread(d.process);
+        debugger.take(d, true);
         debugger
     }
 
@@ -235,6 +247,13 @@ impl Debugger {
     fn take(&mut self, d: pb::Debugged, anew: bool) {
         if let Some(ended) = d.ended {
             self.ended = Some(format!("The process ended: it answered {}", ended.print_string));
+            self.frames.clear();
+            self.total = 0;
+            self.detail = None;
+            return;
+        }
+        if d.kind == "running" {
+            self.ended = Some("Proceeded: the process goes on with its work in the background.".into());
             self.frames.clear();
             self.total = 0;
             self.detail = None;

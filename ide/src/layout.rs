@@ -10,9 +10,10 @@ use serde::{Deserialize, Serialize};
 use crate::app::Ctx;
 use crate::browser::Browser;
 use crate::help::Help;
-use crate::panes::{Pane, Sessions, Transcript};
+use crate::panes::{Pane, Transcript};
 use crate::processes::Processes;
 use crate::runner::TestRunner;
+use crate::sessions::Sessions;
 use crate::settings::Settings;
 use crate::workspace::Workspace;
 

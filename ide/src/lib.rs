@@ -2,9 +2,12 @@
 //! protocol (`onyx-protocol`). `link` is the connection (batches off the UI thread, the event
 //! stream); `app` the window (menus, tools, transaction and status bars), `tabs` the panes as
 //! dockable tabs, `find` quick-open; `panes` the [`panes::View`] every pane implements, and
-//! the small panes (transcript, sessions, method lists), `gems` the gems the sessions pane
+//! the small panes (transcript, method lists), `sessions` the stone's gems and the processes
+//! they keep suspended, `gems` the gems the sessions pane
 //! starts on an embedded stone; `browser`, `workspace`,
 //! `inspector`, `debugger`, `processes` and `runner` (the test runner) the large ones;
+//! `remote` the panes on other gems of the stone (a debugger attached there); `tools` the
+//! kinds of pane the menus open;
 //! `help` and `settings`; `editor` the Smalltalk code editor they share; `ask` the questions
 //! asked before acting; `layout` what is kept across restarts; `transaction` the transaction
 //! bar and the question asked on closing over uncommitted changes; `show` what
@@ -28,10 +31,13 @@ pub mod layout;
 pub mod link;
 pub mod panes;
 mod processes;
+mod remote;
 mod runner;
+mod sessions;
 mod settings;
 mod show;
 mod tabs;
+mod tools;
 mod transaction;
 mod workspace;
 

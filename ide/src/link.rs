@@ -63,6 +63,9 @@ pub struct Reply {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Ticket(pub u64);
 
+/// A link being made off the UI thread: it comes through the receiver, or why not.
+pub type Linking = mpsc::Receiver<Result<Link, ConnectError>>;
+
 /// Called when something has come back, so that the UI draws again.
 pub type Wake = Arc<dyn Fn() + Send + Sync>;
 
@@ -200,15 +203,30 @@ impl Link {
 
     /// Logs in again, as the same user at the same address, on a thread of its own: the
     /// answer comes through the receiver (the window goes on meanwhile).
-    pub fn reconnect(&self) -> mpsc::Receiver<Result<Link, ConnectError>> {
+    pub fn reconnect(&self) -> Linking {
+        self.attach_to(&self.address)
+    }
+
+    /// Logs in to the agent of another gem of the stone at `address`, as the same user with
+    /// the same password, on a thread of its own: the answer comes through the receiver. The
+    /// stone lets the user in if the gem is theirs, or if they may debug others' gems.
+    pub fn attach_to(&self, address: &str) -> Linking {
         let (tx, rx) = mpsc::channel();
         let (address, user, password, wake) =
-            (self.address.clone(), self.user.clone(), self.password.clone(), Arc::clone(&self.wake));
+            (address.to_string(), self.user.clone(), self.password.clone(), Arc::clone(&self.wake));
         std::thread::spawn(move || {
             let _ = tx.send(Link::connect(&address, &user, &password, Arc::clone(&wake)));
             wake();
         });
         rx
+    }
+
+    /// Logs out (the gem lets go of the objects the login held), on a thread of its own.
+    pub fn logout(self) {
+        std::thread::spawn(move || {
+            let Link { runtime, session, .. } = self;
+            let _ = runtime.block_on(async { tokio::time::timeout(Duration::from_secs(5), session.logout()).await });
+        });
     }
 
     /// What has come back since the last call.

@@ -1,5 +1,6 @@
 //! The process browser: the gem's processes (running, ready, waiting, suspended, with why a
-//! suspended one stopped), each a click from a debugger, and Terminate; and the stone's
+//! suspended one stopped), each a click from a debugger, and Terminate, or Pause for one that
+//! runs (a debugger opens on it once it stopped); and the stone's
 //! object log, the post-mortem reports of processes of any gem that failed where no tool
 //! looked, each opened on its frames and variables. It reads both anew when the gem says a
 //! process changed, so it stays current without a Refresh.
@@ -23,6 +24,7 @@ enum Want {
     /// An entry of the object log, whole.
     Entry,
     Terminate,
+    Pause,
 }
 
 /// The gem's processes, and the object log.
@@ -38,6 +40,8 @@ pub struct Processes {
     /// A process changed since the list was read.
     stale: bool,
     message: String,
+    /// A debugger on a process paused, to open.
+    paused: Option<Debugger>,
 }
 
 impl Processes {
@@ -52,6 +56,7 @@ impl Processes {
             pending: Vec::new(),
             stale: false,
             message: String::new(),
+            paused: None,
         };
         processes.read(ctx);
         processes
@@ -97,6 +102,10 @@ impl View for Processes {
         }
     }
 
+    fn opens(&mut self) -> Option<crate::panes::Pane> {
+        self.paused.take().map(|d| Box::new(d) as crate::panes::Pane)
+    }
+
     fn receive(&mut self, reply: Reply) {
         let Some(at) = self.pending.iter().position(|(t, _)| *t == reply.ticket) else { return };
         let (_, want) = self.pending.remove(at);
@@ -126,6 +135,13 @@ impl View for Processes {
             }
             (Want::Entry, Ok(Outcome::LoggedFailure(e))) => self.entry = Some(e),
             (Want::Terminate, Ok(_)) => self.message = "terminated".into(),
+            (Want::Pause, Ok(Outcome::Debugged(d))) if d.kind == "pausing" => {
+                self.message = format!("process {} stops at its next step point when it runs", d.process);
+            }
+            (Want::Pause, Ok(Outcome::Debugged(d))) if d.kind.is_empty() => {
+                self.message = format!("process {} ended", d.process);
+            }
+            (Want::Pause, Ok(Outcome::Debugged(d))) => self.paused = Some(Debugger::shown(d)),
             (_, Err(e)) => self.message = e.message,
             (_, Ok(_)) => {}
         }
@@ -148,7 +164,7 @@ impl View for Processes {
                 ui.label(&self.message);
             }
         });
-        let (mut debug, mut terminate) = (None, None);
+        let (mut debug, mut terminate, mut pause) = (None, None, None);
         egui::ScrollArea::vertical().id_salt("processes").auto_shrink([false, true]).show(ui, |ui| {
             egui::Grid::new("processes-grid").striped(true).show(ui, |ui| {
                 for heading in ["process", "state", "priority", "top frame", "frames", "why", ""] {
@@ -170,6 +186,10 @@ impl View for Processes {
                         if ui.add_enabled(suspended, egui::Button::new(format!("Terminate {}", p.process))).clicked() {
                             terminate = Some(p.process);
                         }
+                        let pausable = !suspended && p.status != "running";
+                        if ui.add_enabled(pausable, egui::Button::new(format!("Pause {}", p.process))).clicked() {
+                            pause = Some(p.process);
+                        }
                     });
                     ui.end_row();
                 }
@@ -178,6 +198,10 @@ impl View for Processes {
         if let Some(process) = debug {
             let debugger = Debugger::open(ctx, process);
             ctx.opened.push(Box::new(debugger));
+        }
+        if let Some(process) = pause {
+            let op = Op::Pause(pb::ProcessRef { process });
+            self.pending.push((ctx.send("pause", vec![op]), Want::Pause));
         }
         if let Some(process) = terminate {
             let op = Op::Terminate(pb::ProcessRef { process });
@@ -251,7 +275,7 @@ impl Processes {
 }
 
 /// A time in microseconds since the Unix epoch, as a UTC date and time.
-fn time(micros: u64) -> String {
+pub fn time(micros: u64) -> String {
     let secs = micros / 1_000_000;
     let (days, rest) = (secs / 86_400, secs % 86_400);
     // Days to a civil date (the proleptic Gregorian calendar), in eras of 400 years.

@@ -14,6 +14,7 @@ use onyx_protocol::agent::{self as pb, operation::Op};
 use crate::app::Ctx;
 use crate::layout::{self, Closed};
 use crate::panes::Pane;
+use crate::remote::{Attached, OnGem};
 
 /// The width of every tab, in points.
 const TAB_WIDTH: f32 = 180.0;
@@ -25,7 +26,10 @@ fn reveal_key(tile: TileId) -> egui::Id {
 
 /// How the panes are drawn as tabs.
 pub struct Behavior<'a> {
+    /// The context of the panes on the IDE's own gem.
     pub ctx: Ctx<'a>,
+    /// The links of the panes on other gems.
+    pub attached: &'a mut Attached,
     /// The handles of the conflicting objects the transaction bar shows.
     pub conflicts: HashSet<u64>,
     /// Where a workspace closed goes, to be opened again.
@@ -44,7 +48,23 @@ impl egui_tiles::Behavior<Pane> for Behavior<'_> {
         }
         // Until the pointer has been pressed in a pane, each takes the shortcuts it hears.
         self.ctx.focused = self.focus.is_none_or(|f| f == tile);
-        egui::Frame::new().inner_margin(4.0).show(ui, |ui| pane.ui(ui, &mut self.ctx));
+        egui::Frame::new().inner_margin(4.0).show(ui, |ui| match pane.gem().map(str::to_string) {
+            None => pane.ui(ui, &mut self.ctx),
+            Some(gem) => match self.attached.link_mut(&gem) {
+                Some(link) => {
+                    let before = self.ctx.opened.len();
+                    pane.ui(ui, &mut self.ctx.on(link));
+                    // What a pane on another gem opens is on that gem too.
+                    let new: Vec<Pane> = self.ctx.opened.drain(before..).collect();
+                    for inner in new {
+                        self.ctx.opened.push(Box::new(OnGem { gem: gem.clone(), inner }));
+                    }
+                }
+                None => {
+                    ui.label(format!("Not linked to the gem at {gem}."));
+                }
+            },
+        });
         egui_tiles::UiResponse::None
     }
 

@@ -6,7 +6,7 @@
 //! nothing lost on closing or restarting, and panes that stay current; `organizing`:
 //! protocols, comments, moving methods, context menus; `navigating`: back and forward, Find,
 //! tabs, help and menus; `running`: the test runner; `network`: a slow gem and a gone one;
-//! `tls`: a gem serving TLS.
+//! `tls`: a gem serving TLS; `attaching`: debugging a process of another gem.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // tests fail loudly
 
@@ -21,6 +21,7 @@ use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
 use onyx_server_agent::Setup;
 use onyx_server_agent::embedded::Embedded;
 
+mod attaching;
 mod browsing;
 mod debugging;
 mod evaluating;
