@@ -107,22 +107,7 @@ pub fn run(gem: &str, request: Request) -> Result<ExitCode> {
 /// One breakpoint as `onyx breakpoints` lists it.
 fn breakpoint_line(b: &pb::BreakpointInfo) -> String {
     let at = if b.line == 0 { "not in this gem".to_string() } else { format!("line {}", b.line) };
-    let mut notes = Vec::new();
-    if !b.condition.is_empty() {
-        notes.push(format!("if {}", b.condition));
-    }
-    if !b.log.is_empty() {
-        notes.push(format!("log {}", b.log));
-    }
-    match pb::BreakpointHits::try_from(b.hits) {
-        Ok(pb::BreakpointHits::HitsNth) => notes.push(format!("hit {}", b.hits_n)),
-        Ok(pb::BreakpointHits::HitsEvery) => notes.push(format!("every {} hits", b.hits_n)),
-        Ok(pb::BreakpointHits::HitsFrom) => notes.push(format!("from hit {}", b.hits_n)),
-        _ => {}
-    }
-    if b.once {
-        notes.push("once".into());
-    }
+    let mut notes = onyx_protocol::describe::breakpoint_kind(b);
     if b.scope_session != 0 {
         notes.push(format!("session {} only", b.scope_session));
     }

@@ -4,13 +4,14 @@
 //! (`tabs.rs` draws them). Every frame it hands what came back from the gem to the panes
 //! that asked for it.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::time::Duration;
 
 use eframe::egui;
 use onyx_protocol::agent::{self as pb, event::Event, operation::Op};
 
 use crate::browser::Browser;
+use crate::ctx::{Ctx, Sent};
 use crate::debugger::Notifier;
 use crate::find::Find;
 use crate::help::Help;
@@ -27,83 +28,6 @@ use crate::tabs::Behavior;
 use crate::tools::Tool;
 use crate::transaction::{Gesture, Quit, Transaction};
 use crate::workspace::{Action, Workspace};
-
-/// The batches sent and not yet answered: each one's gesture, and those that may change what
-/// the panes show (a doit), after which they read it again.
-#[derive(Default)]
-struct Sent {
-    names: HashMap<Ticket, &'static str>,
-    changing: HashSet<Ticket>,
-    /// Batches sent by panes reading again what they show (not gestures of their own).
-    refreshes: u64,
-    /// Those not answered yet (their auto-commits move the view, but call for no further
-    /// reading).
-    refreshing: HashSet<Ticket>,
-    /// Panes asked for on other gems, to open once linked (see `remote.rs`).
-    attach: Vec<(String, Attach)>,
-}
-
-/// What a pane may do while it draws: send batches (one per gesture) and open other panes.
-pub struct Ctx<'a> {
-    /// The connection to the gem.
-    pub link: &'a mut Link,
-    sent: &'a mut Sent,
-    /// Panes to open once the frame is drawn.
-    pub opened: &'a mut Vec<Pane>,
-    /// Whether the pane drawn is the one the pointer was last pressed in (its keyboard
-    /// shortcuts work).
-    pub focused: bool,
-    /// The batches sent are panes reading again what they show.
-    refreshing: bool,
-}
-
-impl<'a> Ctx<'a> {
-    fn new(link: &'a mut Link, sent: &'a mut Sent, opened: &'a mut Vec<Pane>) -> Ctx<'a> {
-        Ctx { link, sent, opened, focused: true, refreshing: false }
-    }
-}
-
-impl Ctx<'_> {
-    /// Sends the batch of gesture `name` (shown in the status bar when it is answered).
-    pub fn send(&mut self, name: &'static str, ops: Vec<Op>) -> Ticket {
-        let ticket = self.link.execute(ops);
-        self.sent.names.insert(ticket, name);
-        if self.refreshing {
-            self.sent.refreshing.insert(ticket);
-        }
-        ticket
-    }
-
-    /// Sends the batch of gesture `name`, which may change what other panes show (a doit):
-    /// once it is answered, if it changed the transaction, every pane reads what it shows
-    /// again.
-    pub fn send_changing(&mut self, name: &'static str, ops: Vec<Op>) -> Ticket {
-        let ticket = self.send(name, ops);
-        self.sent.changing.insert(ticket);
-        ticket
-    }
-
-    /// Asks to open `what` on the gem whose agent is at `gem` (this gem, or another of the
-    /// stone, logged in to as the IDE's user).
-    pub fn attach(&mut self, gem: String, what: Attach) {
-        self.sent.attach.push((gem, what));
-    }
-
-    /// The same context on another link (a pane on another gem draws with it).
-    pub fn on<'b>(&'b mut self, link: &'b mut Link) -> Ctx<'b> {
-        Ctx { link, sent: self.sent, opened: self.opened, focused: self.focused, refreshing: self.refreshing }
-    }
-
-    /// Sends one operation of gesture `name` asking for one page of its list.
-    pub fn send_page(&mut self, name: &'static str, op: Op, page: pb::Page) -> Ticket {
-        let ticket = self.link.execute_page(op, page);
-        self.sent.names.insert(ticket, name);
-        if self.refreshing {
-            self.sent.refreshing.insert(ticket);
-        }
-        ticket
-    }
-}
 
 /// The last gesture that went to the gem, as the status bar shows it.
 struct LastGesture {
@@ -150,14 +74,16 @@ impl Ide {
         let mut opened = Vec::new();
         let tree = {
             let mut ctx = Ctx::new(&mut link, &mut sent, &mut opened);
-            layout.tree.and_then(|saved| layout::restore(saved, &mut ctx)).unwrap_or_else(|| {
+            let tree = layout.tree.and_then(|saved| layout::restore(saved, &mut ctx)).unwrap_or_else(|| {
                 let panes: Vec<Pane> = vec![
                     Box::new(Browser::new(&mut ctx)),
                     Box::new(Workspace::default()),
                     Box::new(Transcript::new(&mut ctx)),
                 ];
                 egui_tiles::Tree::new_tabs(egui::Id::unique("onyx-panes"), panes)
-            })
+            });
+            ctx.read_breakpoints();
+            tree
         };
         let mut ide = Ide {
             link,
@@ -291,9 +217,10 @@ impl Ide {
         !self.sent.names.is_empty() || self.attached.is_connecting()
     }
 
-    /// Batches sent to other gems, by the panes on them (for tests that count them).
+    /// Batches sent to other gems by gestures of the panes on them, not counting those that
+    /// read again what their events changed (for tests that count them).
     pub fn batches_to_other_gems(&self) -> u64 {
-        self.attached.batches_sent()
+        self.attached.gestures_sent()
     }
 
     /// Draws the IDE.
@@ -435,6 +362,8 @@ impl Ide {
                 self.notifiers.iter_mut().for_each(Notifier::forget_pending);
                 self.find.forget_pending();
                 self.refresh_transaction();
+                let mut opened = Vec::new();
+                Ctx::new(&mut self.link, &mut self.sent, &mut opened).read_breakpoints();
             }
             Err(e) => self.error = Some(e.to_string()),
         }
@@ -464,9 +393,13 @@ impl Ide {
                         Event::Process(p) if p.change == "terminated" => {
                             self.notifiers.retain(|n| n.process != p.process);
                         }
-                        Event::Transcript(_) | Event::Sessions(_) | Event::Process(_) | Event::Suspended(_) => {}
+                        Event::Transcript(_)
+                        | Event::Sessions(_)
+                        | Event::Process(_)
+                        | Event::Suspended(_)
+                        | Event::Breakpoints(_) => {}
                     }
-                    let (before, mut opened) = (self.link.batches_sent(), Vec::new());
+                    let mut opened = Vec::new();
                     let mut ctx = Ctx::new(&mut self.link, &mut self.sent, &mut opened);
                     ctx.refreshing = true;
                     for tile in self.tree.tiles.tiles_mut() {
@@ -476,7 +409,9 @@ impl Ide {
                             pane.hear(&event, &mut ctx);
                         }
                     }
-                    self.sent.refreshes += self.link.batches_sent() - before;
+                    if matches!(event, Event::Breakpoints(_)) {
+                        ctx.read_breakpoints();
+                    }
                 }
                 Incoming::EventsEnded(why) => self.events_ended = Some(why),
             }
@@ -495,18 +430,23 @@ impl Ide {
                         self.last = Some(LastGesture { name, server: reply.server, network });
                     }
                     self.error = reply.result.as_ref().err().cloned();
-                    self.deliver_to_panes(*reply);
+                    match self.attached.link_mut(&gem) {
+                        Some(link) if link.breakpoints.waits_for(reply.ticket) => link.breakpoints.receive(*reply),
+                        _ => self.deliver_to_panes(*reply),
+                    }
                 }
                 Incoming::Event(event) => {
                     let Some(link) = self.attached.link_mut(&gem) else { continue };
                     let mut opened = Vec::new();
                     let mut ctx = Ctx::new(link, &mut self.sent, &mut opened);
-                    for tile in self.tree.tiles.tiles_mut() {
-                        if let egui_tiles::Tile::Pane(pane) = tile
-                            && pane.gem() == Some(gem.as_str())
-                        {
-                            pane.hear(&event, &mut ctx);
-                        }
+                    ctx.refreshing = true;
+                    let panes = self.tree.tiles.tiles_mut().filter_map(|t| match t {
+                        egui_tiles::Tile::Pane(pane) if pane.gem() == Some(gem.as_str()) => Some(pane),
+                        _ => None,
+                    });
+                    panes.for_each(|pane| pane.hear(&event, &mut ctx));
+                    if matches!(event, Event::Breakpoints(_)) {
+                        ctx.read_breakpoints();
                     }
                 }
                 Incoming::EventsEnded(why) => self.error = Some(format!("the gem at {gem} went away: {why}")),
@@ -548,6 +488,10 @@ impl Ide {
             self.find.receive(reply);
             return;
         }
+        if self.link.breakpoints.waits_for(reply.ticket) {
+            self.link.breakpoints.receive(reply);
+            return;
+        }
         if let Some(notifier) = self.notifiers.iter_mut().find(|n| n.waits_for(reply.ticket)) {
             notifier.receive(reply);
             return;
@@ -581,7 +525,7 @@ impl Ide {
     /// its own batch) reads what it shows again: one batch from each that shows something
     /// `changed`.
     fn refresh_panes(&mut self, changed: Changed, except: Option<egui_tiles::TileId>) {
-        let (before, mut opened) = (self.link.batches_sent(), Vec::new());
+        let mut opened = Vec::new();
         let mut ctx = Ctx::new(&mut self.link, &mut self.sent, &mut opened);
         ctx.refreshing = true;
         for (id, tile) in self.tree.tiles.iter_mut() {
@@ -592,13 +536,12 @@ impl Ide {
                 pane.refresh(&mut ctx, changed);
             }
         }
-        self.sent.refreshes += self.link.batches_sent() - before;
     }
 
     /// How many batches panes sent to read again what they show, after a commit, an abort,
     /// a doit or an event (for tests that count them).
     pub fn refreshes_sent(&self) -> u64 {
-        self.sent.refreshes
+        self.link.refreshes_sent()
     }
 
     /// Hands a reply to the pane that waits for it.

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use eframe::egui;
 use onyx_protocol::agent::{self as pb, event::Event, operation::Op, result::Outcome};
 
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::editor::CodeEditor;
 use crate::inspector::{Inspector, short};
 use crate::link::{Reply, Ticket};
@@ -274,7 +274,7 @@ impl Debugger {
         self.selected = frame.index;
         let same_source = self.detail.as_ref().is_some_and(|old| old.source == frame.source);
         if !self.editor.is_dirty() {
-            self.editor.load(&frame.source);
+            self.editor.load_method(&frame.source, frame.method.clone());
             let (start, end) = (frame.start as usize, frame.end as usize);
             self.editor.mark_current((start < end).then_some((start, end)));
         } else if !same_source {

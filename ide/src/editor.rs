@@ -11,8 +11,10 @@ use eframe::egui::{self, text::CCursor, text::CCursorRange, text::LayoutJob};
 use egui_extras::syntax_highlighting::{self, CodeTheme, SyntectSettings};
 use onyx_protocol::agent::{self as pb, operation::Op};
 
-use crate::app::Ctx;
+use crate::breakpoints::class_name;
 use crate::browser::Browser;
+use crate::ctx::Ctx;
+use crate::gutter;
 use crate::panes::{MethodList, Pane};
 
 /// The Smalltalk grammar, built into the binary.
@@ -101,7 +103,8 @@ pub fn code_edit(
     text: &mut String,
     salt: &str,
     marks: Marks,
-) -> (egui::Id, egui::text_edit::TextEditOutput) {
+    margin: Option<&[gutter::Marker]>,
+) -> (egui::Id, egui::text_edit::TextEditOutput, Option<gutter::Click>) {
     let mut layouter = |ui: &egui::Ui, text: &dyn egui::TextBuffer, wrap: f32| {
         let mut job = if marks.plain {
             LayoutJob::simple(
@@ -124,22 +127,40 @@ pub fn code_edit(
         .max_height(height)
         .auto_shrink([false, false])
         .show(ui, |ui| {
-            let output = egui::TextEdit::multiline(text)
-                .id(id)
-                .interactive(!marks.locked)
-                .code_editor()
-                .desired_width(f32::INFINITY)
-                .min_size(egui::vec2(0.0, height - 2.0 * ui.spacing().item_spacing.y))
-                .layouter(&mut layouter)
-                .show(ui);
+            let mut edit = |ui: &mut egui::Ui, text: &mut String| {
+                egui::TextEdit::multiline(text)
+                    .id(id)
+                    .interactive(!marks.locked)
+                    .code_editor()
+                    .desired_width(f32::INFINITY)
+                    .min_size(egui::vec2(0.0, height - 2.0 * ui.spacing().item_spacing.y))
+                    .layouter(&mut layouter)
+                    .show(ui)
+            };
+            // A method's source has the breakpoint margin at its left.
+            let (output, clicked) = match margin {
+                None => (edit(ui, text), None),
+                Some(markers) => {
+                    ui.horizontal_top(|ui| {
+                        let (space, _) = ui.allocate_exact_size(egui::vec2(gutter::WIDTH, 0.0), egui::Sense::hover());
+                        let output = edit(ui, text);
+                        let margin =
+                            egui::Rect::from_x_y_ranges(space.x_range(), output.response.response.rect.y_range());
+                        let clicked = gutter::draw(ui, margin, &output.galley, output.galley_pos, text, markers);
+                        (output, clicked)
+                    })
+                    .inner
+                }
+            };
             if let Some((from, _)) = marks.current.filter(|_| marks.reveal) {
                 let at = text.get(..from).map_or(0, |before| before.chars().count());
                 let rect = output.galley.pos_from_cursor(CCursor::new(at)).translate(output.galley_pos.to_vec2());
                 ui.scroll_to_rect(rect, Some(egui::Align::Center));
             }
-            output
+            (output, clicked)
         })
         .inner;
+    let (output, clicked) = output;
     let named = output.cursor_range.and_then(|range| {
         let (a, b) = (usize::from(range.primary.index), usize::from(range.secondary.index));
         name_at(text, a.min(b), a.max(b))
@@ -159,7 +180,7 @@ pub fn code_edit(
         let named = ui.data(|d| d.get_temp::<Option<String>>(key)).flatten();
         output.response.response.context_menu(|ui| code_menu(ui, ctx, named));
     }
-    (id, output)
+    (id, output, clicked)
 }
 
 /// What the code's context menu (and Ctrl+B) does with the name at the cursor.
@@ -263,6 +284,9 @@ pub struct CodeEditor {
     pub locked: bool,
     /// Prose, not Smalltalk (a class comment).
     plain: bool,
+    /// The method whose source it shows, if it shows one: its breakpoints are in the margin
+    /// (set by the pane each time it loads a method's source).
+    pub method: Option<pb::MethodRef>,
 }
 
 impl CodeEditor {
@@ -284,6 +308,7 @@ impl CodeEditor {
             cursor: 0,
             locked: false,
             plain: false,
+            method: None,
         }
     }
 
@@ -294,8 +319,15 @@ impl CodeEditor {
         self.reveal = range.is_some();
     }
 
-    /// Shows `source`, as the text there is nothing to accept of.
+    /// Shows the source of `method`, with its breakpoints in the margin.
+    pub fn load_method(&mut self, source: &str, method: Option<pb::MethodRef>) {
+        self.load(source);
+        self.method = method;
+    }
+
+    /// Shows `source`, as the text there is nothing to accept of (no method's: no margin).
     pub fn load(&mut self, source: &str) {
+        self.method = None;
         self.text = source.to_string();
         self.original = self.text.clone();
         self.error = None;
@@ -381,7 +413,36 @@ impl CodeEditor {
         let error = self.error.as_ref().map(|(_, at)| *at);
         let marks = Marks { error, current, reveal: self.reveal, locked: self.locked, plain: self.plain };
         self.reveal = false;
-        let (id, output) = code_edit(ui, ctx, &mut self.text, self.id, marks);
+        // The margin's lines are those of the source as the gem has it: not over edits.
+        let markers: Option<Vec<gutter::Marker>> = self.method.as_ref().filter(|_| !self.plain).map(|m| {
+            let class = class_name(m);
+            let on = ctx.link.breakpoints.on(&class, &m.selector);
+            on.filter(|b| b.line != 0).map(|b| gutter::Marker { line: b.line, id: b.id, enabled: b.enabled }).collect()
+        });
+        let margin = markers.as_deref().filter(|_| !dirty);
+        let (id, output, clicked) = code_edit(ui, ctx, &mut self.text, self.id, marks, margin);
+        let toggle_here = margin.is_some()
+            && output.response.response.has_focus()
+            && ui.input_mut(|i| i.consume_key(egui::Modifiers::NONE, egui::Key::F9));
+        if let Some(method) = self.method.clone().filter(|_| may_change_code && margin.is_some()) {
+            match clicked {
+                Some(gutter::Click::Set(line)) => ctx.set_breakpoint(method, pb::set_breakpoint::At::Line(line)),
+                Some(gutter::Click::Remove(id)) => ctx.remove_breakpoint(id),
+                None if toggle_here => {
+                    // F9: the breakpoint of the cursor's line goes, or one comes at its statement.
+                    let line = self.text.get(..self.cursor).map_or(1, |b| b.matches('\n').count() + 1);
+                    let there = margin.and_then(|m| m.iter().find(|m| m.line as usize == line));
+                    match there {
+                        Some(m) => ctx.remove_breakpoint(m.id),
+                        None => {
+                            let offset = u32::try_from(self.cursor).unwrap_or(u32::MAX);
+                            ctx.set_breakpoint(method, pb::set_breakpoint::At::Offset(offset));
+                        }
+                    }
+                }
+                None => {}
+            }
+        }
         if let Some(range) = output.cursor_range {
             let at = usize::from(range.primary.index);
             self.cursor = self.text.char_indices().nth(at).map_or(self.text.len(), |(i, _)| i);

@@ -7,8 +7,8 @@
 use eframe::egui::{self, text::CCursor, text::CCursorRange};
 use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
 
-use crate::app::Ctx;
 use crate::browser::Browser;
+use crate::ctx::Ctx;
 use crate::link::{Reply, Ticket};
 use crate::panes::{MethodList, outcomes};
 

@@ -4,7 +4,7 @@
 
 use eframe::egui;
 
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::layout::Saved;
 use crate::panes::View;
 

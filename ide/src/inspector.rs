@@ -5,7 +5,7 @@
 use eframe::egui;
 use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
 
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::link::{Reply, Ticket};
 use crate::panes::{Changed, View, first, outcomes};
 

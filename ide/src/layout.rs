@@ -7,8 +7,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::app::Ctx;
 use crate::browser::Browser;
+use crate::ctx::Ctx;
 use crate::help::Help;
 use crate::panes::{Pane, Transcript};
 use crate::processes::Processes;

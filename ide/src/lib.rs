@@ -6,9 +6,10 @@
 //! they keep suspended, `gems` the gems the sessions pane
 //! starts on an embedded stone; `browser`, `workspace`,
 //! `inspector`, `debugger`, `processes` and `runner` (the test runner) the large ones;
-//! `remote` the panes on other gems of the stone (a debugger attached there); `tools` the
+//! `remote` the panes on other gems of the stone (a debugger attached there); `breakpoints`
+//! the stone's breakpoints as each gem has them, and their browser; `tools` the
 //! kinds of pane the menus open;
-//! `help` and `settings`; `editor` the Smalltalk code editor they share; `ask` the questions
+//! `help` and `settings`; `editor` the Smalltalk code editor they share (`gutter` its breakpoint margin); `ask` the questions
 //! asked before acting; `layout` what is kept across restarts; `transaction` the transaction
 //! bar and the question asked on closing over uncommitted changes; `show` what
 //! `onyx-ide --show` opens.
@@ -20,11 +21,14 @@
 
 pub mod app;
 mod ask;
+mod breakpoints;
 mod browser;
+pub mod ctx;
 mod debugger;
 mod editor;
 mod find;
 pub mod gems;
+mod gutter;
 mod help;
 mod inspector;
 pub mod layout;

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
 use onyx_protocol::client::{AgentSession, LoginError};
 
+use crate::breakpoints::Book;
 use crate::gems::Gems;
 
 /// Why a link could not be made.
@@ -82,6 +83,8 @@ pub struct Link {
     password: String,
     /// Batches sent since the link was made: one per gesture that needs the server.
     sent: Arc<AtomicU64>,
+    /// Of those, the batches panes sent to read again what they show (not gestures).
+    refreshes: u64,
     /// The gem's address.
     pub address: String,
     /// The user logged in.
@@ -92,6 +95,8 @@ pub struct Link {
     pub stone: String,
     /// The gems this IDE may start on its stone (an embedded one).
     gems: Option<Gems>,
+    /// What the gem has of the stone's breakpoints.
+    pub breakpoints: Book,
 }
 
 impl Link {
@@ -110,11 +115,13 @@ impl Link {
             wake,
             password: password.to_string(),
             sent: Arc::default(),
+            refreshes: 0,
             address: address.to_string(),
             user: user.to_string(),
             may_change_code,
             stone,
             gems: None,
+            breakpoints: Book::default(),
         };
         link.listen();
         Ok(link)
@@ -237,6 +244,17 @@ impl Link {
     /// Batches sent since the link was made.
     pub fn batches_sent(&self) -> u64 {
         self.sent.load(Ordering::Relaxed)
+    }
+
+    /// Of the batches sent, those that read again what a pane shows (after an event, a
+    /// commit or a doit), not gestures of the user's.
+    pub fn refreshes_sent(&self) -> u64 {
+        self.refreshes
+    }
+
+    /// Counts a batch just sent as a refresh.
+    pub(crate) fn count_refresh(&mut self) {
+        self.refreshes += 1;
     }
 }
 

@@ -7,7 +7,7 @@
 use eframe::egui;
 use onyx_protocol::agent::{self as pb, event::Event, operation::Op, result::Outcome};
 
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::editor::CodeEditor;
 use crate::layout::Saved;
 use crate::link::{Reply, Ticket};
@@ -145,7 +145,12 @@ impl View for Transcript {
     fn hear(&mut self, event: &Event, _ctx: &mut Ctx) {
         match event {
             Event::Transcript(text) => self.text.push_str(text),
-            Event::Stale(_) | Event::Sessions(_) | Event::Relogged(_) | Event::Process(_) | Event::Suspended(_) => {}
+            Event::Stale(_)
+            | Event::Sessions(_)
+            | Event::Relogged(_)
+            | Event::Process(_)
+            | Event::Suspended(_)
+            | Event::Breakpoints(_) => {}
         }
     }
 
@@ -231,7 +236,9 @@ impl View for MethodList {
             (Want::Source(entry), Ok(Outcome::MethodSource(s)))
                 if !self.editor.is_dirty() && !self.pending.iter().any(|(_, w)| matches!(w, Want::Source(_))) =>
             {
-                self.editor.load(&s.source);
+                let class = pb::ClassRef { class_name: entry.class_name.clone(), meta: entry.meta };
+                let method = pb::MethodRef { class: Some(class), selector: entry.selector.clone() };
+                self.editor.load_method(&s.source, Some(method));
                 self.protocol = s.protocol;
                 self.selected = Some(entry);
             }

@@ -8,7 +8,7 @@
 use eframe::egui;
 use onyx_protocol::agent::{self as pb, event::Event, operation::Op, result::Outcome};
 
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::debugger::Debugger;
 use crate::inspector::Inspector;
 use crate::layout::Saved;
@@ -150,7 +150,7 @@ impl View for Processes {
     fn ui(&mut self, ui: &mut egui::Ui, ctx: &mut Ctx) {
         // A change the gem told of: the list is read anew once nothing else is asked.
         if self.stale && self.pending.is_empty() {
-            self.read(ctx);
+            ctx.refreshing(|ctx| self.read(ctx));
         }
         ui.horizontal(|ui| {
             if ui.button("Refresh").clicked() {

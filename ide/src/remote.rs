@@ -11,7 +11,7 @@ use std::collections::{HashMap, HashSet};
 use eframe::egui;
 use onyx_protocol::agent::event::Event;
 
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::link::{Incoming, Link, Linking, Reply, Ticket};
 use crate::panes::{Changed, Pane, View};
 
@@ -154,8 +154,9 @@ impl Attached {
         !self.connecting.is_empty()
     }
 
-    /// Batches sent through the links to other gems (for tests that count them).
-    pub fn batches_sent(&self) -> u64 {
-        self.links.values().map(Link::batches_sent).sum()
+    /// Batches sent through the links to other gems by gestures, not by panes reading again
+    /// what changed there (for tests that count them).
+    pub fn gestures_sent(&self) -> u64 {
+        self.links.values().map(|l| l.batches_sent() - l.refreshes_sent()).sum()
     }
 }

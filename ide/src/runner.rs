@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use eframe::egui;
 use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
 
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::debugger::Debugger;
 use crate::layout::Saved;
 use crate::link::{Reply, Ticket};

@@ -8,7 +8,7 @@
 use eframe::egui;
 use onyx_protocol::agent::{self as pb, event::Event, operation::Op, result::Outcome};
 
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::gems::{Gems, Started};
 use crate::layout::Saved;
 use crate::link::{Reply, Ticket};
@@ -69,7 +69,7 @@ impl View for Sessions {
     fn hear(&mut self, event: &Event, ctx: &mut Ctx) {
         match event {
             Event::Sessions(_) | Event::Relogged(_) | Event::Stale(_) | Event::Suspended(_) => self.read(ctx),
-            Event::Transcript(_) | Event::Process(_) => {}
+            Event::Transcript(_) | Event::Process(_) | Event::Breakpoints(_) => {}
         }
     }
 
@@ -88,7 +88,7 @@ impl View for Sessions {
 
     fn ui(&mut self, ui: &mut egui::Ui, ctx: &mut Ctx) {
         if self.stale && self.pending.is_none() {
-            self.read(ctx);
+            ctx.refreshing(|ctx| self.read(ctx));
         }
         ui.horizontal(|ui| {
             if ui.button("Refresh").clicked() {

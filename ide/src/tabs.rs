@@ -11,7 +11,7 @@ use eframe::egui;
 use egui_tiles::{TileId, Tiles};
 use onyx_protocol::agent::{self as pb, operation::Op};
 
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::layout::{self, Closed};
 use crate::panes::Pane;
 use crate::remote::{Attached, OnGem};

@@ -1,7 +1,8 @@
 //! The kinds of pane the menus and the tool bar open, each a [`Tool`].
 
-use crate::app::Ctx;
+use crate::breakpoints::BreakpointBrowser;
 use crate::browser::Browser;
+use crate::ctx::Ctx;
 use crate::help::Help;
 use crate::panes::{Pane, Transcript};
 use crate::processes::Processes;
@@ -18,6 +19,7 @@ pub enum Tool {
     Transcript,
     Sessions,
     Processes,
+    Breakpoints,
     TestRunner,
     Help,
     Settings,
@@ -25,12 +27,13 @@ pub enum Tool {
 
 impl Tool {
     /// The menus' entries, and the tool bar's buttons.
-    pub const ALL: [(Tool, &'static str, &'static str); 8] = [
+    pub const ALL: [(Tool, &'static str, &'static str); 9] = [
         (Tool::Browser, "Browser", "New browser"),
         (Tool::Workspace, "Workspace", "New workspace"),
         (Tool::Transcript, "Transcript", "New transcript"),
         (Tool::Sessions, "Sessions", "Sessions"),
         (Tool::Processes, "Processes", "Processes"),
+        (Tool::Breakpoints, "Breakpoints", "Breakpoints"),
         (Tool::TestRunner, "Test runner", "Test runner"),
         (Tool::Help, "Shortcuts and help (F1)", ""),
         (Tool::Settings, "Settings", ""),
@@ -44,6 +47,10 @@ impl Tool {
             Tool::Transcript => Box::new(Transcript::new(ctx)),
             Tool::Sessions => Box::new(Sessions::new(ctx)),
             Tool::Processes => Box::new(Processes::new(ctx)),
+            Tool::Breakpoints => {
+                ctx.read_breakpoints();
+                Box::new(BreakpointBrowser)
+            }
             Tool::TestRunner => Box::new(TestRunner::new(ctx)),
             Tool::Help => Box::new(Help),
             Tool::Settings => Box::new(Settings),

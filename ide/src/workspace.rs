@@ -7,7 +7,7 @@
 use eframe::egui::{self, text::CCursor, text::CCursorRange};
 use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
 
-use crate::app::Ctx;
+use crate::ctx::Ctx;
 use crate::debugger::{Debugger, Notifier};
 use crate::editor::{Marks, code_edit};
 use crate::inspector::Inspector;
@@ -261,7 +261,7 @@ impl View for Workspace {
             }
         }
         let name = ui.label("Code");
-        let (id, output) = code_edit(ui, ctx, &mut self.text, "workspace-code", Marks::default());
+        let (id, output, _) = code_edit(ui, ctx, &mut self.text, "workspace-code", Marks::default(), None);
         let response = output.response.response.labelled_by(name.id);
         if let Some(range) = output.cursor_range {
             let (a, b) = (range.primary.index, range.secondary.index);

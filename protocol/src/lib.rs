@@ -10,6 +10,7 @@
 //!   sessions, typed errors);
 //! - [`serving`]: how a server of these services stops (signals, or its owner's word);
 //! - [`peer`]: what a failed call says to a user (naming the wrong kind of server);
+//! - [`describe`]: the agent's answers in words, as the tools show them;
 //! - [`codec`]: the messages' codec (a malformed one is `INVALID_ARGUMENT`) and their size,
 //!   [`codec::MAX_MESSAGE`], the same for every server and client.
 //!
@@ -25,6 +26,7 @@
 
 pub mod client;
 pub mod codec;
+pub mod describe;
 pub mod peer;
 pub mod records;
 pub mod serving;

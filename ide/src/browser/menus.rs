@@ -9,8 +9,8 @@ use eframe::egui;
 use onyx_protocol::agent::{self as pb, operation::Op};
 
 use super::{Browser, Choice, ClassTab, NEW_METHOD, UNCLASSIFIED, Want};
-use crate::app::Ctx;
 use crate::ask::Ask;
+use crate::ctx::Ctx;
 use crate::panes::MethodList;
 use crate::runner::{TestRunner, TestScope};
 

@@ -11,8 +11,8 @@
 use eframe::egui;
 use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
 
-use crate::app::Ctx;
 use crate::ask::Ask;
+use crate::ctx::Ctx;
 use crate::editor::CodeEditor;
 use crate::layout::Saved;
 use crate::link::{Reply, Ticket};
@@ -512,6 +512,12 @@ impl Browser {
         self.rows = if self.as_hierarchy { hierarchy(&self.classes) } else { flat(&self.classes) };
     }
 
+    /// The method chosen, as the protocol names it.
+    fn method_ref(&self) -> Option<pb::MethodRef> {
+        let class = pb::ClassRef { class_name: self.class.clone()?, meta: self.meta };
+        Some(pb::MethodRef { class: Some(class), selector: self.method.clone()? })
+    }
+
     /// Chooses method `selector` once the class shown has come.
     pub fn then_select(&mut self, selector: String) {
         self.then_select = Some(selector);
@@ -662,7 +668,7 @@ impl View for Browser {
                 if of == class && self.method.as_ref() == Some(&selector) && !self.source.is_dirty() =>
             {
                 match first(reply) {
-                    Ok(Outcome::MethodSource(s)) => self.source.load(&s.source),
+                    Ok(Outcome::MethodSource(s)) => self.source.load_method(&s.source, self.method_ref()),
                     other => self.failed(other),
                 }
             }

@@ -39,7 +39,7 @@ impl Browser {
                         && !self.source.is_dirty()
                         && self.source.text != m.source =>
                 {
-                    self.source.load(&m.source);
+                    self.source.load_method(&m.source, self.method_ref());
                 }
                 // The method is gone (removed in another session, or the abort undid it).
                 (Part::Source, Outcome::Error(e))

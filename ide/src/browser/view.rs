@@ -8,8 +8,8 @@ use eframe::egui;
 use super::menus::{Act, Dragged};
 use super::rows::list;
 use super::{Browser, Choice, ClassTab};
-use crate::app::Ctx;
 use crate::ask::Answered;
+use crate::ctx::Ctx;
 
 /// The header of the protocols' list that stands for every method.
 pub const ALL: &str = "-- all --";

@@ -6,7 +6,8 @@
 //! nothing lost on closing or restarting, and panes that stay current; `organizing`:
 //! protocols, comments, moving methods, context menus; `navigating`: back and forward, Find,
 //! tabs, help and menus; `running`: the test runner; `network`: a slow gem and a gone one;
-//! `tls`: a gem serving TLS; `attaching`: debugging a process of another gem.
+//! `tls`: a gem serving TLS; `attaching`: debugging a process of another gem; `breakpoints`:
+//! the breakpoint margin and the breakpoint browser.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // tests fail loudly
 
@@ -22,6 +23,7 @@ use onyx_server_agent::Setup;
 use onyx_server_agent::embedded::Embedded;
 
 mod attaching;
+mod breakpoints;
 mod browsing;
 mod debugging;
 mod evaluating;

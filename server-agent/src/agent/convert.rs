@@ -465,6 +465,7 @@ pub fn event(e: Event) -> pb::Event {
             session,
             processes: processes.into_iter().map(suspended_process).collect(),
         }),
+        Event::Breakpoints => pb::event::Event::Breakpoints(pb::Empty {}),
         Event::Process { process, change } => {
             let change = match change {
                 ProcessChange::Suspended => "suspended",

@@ -664,6 +664,8 @@ pub enum Event {
         /// Its suspended processes, oldest first (none: it has none left, or it went).
         processes: Vec<onyx_record::Suspended>,
     },
+    /// The stone's breakpoints changed, as this gem found.
+    Breakpoints,
     /// A process of the gem was suspended (and is kept to debug), resumed, or terminated.
     Process {
         /// The process.

@@ -34,6 +34,9 @@ pub struct Watch {
 impl Watch {
     /// Tells the stone what this gem is.
     pub fn new(vm: &mut Vm, about: About) -> Watch {
+        // The stone's breakpoints as they are when the gem starts: a change since is told of.
+        // (If the stone cannot say now, the first look applies them.)
+        let _ = vm.sync_breakpoints();
         // A gem that cannot describe itself still serves; its entry stays blank.
         let _ = vm.describe_session(&about);
         // What comes and goes from now on is told.
@@ -101,11 +104,15 @@ impl Watch {
         }
         self.looked = Instant::now();
         // The stone's breakpoints, applied here within the second (see `onyx_vm::SharedBreakpoint`).
+        let generation = vm.breakpoints_generation();
         match vm.sync_breakpoints() {
             Err(e @ StoneError::Unavailable(_)) => return Err(e),
             Err(e) => {
                 let text = format!("The stone's breakpoints could not be applied here: {e}\n");
                 let _ = events.send(Event::Transcript(text));
+            }
+            Ok(here) if !here.is_empty() || vm.breakpoints_generation() != generation => {
+                let _ = events.send(Event::Breakpoints);
             }
             Ok(_) => {}
         }

@@ -129,6 +129,12 @@ impl Vm {
         Ok(removed)
     }
 
+    /// The generation of the stone's breakpoints this VM applied last: it moves whenever they
+    /// change.
+    pub fn breakpoints_generation(&self) -> u64 {
+        self.debug.from_stone.generation
+    }
+
     /// Brings this VM's breakpoints up to date with the stone's, if they changed there (or
     /// code changed here while some waited for their method), and removes from the stone
     /// those set to stop once that stopped a process here. Answers what became of
