@@ -148,6 +148,14 @@ pub enum Command {
         #[arg(long, env = "ONYX_GEM")]
         gem: String,
     },
+    /// Serve the Debug Adapter Protocol on stdin and stdout (for VS Code and other editors):
+    /// attach to a gem, and debug the processes every gem of its stone keeps suspended. The
+    /// user and password are ONYX_USER's and ONYX_PASSWORD's.
+    Dap {
+        /// The gem's agent (`host:port`) to attach to when the editor's attach names none.
+        #[arg(long, env = "ONYX_GEM")]
+        gem: Option<String>,
+    },
     /// Print a suspended process's stack, each frame with its variables (Topaz's STACK).
     Stack {
         /// The process's number (as `onyx processes` lists it).

@@ -2,7 +2,7 @@
 //! is a thin call of the libraries: `local.rs` runs Smalltalk in a VM of its own or in a
 //! new session of a stone (`eval`, `run`, `check`, `test`), `serve.rs` makes a repository and
 //! serves stones and gems (`init`, `stone`, `gem`), `client.rs` talks to a gem's agent
-//! (`eval --gem`, `commit`, `classes`, ...), and `bench/` holds the user-facing benchmarks
+//! (`eval --gem`, `commit`, `classes`, ...), `dap/` serves the Debug Adapter Protocol, and `bench/` holds the user-facing benchmarks
 //! (`onyx bench ...`). Nothing imports this crate; it is the one place that uses `anyhow`,
 //! and errors become exit codes here: 0 done, 1 the Smalltalk or the gem said no, 2 the
 //! command could not run.
@@ -10,6 +10,7 @@
 mod args;
 mod bench;
 mod client;
+mod dap;
 mod local;
 mod serve;
 
@@ -80,6 +81,7 @@ fn run(args: Args) -> Result<ExitCode> {
         }
         Command::Breakpoints { gem } => client::run(&gem, Request::Breakpoints),
         Command::Unbreak { id, gem } => client::run(&gem, Request::Unbreak(id)),
+        Command::Dap { gem } => dap::serve(gem),
         Command::Stack { process, gem } => client::stack(&gem, process, false),
         Command::Pause { process, gem } => client::stack(&gem, process, true),
         Command::Run { file } => local::run_file(&setup, &file),

@@ -91,6 +91,7 @@ pub fn about_to_wire(a: &About) -> pb::About {
         .iter()
         .map(|s| pb::SuspendedProcess {
             process: s.process,
+            kind: s.kind.clone(),
             reason: s.reason.clone(),
             method: s.method.clone(),
             since_micros: s.since_micros,
@@ -104,7 +105,13 @@ pub fn about_from_wire(a: pb::About) -> About {
     let suspended = a
         .suspended
         .into_iter()
-        .map(|s| Suspended { process: s.process, reason: s.reason, method: s.method, since_micros: s.since_micros })
+        .map(|s| Suspended {
+            process: s.process,
+            kind: s.kind,
+            reason: s.reason,
+            method: s.method,
+            since_micros: s.since_micros,
+        })
         .collect();
     About { user: a.user, host: a.host, pid: a.pid, agent: a.agent, suspended }
 }

@@ -169,6 +169,8 @@ pub const MAX_SUSPENDED_TEXT: usize = 1024;
 pub struct Suspended {
     /// Its number in the gem.
     pub process: u64,
+    /// What stopped it: error, halt, breakpoint, interrupt, pause, step or suspended.
+    pub kind: String,
     /// Why it stopped (`breakpoint 3 at line 4`, an error's description, ...).
     pub reason: String,
     /// The frame it stopped in (`Foo>>bar`).
@@ -184,7 +186,7 @@ impl About {
             return Err(format!("a gem lists at most {MAX_LISTED_SUSPENDED} suspended processes"));
         }
         let long =
-            self.suspended.iter().any(|s| s.reason.len() > MAX_SUSPENDED_TEXT || s.method.len() > MAX_SUSPENDED_TEXT);
+            self.suspended.iter().any(|s| [&s.kind, &s.reason, &s.method].iter().any(|t| t.len() > MAX_SUSPENDED_TEXT));
         if long {
             return Err(format!("a suspended process's texts are at most {MAX_SUSPENDED_TEXT} bytes"));
         }
@@ -213,10 +215,18 @@ mod tests {
 
     #[test]
     fn a_gem_lists_a_bounded_number_of_suspended_processes_with_bounded_texts() {
-        let one = Suspended { process: 1, reason: "halt".into(), method: "Foo>>bar".into(), since_micros: 1 };
+        let one = Suspended {
+            process: 1,
+            kind: "halt".into(),
+            reason: "halt".into(),
+            method: "Foo>>bar".into(),
+            since_micros: 1,
+        };
         assert_eq!(About { suspended: vec![one.clone(); MAX_LISTED_SUSPENDED], ..About::default() }.check(), Ok(()));
         assert!(About { suspended: vec![one.clone(); MAX_LISTED_SUSPENDED + 1], ..About::default() }.check().is_err());
-        let long = Suspended { reason: "x".repeat(MAX_SUSPENDED_TEXT + 1), ..one };
+        let long = Suspended { reason: "x".repeat(MAX_SUSPENDED_TEXT + 1), ..one.clone() };
         assert!(About { suspended: vec![long], ..About::default() }.check().is_err());
+        let kind = Suspended { kind: "x".repeat(MAX_SUSPENDED_TEXT + 1), ..one };
+        assert!(About { suspended: vec![kind], ..About::default() }.check().is_err());
     }
 }

@@ -16,7 +16,7 @@ use crate::agent::{
 use crate::debugger::{current, debugged, one, step, variable};
 
 /// Gem A's work: every 10 ms, `Ticks` goes up through `Ticker>>tick:` and is committed.
-const TICKER: &str =
+pub(crate) const TICKER: &str =
     "Object subclass: #Ticker instanceVariableNames: '' classVariableNames: '' package: 'Tests-Attach'.
 Ticker compile: 'tick: n
 	| next |
@@ -49,7 +49,7 @@ async fn committed_ticks(b: &mut Agent) -> u64 {
 }
 
 /// Waits until the committed counter rises.
-async fn rising(b: &mut Agent) -> u64 {
+pub(crate) async fn rising(b: &mut Agent) -> u64 {
     let before = committed_ticks(b).await;
     let started = Instant::now();
     loop {

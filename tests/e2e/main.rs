@@ -10,6 +10,8 @@
 //!   another.
 //! - `attach`: another user's debugger attached to a gem's process stopped at a breakpoint,
 //!   or paused; a debugger cut off.
+//! - `dap`: `onyx dap` driven by a scripted Debug Adapter Protocol client, as VS Code drives
+//!   it.
 //! - `errors`: the stone's failures, told apart by kind through a gem's session and its agent.
 //! - `crash`: a stone killed during a commit storm keeps every acknowledged commit.
 //! - `integrity`: hostile records, and damaged files, refused or found, never read as data.
@@ -29,6 +31,7 @@ mod agent;
 mod attach;
 mod breakpoints;
 mod crash;
+mod dap;
 mod debugger;
 mod errors;
 mod gems;

@@ -73,7 +73,13 @@ fn set_breakpoint(r: pb::SetBreakpoint) -> Result<SetBreakpoint, Failure> {
 
 /// A process a gem keeps suspended, as the tools' message.
 fn suspended_process(p: onyx_record::Suspended) -> pb::SuspendedProcess {
-    pb::SuspendedProcess { process: p.process, reason: p.reason, method: p.method, since_micros: p.since_micros }
+    pb::SuspendedProcess {
+        process: p.process,
+        kind: p.kind,
+        reason: p.reason,
+        method: p.method,
+        since_micros: p.since_micros,
+    }
 }
 
 /// A breakpoint as the tools' message.

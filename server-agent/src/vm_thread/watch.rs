@@ -75,8 +75,15 @@ impl Watch {
             .filter_map(|p| vm.process_view(p))
             .map(|view| {
                 let since = before.iter().find(|s| s.process == view.serial).map_or(now, |s| s.since_micros);
-                let reason = view.reason.as_ref().map(|r| crate::ops::debugger::reason_text(r).1).unwrap_or_default();
-                Suspended { process: view.serial, reason: clip(reason), method: clip(view.top), since_micros: since }
+                let (kind, reason) = view.reason.as_ref().map(crate::ops::debugger::reason_text).unwrap_or_default();
+                let kind = kind.to_string();
+                Suspended {
+                    process: view.serial,
+                    kind,
+                    reason: clip(reason),
+                    method: clip(view.top),
+                    since_micros: since,
+                }
             })
             .take(MAX_LISTED_SUSPENDED)
             .collect();

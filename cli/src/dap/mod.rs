@@ -1,0 +1,332 @@
+//! `onyx dap`: a Debug Adapter Protocol server on stdin and stdout, for VS Code and every
+//! editor that speaks DAP. It attaches to a gem's agent (`attach` with `gem`, the user and
+//! password from `ONYX_USER` and `ONYX_PASSWORD`), and shows as threads the processes every
+//! gem of the stone keeps suspended, and that gem's own processes (to pause one). Debugging a
+//! process of another gem logs in to that gem's agent as a debugger. Breakpoints set in the
+//! editor are the stone's (`breakpoints.rs`); `threads.rs` keeps the threads and turns the
+//! gem's events into DAP's; `debug.rs` answers stacks, variables, evaluations and steps.
+
+mod breakpoints;
+mod debug;
+mod threads;
+mod wire;
+
+use std::collections::HashMap;
+use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
+
+use anyhow::Result;
+use dap::base_message::Sendable;
+use dap::events::Event;
+use dap::prelude::{Command, ResponseBody};
+use dap::requests::{SetBreakpointsArguments, SetFunctionBreakpointsArguments};
+use dap::responses::{
+    Response, ResponseMessage, SetBreakpointsResponse, SetFunctionBreakpointsResponse, ThreadsResponse,
+};
+use dap::types::{Capabilities, Source, Thread};
+use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
+use onyx_protocol::client::{self, AgentSession};
+
+use crate::client::credentials;
+use breakpoints::{Placed, Wanted};
+use threads::{Process, Shared};
+
+/// Where responses and events go (the listener writes events from its own task).
+pub type Out = Arc<Mutex<wire::Writer>>;
+
+/// Sends `events` to the client (a client gone is seen by the request loop).
+pub fn send_events(out: &Out, events: Vec<Event>) {
+    if let Ok(mut out) = out.lock() {
+        for event in events {
+            let _ = out.send(Sendable::Event(event));
+        }
+    }
+}
+
+/// Serves one debug session on stdin and stdout; `gem` is where to attach when the client's
+/// `attach` names none.
+pub fn serve(gem: Option<String>) -> Result<ExitCode> {
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build()?;
+    let mut input = std::io::stdin().lock();
+    let out: Out = Arc::new(Mutex::new(wire::Writer::stdout()));
+    let mut adapter = Adapter {
+        default_gem: gem,
+        home: String::new(),
+        sessions: HashMap::new(),
+        threads: Shared::default(),
+        out: out.clone(),
+        tables: debug::Tables::default(),
+        placed: Placed::default(),
+    };
+    loop {
+        let (seq, reply, after, disconnect) = match wire::read(&mut input)? {
+            wire::Incoming::Request(request) => {
+                let disconnect = matches!(request.command, Command::Disconnect(_));
+                let (reply, after) = runtime.block_on(adapter.handle(request.command));
+                (request.seq, reply, after, disconnect)
+            }
+            wire::Incoming::Unreadable { seq, command, why } => {
+                eprintln!("onyx dap: request {seq} ({command}) could not be read: {why}");
+                (seq, Err(format!("onyx dap does not answer {command:?} so: {why}")), Vec::new(), false)
+            }
+            wire::Incoming::End => break,
+        };
+        let response = match reply {
+            Ok(body) => Response { request_seq: seq, success: true, message: None, body: Some(body), error: None },
+            Err(message) => Response {
+                request_seq: seq,
+                success: false,
+                message: Some(ResponseMessage::Error(message)),
+                body: None,
+                error: None,
+            },
+        };
+        if let Ok(mut out) = out.lock() {
+            out.send(Sendable::Response(response))?;
+        }
+        send_events(&out, after);
+        if disconnect {
+            break;
+        }
+    }
+    runtime.block_on(adapter.logout());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The adapter's state: its logins to gems, the threads, and the ids it gave out.
+struct Adapter {
+    default_gem: Option<String>,
+    /// The gem attached to.
+    home: String,
+    /// A login to each gem's agent used, by address.
+    sessions: HashMap<String, AgentSession>,
+    threads: Shared,
+    out: Out,
+    tables: debug::Tables,
+    placed: Placed,
+}
+
+/// A request's answer (or why not), and the events to send after it.
+type Handled = (Result<ResponseBody, String>, Vec<Event>);
+
+impl Adapter {
+    async fn handle(&mut self, command: Command) -> Handled {
+        let answer = match command {
+            Command::Initialize(_) => {
+                let capabilities = Capabilities {
+                    supports_configuration_done_request: Some(true),
+                    supports_function_breakpoints: Some(true),
+                    supports_conditional_breakpoints: Some(true),
+                    supports_restart_frame: Some(true),
+                    supports_terminate_threads_request: Some(true),
+                    ..Default::default()
+                };
+                return (Ok(ResponseBody::Initialize(capabilities)), vec![Event::Initialized]);
+            }
+            Command::Attach(args) => self.attach(args.additional_data).await.map(|()| ResponseBody::Attach),
+            Command::Launch(_) => Err("onyx dap attaches to a gem's agent: use an attach configuration".into()),
+            Command::ConfigurationDone => {
+                return match self.look().await {
+                    Ok(events) => (Ok(ResponseBody::ConfigurationDone), events),
+                    Err(e) => (Err(e), Vec::new()),
+                };
+            }
+            Command::SetBreakpoints(args) => self.set_breakpoints(args).await,
+            Command::SetFunctionBreakpoints(args) => self.set_function_breakpoints(args).await,
+            // Exception breakpoints are not offered (no filters are declared): none to set.
+            Command::SetExceptionBreakpoints(_) => {
+                Ok(ResponseBody::SetExceptionBreakpoints(dap::responses::SetExceptionBreakpointsResponse {
+                    breakpoints: None,
+                }))
+            }
+            Command::Threads => self.threads().await,
+            Command::Disconnect(_) => Ok(ResponseBody::Disconnect),
+            other => return self.debug(other).await,
+        };
+        (answer, Vec::new())
+    }
+
+    /// Logs in to the gem named by the attach arguments (or on the command line), and
+    /// listens to its events.
+    async fn attach(&mut self, args: Option<serde_json::Value>) -> Result<(), String> {
+        let named = args.as_ref().and_then(|a| a.get("gem")).and_then(|g| g.as_str()).map(str::to_string);
+        let gem =
+            named.or_else(|| self.default_gem.clone()).ok_or("attach names no gem: give \"gem\": \"host:port\"")?;
+        let (user, password) = credentials();
+        let session = AgentSession::login(&gem, &user, &password).await.map_err(|e| e.to_string())?;
+        let listener = AgentSession::login(&gem, &user, &password).await.map_err(|e| e.to_string())?;
+        self.sessions.insert(gem.clone(), session);
+        self.home = gem;
+        tokio::spawn(threads::listen(listener, self.threads.clone(), self.out.clone()));
+        Ok(())
+    }
+
+    /// Reads every gem's suspended processes: a `stopped` event for each not told of yet.
+    async fn look(&mut self) -> Result<Vec<Event>, String> {
+        let home = self.home.clone();
+        let list = match self.one(&home, Op::Sessions(pb::Empty {})).await? {
+            Outcome::Sessions(list) => list,
+            other => return Err(format!("the gem answered out of turn: {other:?}")),
+        };
+        let mut t = self.threads.lock().map_err(|_| "the thread table is lost")?;
+        t.learn(&list.sessions);
+        Ok(list.sessions.iter().flat_map(|s| t.suspended(&s.agent, &s.suspended)).collect())
+    }
+
+    /// The stopped threads of every gem, and the processes of the gem attached to.
+    async fn threads(&mut self) -> Result<ResponseBody, String> {
+        self.look().await.map(|events| send_events(&self.out, events))?;
+        let home = self.home.clone();
+        let processes = match self.one(&home, Op::Processes(pb::Empty {})).await? {
+            Outcome::Processes(list) => list.processes,
+            other => return Err(format!("the gem answered out of turn: {other:?}")),
+        };
+        let mut t = self.threads.lock().map_err(|_| "the thread table is lost")?;
+        for p in processes.iter().filter(|p| p.status != "suspended" || p.kept) {
+            t.id(Process { agent: home.clone(), process: p.process });
+        }
+        let mut threads = Vec::new();
+        for id in 1.. {
+            let Some(p) = t.process(id) else { break };
+            let stopped = t.is_stopped(id);
+            let running = p.agent == home && processes.iter().any(|q| q.process == p.process);
+            if stopped || running {
+                let state = if stopped { "stopped" } else { "running" };
+                threads.push(Thread { id, name: format!("process {} in gem {} ({state})", p.process, p.agent) });
+            }
+        }
+        Ok(ResponseBody::Threads(ThreadsResponse { threads }))
+    }
+
+    /// Sets the breakpoints of one source (a Tonel file, or a method shown from a frame).
+    async fn set_breakpoints(&mut self, args: SetBreakpointsArguments) -> Result<ResponseBody, String> {
+        let asked = args.breakpoints.unwrap_or_default().into_iter();
+        let lines: Vec<(u32, String)> =
+            asked.map(|b| (b.line.max(0) as u32, b.condition.unwrap_or_default())).collect();
+        let (key, wanted) = if let Some(path) = &args.source.path {
+            let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+            let methods = breakpoints::tonel_methods(&text);
+            self.placed.learn_file(path, &methods);
+            let wanted: Vec<Wanted> = lines
+                .into_iter()
+                .map(|(line, condition)| match methods.iter().find(|m| m.header <= line && line < m.end) {
+                    Some(m) => Wanted {
+                        method: Some(m.method.clone()),
+                        line: line - m.header + 1,
+                        shift: m.header - 1,
+                        condition,
+                        refused: String::new(),
+                    },
+                    None => Wanted {
+                        method: None,
+                        line,
+                        shift: 0,
+                        condition,
+                        refused: format!("line {line} is in no method of {path}"),
+                    },
+                })
+                .collect();
+            (path.clone(), wanted)
+        } else {
+            let reference = args.source.source_reference.unwrap_or(0);
+            let method = self.tables.method_of_source(reference);
+            let refused = if method.is_some() {
+                String::new()
+            } else {
+                "this source is a doit's, or no longer shown: it holds no breakpoints".to_string()
+            };
+            let wanted: Vec<Wanted> = lines
+                .into_iter()
+                .map(|(line, condition)| Wanted {
+                    method: method.clone(),
+                    line,
+                    shift: 0,
+                    condition,
+                    refused: refused.clone(),
+                })
+                .collect();
+            (format!("#{reference}"), wanted)
+        };
+        let breakpoints = self.place(&key, &wanted, &args.source).await?;
+        Ok(ResponseBody::SetBreakpoints(SetBreakpointsResponse { breakpoints }))
+    }
+
+    /// Sets breakpoints on methods named `Foo>>bar` (at their first statement).
+    async fn set_function_breakpoints(
+        &mut self,
+        args: SetFunctionBreakpointsArguments,
+    ) -> Result<ResponseBody, String> {
+        let wanted: Vec<Wanted> = args
+            .breakpoints
+            .iter()
+            .map(|b| {
+                let method = breakpoints::method_named(&b.name);
+                let refused = if method.is_some() {
+                    String::new()
+                } else {
+                    format!("{:?} names no method (write Class>>selector)", b.name)
+                };
+                Wanted { method, line: 1, shift: 0, condition: b.condition.clone().unwrap_or_default(), refused }
+            })
+            .collect();
+        let breakpoints = self.place("functions", &wanted, &Source::default()).await?;
+        Ok(ResponseBody::SetFunctionBreakpoints(SetFunctionBreakpointsResponse { breakpoints }))
+    }
+
+    /// Replaces the breakpoints of `key` with `wanted`, in one batch through the gem attached to.
+    async fn place(
+        &mut self,
+        key: &str,
+        wanted: &[Wanted],
+        shown: &Source,
+    ) -> Result<Vec<dap::types::Breakpoint>, String> {
+        let ops = self.placed.replace(key, wanted);
+        let removed = ops.iter().filter(|op| matches!(op, Op::RemoveBreakpoint(_))).count();
+        let home = self.home.clone();
+        let outcomes = if ops.is_empty() { Vec::new() } else { self.execute(&home, ops).await? };
+        Ok(self.placed.answered(key, wanted, removed, outcomes, shown))
+    }
+
+    /// The login to the gem at `agent` (made on first use: another gem's as a debugger).
+    async fn session(&mut self, agent: &str) -> Result<&mut AgentSession, String> {
+        if !self.sessions.contains_key(agent) {
+            let (user, password) = credentials();
+            let session = AgentSession::login(agent, &user, &password).await.map_err(|e| format!("{agent}: {e}"))?;
+            self.sessions.insert(agent.to_string(), session);
+        }
+        self.sessions.get_mut(agent).ok_or_else(|| "no login".to_string())
+    }
+
+    /// Runs `ops` as one batch in the gem at `agent`: their outcomes.
+    async fn execute(&mut self, agent: &str, ops: Vec<Op>) -> Result<Vec<Outcome>, String> {
+        let session = self.session(agent).await?;
+        let reply = session.execute(client::batch(ops)).await.map_err(|s| format!("{agent}: {}", s.message()))?;
+        Ok(reply.results.into_iter().filter_map(|r| r.outcome).collect())
+    }
+
+    /// Runs one operation in the gem at `agent`: its outcome, an error's message as `Err`.
+    async fn one(&mut self, agent: &str, op: Op) -> Result<Outcome, String> {
+        match self.execute(agent, vec![op]).await?.pop() {
+            Some(Outcome::Error(e)) => Err(e.message),
+            Some(outcome) => Ok(outcome),
+            None => Err(format!("{agent} answered nothing")),
+        }
+    }
+
+    /// Logs out of every gem (the processes debugged stay as they are).
+    async fn logout(&mut self) {
+        for (_, session) in self.sessions.drain() {
+            let _ = session.logout().await;
+        }
+    }
+}
+
+/// An error for a request naming a thread, frame or reference this adapter did not give.
+fn unknown(what: &str, id: i64) -> String {
+    format!("no {what} {id}: it is no longer shown (the process went on)")
+}
+
+/// The process of thread `id`.
+fn process_of(threads: &Shared, id: i64) -> Result<Process, String> {
+    threads.lock().map_err(|_| "the thread table is lost".to_string())?.process(id).ok_or_else(|| unknown("thread", id))
+}

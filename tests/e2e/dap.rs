@@ -1,0 +1,239 @@
+//! `onyx dap` driven as VS Code drives it: a scripted client speaks the Debug Adapter
+//! Protocol to the adapter's stdin and stdout. Gem A runs a forked loop that calls
+//! `Ticker>>tick:` every 10 ms; the adapter attaches to gem B, sets a breakpoint on a line of
+//! the method's Tonel file, and A's loop stops there: the client sees the thread stop, its
+//! stack in the file, its variables, steps over, opens an Array, evaluates in the frame,
+//! removes the breakpoint and continues, and A's counter goes on rising. What the adapter
+//! cannot do is answered as an error, and the session goes on.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::agent::{GemProcess, client, evaluate, execute, printed, repository, runtime};
+use crate::attach::{TICKER, rising};
+
+/// `Ticker>>tick:` as a Tonel file holds it: the method's header is line 8, its statement
+/// `next := ...` line 10.
+const TONEL: &str = "Class {
+\t#name : #Ticker,
+\t#superclass : #Object,
+\t#category : #'Tests-Attach'
+}
+
+{ #category : #demo }
+Ticker >> tick: n [
+\t| next |
+\tnext := Array with: n with: n + 1.
+\t^ next last
+]
+";
+
+/// The adapter, and what it sent (responses and events, in order).
+struct Adapter {
+    child: Child,
+    stdin: ChildStdin,
+    messages: mpsc::Receiver<Value>,
+    seq: i64,
+    /// Events read while waiting for a response.
+    events: Vec<Value>,
+}
+
+impl Adapter {
+    fn start() -> Adapter {
+        let mut child = Command::new(onyx_tests::onyx())
+            .arg("dap")
+            .env_remove("ONYX_GEM")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("onyx dap starts");
+        let stdin = child.stdin.take().expect("stdin");
+        let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        let (tx, messages) = mpsc::channel();
+        std::thread::spawn(move || {
+            loop {
+                let mut length = 0;
+                let mut line = String::new();
+                loop {
+                    line.clear();
+                    if stdout.read_line(&mut line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    match line.trim_end().strip_prefix("Content-Length:") {
+                        Some(n) => length = n.trim().parse().expect("a length"),
+                        None if line.trim_end().is_empty() && length > 0 => break,
+                        None => {}
+                    }
+                }
+                let mut body = vec![0; length];
+                stdout.read_exact(&mut body).expect("the body");
+                if tx.send(serde_json::from_slice(&body).expect("JSON")).is_err() {
+                    return;
+                }
+            }
+        });
+        Adapter { child, stdin, messages, seq: 0, events: Vec::new() }
+    }
+
+    /// Sends a request and answers its response (events that come first are kept).
+    fn request(&mut self, command: &str, arguments: Value) -> Value {
+        self.seq += 1;
+        let body = json!({"seq": self.seq, "type": "request", "command": command, "arguments": arguments}).to_string();
+        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).expect("write");
+        self.stdin.flush().expect("flush");
+        loop {
+            let message = self.messages.recv_timeout(Duration::from_secs(20)).expect("a response");
+            if message["type"] == "response" && message["request_seq"] == self.seq {
+                return message;
+            }
+            self.events.push(message);
+        }
+    }
+
+    /// A request that must succeed: its body.
+    fn ok(&mut self, command: &str, arguments: Value) -> Value {
+        let response = self.request(command, arguments);
+        assert_eq!(response["success"], true, "{command}: {response}");
+        response["body"].clone()
+    }
+
+    /// Waits for event `name` (that `matches`), kept or to come.
+    fn event(&mut self, name: &str, matches: impl Fn(&Value) -> bool) -> Value {
+        if let Some(at) = self.events.iter().position(|e| e["event"] == name && matches(e)) {
+            return self.events.remove(at);
+        }
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let message =
+                self.messages.recv_timeout(left).unwrap_or_else(|_| panic!("no {name} event: {:?}", self.events));
+            if message["event"] == name && matches(&message) {
+                return message;
+            }
+            self.events.push(message);
+        }
+    }
+
+    /// The top frame of `thread`: its id and the frame.
+    fn top(&mut self, thread: &Value) -> Value {
+        let stack = self.ok("stackTrace", json!({"threadId": thread, "startFrame": 0, "levels": 5}));
+        stack["stackFrames"][0].clone()
+    }
+
+    /// The variables of `frame`'s scope, by name.
+    fn locals(&mut self, frame: &Value) -> Vec<Value> {
+        let scopes = self.ok("scopes", json!({"frameId": frame["id"]}));
+        let reference = scopes["scopes"][0]["variablesReference"].clone();
+        self.ok("variables", json!({"variablesReference": reference}))["variables"].as_array().expect("a list").clone()
+    }
+}
+
+fn named<'a>(variables: &'a [Value], name: &str) -> &'a Value {
+    variables.iter().find(|v| v["name"] == name).unwrap_or_else(|| panic!("no {name} in {variables:?}"))
+}
+
+#[test]
+fn vs_code_attaches_sets_a_breakpoint_in_a_tonel_file_and_debugs_another_gems_process() {
+    let (dir, stone) = repository();
+    let a = GemProcess::start(&stone);
+    let b = GemProcess::start(&stone);
+    let file = dir.path().join("Ticker.class.st");
+    std::fs::write(&file, TONEL).expect("the Tonel file");
+    let path = file.to_string_lossy().to_string();
+    runtime().block_on(async {
+        let mut in_a = client(&a).await;
+        assert_eq!(printed(&execute(&mut in_a, vec![evaluate(TICKER)]).await[0]), "nil");
+        let mut in_b = client(&b).await;
+        rising(&mut in_b).await;
+
+        let mut dap = Adapter::start();
+        let capabilities = dap.ok("initialize", json!({"adapterID": "onyx", "clientID": "vscode"}));
+        assert_eq!(capabilities["supportsConfigurationDoneRequest"], true);
+        dap.event("initialized", |_| true);
+        let refused = dap.request("launch", json!({}));
+        assert_eq!(refused["success"], false, "{refused}");
+        let unknown = dap.request("frobnicate", json!({"x": 1}));
+        assert_eq!(unknown["success"], false, "{unknown}");
+        assert!(unknown["message"].as_str().expect("why").contains("frobnicate"), "{unknown}");
+        dap.ok("attach", json!({"gem": b.addr}));
+
+        // A line in no method is refused; the statement's line is set, for every gem.
+        let set =
+            dap.ok("setBreakpoints", json!({"source": {"path": path}, "breakpoints": [{"line": 3}, {"line": 10}]}));
+        let [outside, inside] = set["breakpoints"].as_array().expect("two").as_slice() else { panic!("{set}") };
+        assert_eq!(outside["verified"], false);
+        assert!(outside["message"].as_str().expect("why").contains("in no method"), "{outside}");
+        assert_eq!((inside["verified"].clone(), inside["line"].clone()), (json!(true), json!(10)), "{inside}");
+        let functions = dap.ok("setFunctionBreakpoints", json!({"breakpoints": [{"name": "no method here"}]}));
+        assert_eq!(functions["breakpoints"][0]["verified"], false, "{functions}");
+        dap.ok("setExceptionBreakpoints", json!({"filters": []}));
+        dap.ok("configurationDone", json!({}));
+
+        // Gem A's loop stops there: a thread of gem A.
+        let stopped = dap.event("stopped", |e| e["body"]["reason"] == "breakpoint");
+        let thread = stopped["body"]["threadId"].clone();
+        let threads = dap.ok("threads", json!({}));
+        let listed = threads["threads"].as_array().expect("threads").iter().find(|t| t["id"] == thread).cloned();
+        let name = listed.expect("the stopped thread is listed")["name"].as_str().expect("a name").to_string();
+        assert!(name.contains(&a.addr) && name.contains("stopped"), "{name}");
+
+        // Its stack, in the Tonel file, at the line of the breakpoint; its variables.
+        let top = dap.top(&thread);
+        assert_eq!(top["name"], "Ticker>>tick:");
+        assert_eq!((top["source"]["path"].clone(), top["line"].clone()), (json!(path), json!(10)), "{top}");
+        let locals = dap.locals(&top);
+        assert_eq!(named(&locals, "next")["value"], "nil");
+        let n: u64 = named(&locals, "n")["value"].as_str().expect("n").parse().expect("a number");
+
+        // Step over: the thread stops again, a line on, and `next` is an Array to open.
+        dap.ok("next", json!({"threadId": thread}));
+        let stepped = dap.event("stopped", |e| e["body"]["reason"] == "step");
+        assert_eq!(stepped["body"]["threadId"], thread);
+        let top = dap.top(&thread);
+        assert_eq!(top["line"], 11, "{top}");
+        let locals = dap.locals(&top);
+        let next = named(&locals, "next").clone();
+        assert_eq!(next["value"], format!("#({n} {})", n + 1));
+        let fields = dap.ok("variables", json!({"variablesReference": next["variablesReference"]}));
+        let values: Vec<&str> = fields["variables"]
+            .as_array()
+            .expect("fields")
+            .iter()
+            .map(|f| f["value"].as_str().expect("a value"))
+            .collect();
+        assert_eq!(values, [n.to_string(), (n + 1).to_string()]);
+
+        // Evaluate in the frame; without a frame, or in a frame not given, it is refused.
+        let value =
+            dap.ok("evaluate", json!({"expression": "next last * 10", "frameId": top["id"], "context": "repl"}));
+        assert_eq!(value["result"], ((n + 1) * 10).to_string());
+        let no_frame = dap.request("evaluate", json!({"expression": "3 + 4", "context": "repl"}));
+        assert_eq!(no_frame["success"], false, "{no_frame}");
+        let stale = dap.request("stackTrace", json!({"threadId": 999}));
+        assert_eq!(stale["success"], false, "{stale}");
+
+        // The breakpoint goes, the thread continues, and A's counter goes on rising.
+        let cleared = dap.ok("setBreakpoints", json!({"source": {"path": path}, "breakpoints": []}));
+        assert_eq!(cleared["breakpoints"], json!([]));
+        dap.ok("continue", json!({"threadId": thread}));
+        rising(&mut in_b).await;
+        // No longer a thread (once every gem's list says so: within a second or so).
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            let threads = dap.ok("threads", json!({}));
+            if threads["threads"].as_array().expect("threads").iter().all(|t| t["id"] != thread) {
+                break;
+            }
+            assert!(Instant::now() < deadline, "the thread stays: {threads}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        dap.ok("disconnect", json!({}));
+        let status = dap.child.wait().expect("the adapter ends");
+        assert!(status.success(), "{status}");
+    });
+}
