@@ -236,19 +236,7 @@ pub fn stack(gem: &str, process: u64, pause: bool) -> Result<ExitCode> {
 
 /// `Class>>selector` or `Class class>>selector`.
 fn method_ref(name: &str) -> Result<pb::MethodRef> {
-    let (class, selector) =
-        name.split_once(">>").ok_or_else(|| anyhow!("{name:?} names no method (write Class>>selector)"))?;
-    let (class, meta) = match class.trim().strip_suffix(" class") {
-        Some(instance) => (instance.trim(), true),
-        None => (class.trim(), false),
-    };
-    if class.is_empty() || selector.trim().is_empty() {
-        bail!("{name:?} names no method (write Class>>selector)");
-    }
-    Ok(pb::MethodRef {
-        class: Some(pb::ClassRef { class_name: class.to_string(), meta }),
-        selector: selector.trim().to_string(),
-    })
+    crate::dap::method_named(name).ok_or_else(|| anyhow!("{name:?} names no method (write Class>>selector)"))
 }
 
 /// Who the command line logs in as, to a stone or a gem's agent: `ONYX_USER` (default

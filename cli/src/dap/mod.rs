@@ -28,6 +28,7 @@ use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
 use onyx_protocol::client::{self, AgentSession};
 
 use crate::client::credentials;
+pub use breakpoints::method_named;
 use breakpoints::{Placed, Wanted};
 use threads::{Process, Shared};
 
