@@ -3,8 +3,9 @@
 //! `Ticker>>tick:` every 10 ms; the adapter attaches to gem B, sets a breakpoint on a line of
 //! the method's Tonel file, and A's loop stops there: the client sees the thread stop, its
 //! stack in the file, its variables, steps over, opens an Array, evaluates in the frame,
-//! removes the breakpoint and continues, and A's counter goes on rising. What the adapter
-//! cannot do is answered as an error, and the session goes on.
+//! removes the breakpoint and continues, and A's counter goes on rising. Attached to gem A,
+//! its loop is paused and continued. What the adapter cannot do is answered as an error, and
+//! the session goes on.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -13,7 +14,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::agent::{GemProcess, client, evaluate, execute, printed, repository, runtime};
+use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
+
+use crate::agent::{GemProcess, client, evaluate, execute, op, printed, repository, runtime};
 use crate::attach::{TICKER, rising};
 
 /// `Ticker>>tick:` as a Tonel file holds it: the method's header is line 8, its statement
@@ -220,6 +223,12 @@ fn vs_code_attaches_sets_a_breakpoint_in_a_tonel_file_and_debugs_another_gems_pr
         // The breakpoint goes, the thread continues, and A's counter goes on rising.
         let cleared = dap.ok("setBreakpoints", json!({"source": {"path": path}, "breakpoints": []}));
         assert_eq!(cleared["breakpoints"], json!([]));
+        // (Gem A drops it within a second: continued before, the loop would stop there again.)
+        let gone = Instant::now();
+        while !matches!(&execute(&mut in_a, vec![op(Op::Breakpoints(pb::Empty {}))]).await[0], Outcome::Breakpoints(l) if l.breakpoints.is_empty()) {
+            assert!(gone.elapsed() < Duration::from_secs(5), "gem A kept the breakpoint");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
         dap.ok("continue", json!({"threadId": thread}));
         rising(&mut in_b).await;
         // No longer a thread (once every gem's list says so: within a second or so).
@@ -235,5 +244,24 @@ fn vs_code_attaches_sets_a_breakpoint_in_a_tonel_file_and_debugs_another_gems_pr
         dap.ok("disconnect", json!({}));
         let status = dap.child.wait().expect("the adapter ends");
         assert!(status.success(), "{status}");
+
+        // Attached to gem A, its loop is a running thread: paused, it stops; continued, it goes on.
+        let mut dap = Adapter::start();
+        dap.ok("initialize", json!({"adapterID": "onyx"}));
+        dap.ok("attach", json!({"gem": a.addr}));
+        dap.ok("configurationDone", json!({}));
+        let threads = dap.ok("threads", json!({}));
+        let running = threads["threads"].as_array().expect("threads").iter().find(|t| {
+            t["name"].as_str().is_some_and(|n| n.ends_with("(running)"))
+        });
+        let thread = running.unwrap_or_else(|| panic!("the loop runs: {threads}"))["id"].clone();
+        dap.ok("pause", json!({"threadId": thread}));
+        let paused = dap.event("stopped", |e| e["body"]["reason"] == "pause");
+        assert_eq!(paused["body"]["threadId"], thread);
+        assert_eq!(dap.top(&thread)["name"].as_str().map(|n| n.contains("Ticker") || n.contains("[]")), Some(true));
+        dap.ok("continue", json!({"threadId": thread}));
+        rising(&mut in_b).await;
+        dap.ok("disconnect", json!({}));
+        assert!(dap.child.wait().expect("the adapter ends").success());
     });
 }

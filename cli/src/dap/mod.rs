@@ -128,7 +128,7 @@ impl Adapter {
             Command::Launch(_) => Err("onyx dap attaches to a gem's agent: use an attach configuration".into()),
             Command::ConfigurationDone => {
                 return match self.look().await {
-                    Ok(events) => (Ok(ResponseBody::ConfigurationDone), events),
+                    Ok((events, _)) => (Ok(ResponseBody::ConfigurationDone), events),
                     Err(e) => (Err(e), Vec::new()),
                 };
             }
@@ -162,26 +162,44 @@ impl Adapter {
         Ok(())
     }
 
-    /// Reads every gem's suspended processes: a `stopped` event for each not told of yet.
-    async fn look(&mut self) -> Result<Vec<Event>, String> {
+    /// Reads every gem's suspended processes, and the attached gem's processes: a `stopped`
+    /// event for each not told of yet. The stone's lists may be a second old: each gem that
+    /// lists some is asked for its own list, the truth about its processes.
+    async fn look(&mut self) -> Result<(Vec<Event>, Vec<pb::ProcessEntry>), String> {
         let home = self.home.clone();
-        let list = match self.one(&home, Op::Sessions(pb::Empty {})).await? {
-            Outcome::Sessions(list) => list,
-            other => return Err(format!("the gem answered out of turn: {other:?}")),
+        let mut answers = self.execute(&home, vec![Op::Sessions(pb::Empty {}), Op::Processes(pb::Empty {})]).await?;
+        let (Some(Outcome::Processes(processes)), Some(Outcome::Sessions(list))) = (answers.pop(), answers.pop())
+        else {
+            return Err("the gem did not list its sessions and processes".into());
         };
+        let processes = processes.processes;
+        let mut fresh = Vec::new();
+        for s in &list.sessions {
+            let mut suspended = s.suspended.clone();
+            let theirs = match s.agent == home || suspended.is_empty() {
+                true => None,
+                false => match self.one(&s.agent, Op::Processes(pb::Empty {})).await {
+                    Ok(Outcome::Processes(p)) => Some(p.processes),
+                    _ => None,
+                },
+            };
+            let truth = if s.agent == home { Some(&processes) } else { theirs.as_ref() };
+            if let Some(truth) = truth {
+                suspended.retain(|p| truth.iter().any(|q| q.process == p.process && q.status == "suspended"));
+            }
+            fresh.push((s.agent.clone(), suspended));
+        }
         let mut t = self.threads.lock().map_err(|_| "the thread table is lost")?;
         t.learn(&list.sessions);
-        Ok(list.sessions.iter().flat_map(|s| t.suspended(&s.agent, &s.suspended)).collect())
+        let events = fresh.iter().flat_map(|(agent, suspended)| t.suspended(agent, suspended)).collect();
+        Ok((events, processes))
     }
 
     /// The stopped threads of every gem, and the processes of the gem attached to.
     async fn threads(&mut self) -> Result<ResponseBody, String> {
-        self.look().await.map(|events| send_events(&self.out, events))?;
+        let (events, processes) = self.look().await?;
+        send_events(&self.out, events);
         let home = self.home.clone();
-        let processes = match self.one(&home, Op::Processes(pb::Empty {})).await? {
-            Outcome::Processes(list) => list.processes,
-            other => return Err(format!("the gem answered out of turn: {other:?}")),
-        };
         let mut t = self.threads.lock().map_err(|_| "the thread table is lost")?;
         for p in processes.iter().filter(|p| p.status != "suspended" || p.kept) {
             t.id(Process { agent: home.clone(), process: p.process });

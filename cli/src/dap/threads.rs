@@ -5,7 +5,6 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
 
 use dap::events::{ContinuedEventBody, Event, StoppedEventBody};
 use dap::types::StoppedEventReason;
@@ -28,15 +27,9 @@ pub struct Threads {
     ids: HashMap<Process, i64>,
     by_id: Vec<Process>,
     stopped: HashSet<i64>,
-    /// Threads this adapter let go on, and when: a gem's list, told within a second or so,
-    /// may still show them stopped a while.
-    went_on: HashMap<i64, Instant>,
     /// Each gem's session number, to its agent.
     agents: HashMap<u64, String>,
 }
-
-/// How long a gem's list may show a process stopped after this adapter let it go on.
-const STALE: Duration = Duration::from_secs(2);
 
 /// Shared between the requests and the listener.
 pub type Shared = Arc<Mutex<Threads>>;
@@ -67,10 +60,8 @@ impl Threads {
     pub fn set_stopped(&mut self, id: i64, stopped: bool) {
         if stopped {
             self.stopped.insert(id);
-            self.went_on.remove(&id);
         } else {
             self.stopped.remove(&id);
-            self.went_on.insert(id, Instant::now());
         }
     }
 
@@ -95,9 +86,6 @@ impl Threads {
         for p in now {
             let id = self.id(Process { agent: agent.to_string(), process: p.process });
             here.insert(id);
-            if self.went_on.get(&id).is_some_and(|at| at.elapsed() < STALE) {
-                continue;
-            }
             if self.stopped.insert(id) {
                 events.push(Event::Stopped(StoppedEventBody {
                     reason: reason(&p.kind),
