@@ -160,6 +160,11 @@ fn vs_code_attaches_sets_a_breakpoint_in_a_tonel_file_and_debugs_another_gems_pr
         dap.event("initialized", |_| true);
         let refused = dap.request("launch", json!({}));
         assert_eq!(refused["success"], false, "{refused}");
+        // A body that is not JSON is answered with an error, and the session goes on.
+        write!(dap.stdin, "Content-Length: 5\r\n\r\n{{bad}}").expect("write");
+        dap.stdin.flush().expect("flush");
+        let bad = dap.messages.recv_timeout(Duration::from_secs(20)).expect("an answer");
+        assert_eq!((bad["type"].clone(), bad["success"].clone()), (json!("response"), json!(false)), "{bad}");
         let unknown = dap.request("frobnicate", json!({"x": 1}));
         assert_eq!(unknown["success"], false, "{unknown}");
         assert!(unknown["message"].as_str().expect("why").contains("frobnicate"), "{unknown}");

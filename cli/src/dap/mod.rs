@@ -176,13 +176,13 @@ impl Adapter {
         let mut fresh = Vec::new();
         for s in &list.sessions {
             let mut suspended = s.suspended.clone();
-            let theirs = match s.agent == home || suspended.is_empty() {
-                true => None,
-                false => match self.one(&s.agent, Op::Processes(pb::Empty {})).await {
-                    Ok(Outcome::Processes(p)) => Some(p.processes),
-                    _ => None,
-                },
-            };
+            let mut theirs = None;
+            if s.agent != home
+                && !suspended.is_empty()
+                && let Ok(Outcome::Processes(p)) = self.one(&s.agent, Op::Processes(pb::Empty {})).await
+            {
+                theirs = Some(p.processes);
+            }
             let truth = if s.agent == home { Some(&processes) } else { theirs.as_ref() };
             if let Some(truth) = truth {
                 suspended.retain(|p| truth.iter().any(|q| q.process == p.process && q.status == "suspended"));
