@@ -5,7 +5,11 @@
 //! stack in the file, its variables, steps over, opens an Array, evaluates in the frame,
 //! removes the breakpoint and continues, and A's counter goes on rising. Attached to gem A,
 //! its loop is paused and continued. What the adapter cannot do is answered as an error, and
-//! the session goes on.
+//! the session goes on. Log points and hit conditions map to the stone's kinds (gem A's
+//! transcript comes to the editor); a breakpoint moved by an edit in B or removed through A is
+//! told; the filter of all errors stops a handled error where it is signalled; with the
+//! unhandled filter off, a failed process is a thread but no stop is told; gem B gone ends
+//! the session.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -136,6 +140,24 @@ impl Adapter {
     }
 }
 
+/// Waits until the gem of `agent` lists breakpoints that are `as_wanted`: they as it lists them.
+async fn until_listed(
+    agent: &mut crate::agent::Agent,
+    what: &str,
+    as_wanted: impl Fn(&[pb::BreakpointInfo]) -> bool,
+) -> Vec<pb::BreakpointInfo> {
+    let started = Instant::now();
+    loop {
+        if let Outcome::Breakpoints(l) = execute(agent, vec![op(Op::Breakpoints(pb::Empty {}))]).await.remove(0)
+            && as_wanted(&l.breakpoints)
+        {
+            return l.breakpoints;
+        }
+        assert!(started.elapsed() < Duration::from_secs(5), "not so within 5 s: {what}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 fn named<'a>(variables: &'a [Value], name: &str) -> &'a Value {
     variables.iter().find(|v| v["name"] == name).unwrap_or_else(|| panic!("no {name} in {variables:?}"))
 }
@@ -229,11 +251,7 @@ fn vs_code_attaches_sets_a_breakpoint_in_a_tonel_file_and_debugs_another_gems_pr
         let cleared = dap.ok("setBreakpoints", json!({"source": {"path": path}, "breakpoints": []}));
         assert_eq!(cleared["breakpoints"], json!([]));
         // (Gem A drops it within a second: continued before, the loop would stop there again.)
-        let gone = Instant::now();
-        while !matches!(&execute(&mut in_a, vec![op(Op::Breakpoints(pb::Empty {}))]).await[0], Outcome::Breakpoints(l) if l.breakpoints.is_empty()) {
-            assert!(gone.elapsed() < Duration::from_secs(5), "gem A kept the breakpoint");
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        until_listed(&mut in_a, "gem A drops the breakpoint", |l| l.is_empty()).await;
         dap.ok("continue", json!({"threadId": thread}));
         rising(&mut in_b).await;
         // No longer a thread (once every gem's list says so: within a second or so).
@@ -256,9 +274,11 @@ fn vs_code_attaches_sets_a_breakpoint_in_a_tonel_file_and_debugs_another_gems_pr
         dap.ok("attach", json!({"gem": a.addr}));
         dap.ok("configurationDone", json!({}));
         let threads = dap.ok("threads", json!({}));
-        let running = threads["threads"].as_array().expect("threads").iter().find(|t| {
-            t["name"].as_str().is_some_and(|n| n.ends_with("(running)"))
-        });
+        let running = threads["threads"]
+            .as_array()
+            .expect("threads")
+            .iter()
+            .find(|t| t["name"].as_str().is_some_and(|n| n.ends_with("(running)")));
         let thread = running.unwrap_or_else(|| panic!("the loop runs: {threads}"))["id"].clone();
         dap.ok("pause", json!({"threadId": thread}));
         let paused = dap.event("stopped", |e| e["body"]["reason"] == "pause");
@@ -266,6 +286,119 @@ fn vs_code_attaches_sets_a_breakpoint_in_a_tonel_file_and_debugs_another_gems_pr
         assert_eq!(dap.top(&thread)["name"].as_str().map(|n| n.contains("Ticker") || n.contains("[]")), Some(true));
         dap.ok("continue", json!({"threadId": thread}));
         rising(&mut in_b).await;
+        dap.ok("disconnect", json!({}));
+        assert!(dap.child.wait().expect("the adapter ends").success());
+    });
+}
+
+#[test]
+fn vs_code_log_points_hit_conditions_exception_filters_and_breakpoints_changed_elsewhere() {
+    let (dir, stone) = repository();
+    let a = GemProcess::start(&stone);
+    let mut b = GemProcess::start(&stone);
+    let file = dir.path().join("Ticker.class.st");
+    std::fs::write(&file, TONEL).expect("the Tonel file");
+    let path = file.to_string_lossy().to_string();
+    runtime().block_on(async {
+        let mut in_a = client(&a).await;
+        assert_eq!(printed(&execute(&mut in_a, vec![evaluate(TICKER)]).await[0]), "nil");
+        let mut in_b = client(&b).await;
+        rising(&mut in_b).await;
+
+        let mut dap = Adapter::start();
+        let capabilities = dap.ok("initialize", json!({"adapterID": "onyx"}));
+        assert_eq!((capabilities["supportsLogPoints"].clone(), capabilities["supportsHitConditionalBreakpoints"].clone()), (json!(true), json!(true)));
+        let filters: Vec<&Value> = capabilities["exceptionBreakpointFilters"].as_array().expect("filters").iter().map(|f| &f["filter"]).collect();
+        assert_eq!(filters, [&json!("errors"), &json!("unhandled")]);
+        dap.ok("attach", json!({"gem": b.addr}));
+
+        // A log point on every 5th hit; a hit condition that cannot be read is refused.
+        let set = dap.ok(
+            "setBreakpoints",
+            json!({"source": {"path": path}, "breakpoints": [
+                {"line": 10, "logMessage": "tick {n} isn't {n + 1}", "hitCondition": "%5"},
+                {"line": 11, "hitCondition": "<3"}]}),
+        );
+        let [log, unread] = set["breakpoints"].as_array().expect("two").as_slice() else { panic!("{set}") };
+        assert_eq!(log["verified"], true, "{log}");
+        assert_eq!(unread["verified"], false, "{unread}");
+        assert!(unread["message"].as_str().expect("why").contains("hit condition"), "{unread}");
+        let id = log["id"].as_u64().expect("an id");
+        dap.ok("setExceptionBreakpoints", json!({"filters": ["unhandled"]}));
+        dap.ok("configurationDone", json!({}));
+        let in_a_list = until_listed(&mut in_a, "gem A applies the log point", |l| l.iter().any(|b| b.id == id && b.placed)).await;
+        let applied = in_a_list.iter().find(|b| b.id == id).expect("the log point");
+        assert_eq!((applied.hits, applied.hits_n), (pb::BreakpointHits::HitsEvery as i32, 5));
+
+        // Gem A logs and goes on; its transcript comes to the editor marked with the gem.
+        let logged = dap.event("output", |e| e["body"]["output"].as_str().is_some_and(|o| o.contains("] tick ")));
+        let line = logged["body"]["output"].as_str().expect("text");
+        assert!(line.starts_with(&format!("[{}] tick ", a.addr)) && line.contains(" isn't "), "{line}");
+        rising(&mut in_b).await;
+        // The transcript of the gem attached to comes unmarked.
+        execute(&mut in_b, vec![evaluate("Transcript show: 'from gem B'; cr. nil")]).await;
+        let from_b = dap.event("output", |e| e["body"]["output"].as_str().is_some_and(|o| o.contains("from gem B")));
+        assert_eq!(from_b["body"]["output"], "from gem B\n");
+
+        // The method edited in gem B: the breakpoint moves a line down there, and the editor is told.
+        let edit = "Ticker compile: 'tick: n
+\t| next |
+\t\"a line more\"
+\tnext := Array with: n with: n + 1.
+\t^ next last'. nil";
+        execute(&mut in_b, vec![evaluate(edit)]).await;
+        let moved = dap.event("breakpoint", |e| e["body"]["breakpoint"]["id"] == id);
+        assert_eq!((moved["body"]["reason"].clone(), moved["body"]["breakpoint"]["line"].clone()), (json!("changed"), json!(11)), "{moved}");
+        // Removed through gem A: the editor is told it went.
+        execute(&mut in_a, vec![op(Op::RemoveBreakpoint(pb::BreakpointRef { id }))]).await;
+        let removed = dap.event("breakpoint", |e| e["body"]["reason"] == "removed");
+        assert_eq!(removed["body"]["breakpoint"]["id"], id, "{removed}");
+
+        // All errors: a handled error signalled in a process of gem A stops it where it is signalled.
+        let on = dap.ok("setExceptionBreakpoints", json!({"filters": ["errors", "unhandled"]}));
+        assert_eq!(on["breakpoints"][0]["verified"], true, "{on}");
+        let signal = on["breakpoints"][0]["id"].clone();
+        until_listed(&mut in_a, "gem A applies the breakpoint on errors", |l| l.iter().any(|b| b.placed && b.selector == "signal")).await;
+        let fork = "[Smalltalk at: #Handled put: ([1 / 0] on: ZeroDivide do: [:e | e return: -1])] forkAt: Processor userBackgroundPriority. nil";
+        execute(&mut in_a, vec![evaluate(fork)]).await;
+        let stopped = dap.event("stopped", |e| e["body"]["reason"] == "exception");
+        assert_eq!(stopped["body"]["hitBreakpointIds"], json!([signal]), "{stopped}");
+        let thread = stopped["body"]["threadId"].clone();
+        let top = dap.top(&thread);
+        assert!(top["name"].as_str().expect("a name").ends_with(">>signal"), "{top}");
+        // A method of no Tonel file seen is shown by reference.
+        let reference = top["source"]["sourceReference"].clone();
+        assert!(reference.as_i64().is_some_and(|r| r > 0), "{top}");
+        let text = dap.ok("source", json!({"source": {"sourceReference": reference}, "sourceReference": reference}));
+        assert!(text["content"].as_str().expect("the source").starts_with("signal"), "{text}");
+        // Cleared, gem A drops it; continued, the error is handled.
+        dap.ok("setExceptionBreakpoints", json!({"filters": []}));
+        until_listed(&mut in_a, "gem A drops the breakpoint on errors", |l| l.is_empty()).await;
+        dap.ok("continue", json!({"threadId": thread}));
+        let started = Instant::now();
+        while printed(&execute(&mut in_a, vec![evaluate("Smalltalk at: #Handled ifAbsent: [nil]")]).await[0]) != "-1" {
+            assert!(started.elapsed() < Duration::from_secs(5), "the handler did not run");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+
+        // Unhandled errors untold: the process an error stops is a stopped thread, but no stop is told.
+        execute(&mut in_a, vec![evaluate("[1 / 0] fork. nil")]).await;
+        let started = Instant::now();
+        let failed = loop {
+            let threads = dap.ok("threads", json!({}));
+            let list = threads["threads"].as_array().expect("threads").clone();
+            if let Some(t) = list.iter().find(|t| t["id"] != thread && t["name"].as_str().is_some_and(|n| n.contains(&a.addr) && n.ends_with("(stopped)"))) {
+                break t["id"].clone();
+            }
+            assert!(started.elapsed() < Duration::from_secs(5), "no stopped thread: {threads}");
+            std::thread::sleep(Duration::from_millis(100));
+        };
+        assert!(!dap.events.iter().any(|e| e["event"] == "stopped" && e["body"]["threadId"] == failed), "{:?}", dap.events);
+        dap.ok("terminateThreads", json!({"threadIds": [failed]}));
+
+        // Gem B goes: the session is over.
+        assert!(b.terminate(Duration::from_secs(10)).is_some(), "gem B ends");
+        dap.event("terminated", |_| true);
         dap.ok("disconnect", json!({}));
         assert!(dap.child.wait().expect("the adapter ends").success());
     });

@@ -3,15 +3,17 @@
 //! password from `ONYX_USER` and `ONYX_PASSWORD`), and shows as threads the processes every
 //! gem of the stone keeps suspended, and that gem's own processes (to pause one). Debugging a
 //! process of another gem logs in to that gem's agent as a debugger. Breakpoints set in the
-//! editor are the stone's (`breakpoints.rs`); `threads.rs` keeps the threads and turns the
-//! gem's events into DAP's; `debug.rs` answers stacks, variables, evaluations and steps.
+//! editor are the stone's (`breakpoints.rs`), and so is the exception filter of all errors (a
+//! breakpoint where errors are signalled, for as long as the session); `threads.rs` keeps the
+//! threads and turns the gems' events into DAP's (the transcripts of every gem it may log in
+//! to among them); `debug.rs` answers stacks, variables, evaluations and steps.
 
 mod breakpoints;
 mod debug;
 mod threads;
 mod wire;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
@@ -19,18 +21,19 @@ use anyhow::Result;
 use dap::base_message::Sendable;
 use dap::events::Event;
 use dap::prelude::{Command, ResponseBody};
-use dap::requests::{SetBreakpointsArguments, SetFunctionBreakpointsArguments};
+use dap::requests::{SetBreakpointsArguments, SetExceptionBreakpointsArguments, SetFunctionBreakpointsArguments};
 use dap::responses::{
-    Response, ResponseMessage, SetBreakpointsResponse, SetFunctionBreakpointsResponse, ThreadsResponse,
+    Response, ResponseMessage, SetBreakpointsResponse, SetExceptionBreakpointsResponse, SetFunctionBreakpointsResponse,
+    ThreadsResponse,
 };
-use dap::types::{Capabilities, Source, Thread};
+use dap::types::{Capabilities, ExceptionBreakpointsFilter, Source, Thread};
 use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
 use onyx_protocol::client::{self, AgentSession};
 
 use crate::client::credentials;
 pub use breakpoints::method_named;
-use breakpoints::{Placed, Wanted};
-use threads::{Process, Shared};
+use breakpoints::{How, Placed, Wanted};
+use threads::{Listener, Process, Shared};
 
 /// Where responses and events go (the listener writes events from its own task).
 pub type Out = Arc<Mutex<wire::Writer>>;
@@ -58,6 +61,7 @@ pub fn serve(gem: Option<String>) -> Result<ExitCode> {
         out: out.clone(),
         tables: debug::Tables::default(),
         placed: Placed::default(),
+        listening: HashSet::new(),
     };
     loop {
         let (seq, reply, after, disconnect) = match wire::read(&mut input)? {
@@ -90,7 +94,13 @@ pub fn serve(gem: Option<String>) -> Result<ExitCode> {
             break;
         }
     }
-    runtime.block_on(adapter.logout());
+    runtime.block_on(async {
+        // The filter of all errors lasts as long as the session that set it.
+        if let Err(e) = adapter.place(ALL_ERRORS, &[], &Source::default()).await {
+            eprintln!("onyx dap: the breakpoint on every error signalled could not be removed: {e}");
+        }
+        adapter.logout().await;
+    });
     Ok(ExitCode::SUCCESS)
 }
 
@@ -105,7 +115,17 @@ struct Adapter {
     out: Out,
     tables: debug::Tables,
     placed: Placed,
+    /// The gems whose transcripts are told (or that refused).
+    listening: HashSet<String>,
 }
+
+/// The exception filters offered: errors signalled (handled or not), and unhandled errors.
+const ALL_ERRORS: &str = "errors";
+const UNHANDLED: &str = "unhandled";
+
+/// Where an error is signalled, and what makes it one: the stone's breakpoint behind the
+/// filter of all errors.
+const SIGNAL: (&str, &str, &str) = ("Exception", "signal", "self isKindOf: Error");
 
 /// A request's answer (or why not), and the events to send after it.
 type Handled = (Result<ResponseBody, String>, Vec<Event>);
@@ -118,6 +138,9 @@ impl Adapter {
                     supports_configuration_done_request: Some(true),
                     supports_function_breakpoints: Some(true),
                     supports_conditional_breakpoints: Some(true),
+                    supports_hit_conditional_breakpoints: Some(true),
+                    supports_log_points: Some(true),
+                    exception_breakpoint_filters: Some(filters()),
                     supports_restart_frame: Some(true),
                     supports_terminate_threads_request: Some(true),
                     ..Default::default()
@@ -134,12 +157,7 @@ impl Adapter {
             }
             Command::SetBreakpoints(args) => self.set_breakpoints(args).await,
             Command::SetFunctionBreakpoints(args) => self.set_function_breakpoints(args).await,
-            // Exception breakpoints are not offered (no filters are declared): none to set.
-            Command::SetExceptionBreakpoints(_) => {
-                Ok(ResponseBody::SetExceptionBreakpoints(dap::responses::SetExceptionBreakpointsResponse {
-                    breakpoints: None,
-                }))
-            }
+            Command::SetExceptionBreakpoints(args) => self.set_exception_breakpoints(args).await,
             Command::Threads => self.threads().await,
             Command::Disconnect(_) => Ok(ResponseBody::Disconnect),
             other => return self.debug(other).await,
@@ -157,9 +175,32 @@ impl Adapter {
         let session = AgentSession::login(&gem, &user, &password).await.map_err(|e| e.to_string())?;
         let listener = AgentSession::login(&gem, &user, &password).await.map_err(|e| e.to_string())?;
         self.sessions.insert(gem.clone(), session);
+        self.listening.insert(gem.clone());
         self.home = gem;
-        tokio::spawn(threads::listen(listener, self.threads.clone(), self.out.clone()));
+        let told = self.placed.told.clone();
+        tokio::spawn(threads::listen(
+            listener,
+            Listener { threads: self.threads.clone(), told, out: self.out.clone() },
+        ));
         Ok(())
+    }
+
+    /// Tells the transcript of the gem at `agent` from now on (log points write there), or
+    /// why it cannot, once.
+    async fn listen_to(&mut self, agent: &str) {
+        if !self.listening.insert(agent.to_string()) {
+            return;
+        }
+        let (user, password) = credentials();
+        match AgentSession::login(agent, &user, &password).await {
+            Ok(session) => {
+                tokio::spawn(threads::transcript(session, agent.to_string(), self.out.clone()));
+            }
+            Err(e) => send_events(
+                &self.out,
+                vec![threads::console(format!("the transcript of gem {agent} is not shown: {e}\n"))],
+            ),
+        }
     }
 
     /// Reads every gem's suspended processes, and the attached gem's processes: a `stopped`
@@ -188,6 +229,9 @@ impl Adapter {
                 suspended.retain(|p| truth.iter().any(|q| q.process == p.process && q.status == "suspended"));
             }
             fresh.push((s.agent.clone(), suspended));
+        }
+        for s in list.sessions.iter().filter(|s| !s.agent.is_empty()) {
+            self.listen_to(&s.agent).await;
         }
         let mut t = self.threads.lock().map_err(|_| "the thread table is lost")?;
         t.learn(&list.sessions);
@@ -219,51 +263,26 @@ impl Adapter {
 
     /// Sets the breakpoints of one source (a Tonel file, or a method shown from a frame).
     async fn set_breakpoints(&mut self, args: SetBreakpointsArguments) -> Result<ResponseBody, String> {
-        let asked = args.breakpoints.unwrap_or_default().into_iter();
-        let lines: Vec<(u32, String)> =
-            asked.map(|b| (b.line.max(0) as u32, b.condition.unwrap_or_default())).collect();
+        let asked: Vec<(u32, Result<How, String>)> = (args.breakpoints.unwrap_or_default().into_iter())
+            .map(|b| (b.line.max(0) as u32, How::read(b.condition, b.hit_condition, b.log_message)))
+            .collect();
         let (key, wanted) = if let Some(path) = &args.source.path {
             let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
             let methods = breakpoints::tonel_methods(&text);
             self.placed.learn_file(path, &methods);
-            let wanted: Vec<Wanted> = lines
-                .into_iter()
-                .map(|(line, condition)| match methods.iter().find(|m| m.header <= line && line < m.end) {
-                    Some(m) => Wanted {
-                        method: Some(m.method.clone()),
-                        line: line - m.header + 1,
-                        shift: m.header - 1,
-                        condition,
-                        refused: String::new(),
-                    },
-                    None => Wanted {
-                        method: None,
-                        line,
-                        shift: 0,
-                        condition,
-                        refused: format!("line {line} is in no method of {path}"),
-                    },
+            let wanted: Vec<Wanted> = (asked.into_iter())
+                .map(|(line, how)| match methods.iter().find(|m| m.header <= line && line < m.end) {
+                    Some(m) => Wanted::new(Ok(m.method.clone()), line - m.header + 1, m.header - 1, how),
+                    None => Wanted::new(Err(format!("line {line} is in no method of {path}")), line, 0, how),
                 })
                 .collect();
             (path.clone(), wanted)
         } else {
             let reference = args.source.source_reference.unwrap_or(0);
-            let method = self.tables.method_of_source(reference);
-            let refused = if method.is_some() {
-                String::new()
-            } else {
-                "this source is a doit's, or no longer shown: it holds no breakpoints".to_string()
-            };
-            let wanted: Vec<Wanted> = lines
-                .into_iter()
-                .map(|(line, condition)| Wanted {
-                    method: method.clone(),
-                    line,
-                    shift: 0,
-                    condition,
-                    refused: refused.clone(),
-                })
-                .collect();
+            let method = (self.tables.method_of_source(reference))
+                .ok_or("this source is a doit's, or no longer shown: it holds no breakpoints".to_string());
+            let wanted: Vec<Wanted> =
+                asked.into_iter().map(|(line, how)| Wanted::new(method.clone(), line, 0, how)).collect();
             (format!("#{reference}"), wanted)
         };
         let breakpoints = self.place(&key, &wanted, &args.source).await?;
@@ -275,21 +294,50 @@ impl Adapter {
         &mut self,
         args: SetFunctionBreakpointsArguments,
     ) -> Result<ResponseBody, String> {
-        let wanted: Vec<Wanted> = args
-            .breakpoints
-            .iter()
+        let wanted: Vec<Wanted> = (args.breakpoints.into_iter())
             .map(|b| {
-                let method = breakpoints::method_named(&b.name);
-                let refused = if method.is_some() {
-                    String::new()
-                } else {
-                    format!("{:?} names no method (write Class>>selector)", b.name)
-                };
-                Wanted { method, line: 1, shift: 0, condition: b.condition.clone().unwrap_or_default(), refused }
+                let method = breakpoints::method_named(&b.name)
+                    .ok_or(format!("{:?} names no method (write Class>>selector)", b.name));
+                Wanted::new(method, 1, 0, How::read(b.condition, b.hit_condition, None))
             })
             .collect();
         let breakpoints = self.place("functions", &wanted, &Source::default()).await?;
         Ok(ResponseBody::SetFunctionBreakpoints(SetFunctionBreakpointsResponse { breakpoints }))
+    }
+
+    /// Sets the exception filters: all errors is a breakpoint of the stone where errors are
+    /// signalled (for every gem, until the filter is cleared or the session ends); unhandled
+    /// errors are told as stops (their processes are kept suspended in any case).
+    async fn set_exception_breakpoints(
+        &mut self,
+        args: SetExceptionBreakpointsArguments,
+    ) -> Result<ResponseBody, String> {
+        let on = |filter: &str| args.filters.iter().any(|f| f == filter);
+        let (class, selector, condition) = SIGNAL;
+        let wanted: Vec<Wanted> = if on(ALL_ERRORS) {
+            let method = pb::MethodRef {
+                class: Some(pb::ClassRef { class_name: class.into(), meta: false }),
+                selector: selector.into(),
+            };
+            vec![Wanted::new(Ok(method), 1, 0, Ok(How { condition: condition.into(), ..How::default() }))]
+        } else {
+            Vec::new()
+        };
+        let placed = self.place(ALL_ERRORS, &wanted, &Source::default()).await?;
+        let mut t = self.threads.lock().map_err(|_| "the thread table is lost")?;
+        t.exceptions = placed.iter().filter_map(|b| b.id).map(|id| id as u64).collect();
+        t.hide_unhandled = !on(UNHANDLED);
+        let answers = (args.filters.iter())
+            .map(|f| match f.as_str() {
+                ALL_ERRORS => placed.first().cloned().unwrap_or_default(),
+                UNHANDLED => dap::types::Breakpoint { verified: true, ..Default::default() },
+                other => dap::types::Breakpoint {
+                    message: Some(format!("no exception filter {other:?}: {ALL_ERRORS} or {UNHANDLED}")),
+                    ..Default::default()
+                },
+            })
+            .collect();
+        Ok(ResponseBody::SetExceptionBreakpoints(SetExceptionBreakpointsResponse { breakpoints: Some(answers) }))
     }
 
     /// Replaces the breakpoints of `key` with `wanted`, in one batch through the gem attached to.
@@ -338,6 +386,31 @@ impl Adapter {
             let _ = session.logout().await;
         }
     }
+}
+
+/// The exception filters the editor offers.
+fn filters() -> Vec<ExceptionBreakpointsFilter> {
+    let filter = |filter: &str, label: &str, description: &str, default| ExceptionBreakpointsFilter {
+        filter: filter.into(),
+        label: label.into(),
+        description: Some(description.into()),
+        default: Some(default),
+        ..Default::default()
+    };
+    vec![
+        filter(
+            ALL_ERRORS,
+            "All errors",
+            "Stop every process of every gem where an error is signalled, handled or not (a breakpoint of the stone, until cleared)",
+            false,
+        ),
+        filter(
+            UNHANDLED,
+            "Unhandled errors",
+            "Tell of processes an unhandled error stopped (they stay suspended in any case)",
+            true,
+        ),
+    ]
 }
 
 /// An error for a request naming a thread, frame or reference this adapter did not give.

@@ -1,17 +1,20 @@
 //! The debug adapter's threads: every process a gem of the stone keeps suspended, and the
 //! processes of the gem attached to (so that one can be paused). Each (gem's agent, process)
 //! keeps one thread id for the adapter's life. The gem's events tell of processes that stop
-//! or go on in any gem; [`listen`] turns them into `stopped` and `continued` events.
+//! or go on in any gem, of its transcript, and of changes to the stone's breakpoints;
+//! [`listen`] turns them into `stopped`, `continued`, `output` and `breakpoint` events, and
+//! `terminated` when the gem goes. [`transcript`] tells another gem's transcript.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
-use dap::events::{ContinuedEventBody, Event, StoppedEventBody};
-use dap::types::StoppedEventReason;
+use dap::events::{ContinuedEventBody, Event, OutputEventBody, StoppedEventBody};
+use dap::types::{OutputEventCategory, StoppedEventReason};
 use onyx_protocol::agent::{self as pb, event::Event as GemEvent, operation::Op, result::Outcome};
 use onyx_protocol::client::AgentSession;
 
 use super::Out;
+use super::breakpoints::{self, Told};
 
 /// A thread: a process of a gem.
 #[derive(Clone, PartialEq, Eq, Hash, Debug)]
@@ -29,6 +32,10 @@ pub struct Threads {
     stopped: HashSet<i64>,
     /// Each gem's session number, to its agent.
     agents: HashMap<u64, String>,
+    /// The breakpoints behind the filter of all errors: a stop there is an exception's.
+    pub exceptions: HashSet<u64>,
+    /// Whether processes stopped by unhandled errors go untold (the editor's filter is off).
+    pub hide_unhandled: bool,
 }
 
 /// Shared between the requests and the listener.
@@ -86,15 +93,22 @@ impl Threads {
         for p in now {
             let id = self.id(Process { agent: agent.to_string(), process: p.process });
             here.insert(id);
-            if self.stopped.insert(id) {
+            let hit = if p.kind == "breakpoint" { breakpoint_of(&p.reason) } else { None };
+            let signalled = hit.is_some_and(|b| self.exceptions.contains(&b));
+            let untold = p.kind == "error" && self.hide_unhandled;
+            if self.stopped.insert(id) && !untold {
+                let (reason, description) = match signalled {
+                    true => (StoppedEventReason::Exception, format!("an error was signalled ({})", p.method)),
+                    false => (reason(&p.kind), format!("{} in {}", p.reason, p.method)),
+                };
                 events.push(Event::Stopped(StoppedEventBody {
-                    reason: reason(&p.kind),
-                    description: Some(format!("{} in {}", p.reason, p.method)),
+                    reason,
+                    description: Some(description),
                     thread_id: Some(id),
                     preserve_focus_hint: None,
                     text: Some(p.reason.clone()),
                     all_threads_stopped: Some(false),
-                    hit_breakpoint_ids: None,
+                    hit_breakpoint_ids: hit.map(|b| vec![b as i64]),
                 }));
             }
         }
@@ -109,6 +123,11 @@ impl Threads {
     }
 }
 
+/// The breakpoint a reason names (`breakpoint 7 at line 3`).
+fn breakpoint_of(reason: &str) -> Option<u64> {
+    reason.strip_prefix("breakpoint ")?.split(' ').next()?.parse().ok()
+}
+
 /// Why a process stopped, as DAP names it.
 pub fn reason(why: &str) -> StoppedEventReason {
     match why {
@@ -120,33 +139,90 @@ pub fn reason(why: &str) -> StoppedEventReason {
     }
 }
 
-/// Listens to the events of the gem `session` is logged in to, until they end, and tells
-/// the client of every process that stops or goes on in any gem of the stone.
-pub async fn listen(mut session: AgentSession, threads: Shared, out: Out) {
+/// What the listener of the gem attached to tells the client of.
+pub struct Listener {
+    pub threads: Shared,
+    pub told: Told,
+    pub out: Out,
+}
+
+/// Listens to the events of the gem `session` is logged in to, until they end: tells the
+/// client of every process that stops or goes on in any gem of the stone, of the gem's
+/// transcript, of its breakpoints moved, orphaned or removed, and that the session is over
+/// when the gem goes.
+pub async fn listen(mut session: AgentSession, to: Listener) {
     let Ok(mut events) = session.events().await else { return };
     while let Ok(Some(event)) = events.message().await {
-        let Some(GemEvent::Suspended(gem)) = event.event else { continue };
-        let known = threads.lock().map(|t| t.agent_of(gem.session)).unwrap_or_default();
-        let agent = match known {
-            Some(agent) => agent,
-            None => {
-                let ops = vec![Op::Sessions(pb::Empty {})];
+        let told = match event.event {
+            Some(GemEvent::Suspended(gem)) => match stopped_or_went(&mut session, &to.threads, gem).await {
+                Some(told) => told,
+                None => continue,
+            },
+            Some(GemEvent::Transcript(text)) => vec![output(OutputEventCategory::Stdout, text)],
+            Some(GemEvent::Breakpoints(_)) => {
+                let ops = vec![Op::Breakpoints(pb::Empty {})];
                 let Ok(reply) = session.execute(onyx_protocol::client::batch(ops)).await else { continue };
-                let Some(Outcome::Sessions(list)) = reply.results.into_iter().next().and_then(|r| r.outcome) else {
-                    continue;
-                };
-                let Ok(mut t) = threads.lock() else { return };
-                t.learn(&list.sessions);
-                match t.agent_of(gem.session) {
-                    Some(agent) => agent,
-                    None => continue,
+                match reply.results.into_iter().next().and_then(|r| r.outcome) {
+                    Some(Outcome::Breakpoints(list)) => breakpoints::changes(&to.told, &list.breakpoints),
+                    _ => continue,
                 }
             }
+            Some(GemEvent::Relogged(r)) => vec![console(format!(
+                "the gem lost its stone and logged in again as session {}: its processes were lost\n",
+                r.session
+            ))],
+            _ => continue,
         };
-        let told = match threads.lock() {
-            Ok(mut t) => t.suspended(&agent, &gem.processes),
-            Err(_) => return,
-        };
-        super::send_events(&out, told);
+        super::send_events(&to.out, told);
     }
+    super::send_events(&to.out, vec![console("the gem attached to went\n".into()), Event::Terminated(None)]);
+}
+
+/// The events for a gem's suspended processes now (its agent learnt from the stone when not
+/// known yet).
+async fn stopped_or_went(session: &mut AgentSession, threads: &Shared, gem: pb::GemSuspended) -> Option<Vec<Event>> {
+    let known = threads.lock().ok()?.agent_of(gem.session);
+    let agent = match known {
+        Some(agent) => agent,
+        None => {
+            let ops = vec![Op::Sessions(pb::Empty {})];
+            let reply = session.execute(onyx_protocol::client::batch(ops)).await.ok()?;
+            let Some(Outcome::Sessions(list)) = reply.results.into_iter().next().and_then(|r| r.outcome) else {
+                return None;
+            };
+            let mut t = threads.lock().ok()?;
+            t.learn(&list.sessions);
+            t.agent_of(gem.session)?
+        }
+    };
+    Some(threads.lock().ok()?.suspended(&agent, &gem.processes))
+}
+
+/// Tells the transcript of another gem (at `agent`), each line marked with the gem, until
+/// its events end.
+pub async fn transcript(mut session: AgentSession, agent: String, out: Out) {
+    let Ok(mut events) = session.events().await else { return };
+    let mut line_start = true;
+    while let Ok(Some(event)) = events.message().await {
+        let Some(GemEvent::Transcript(text)) = event.event else { continue };
+        let mut marked = String::with_capacity(text.len() + agent.len() + 8);
+        for piece in text.split_inclusive('\n') {
+            if line_start {
+                marked.push_str(&format!("[{agent}] "));
+            }
+            marked.push_str(piece);
+            line_start = piece.ends_with('\n');
+        }
+        super::send_events(&out, vec![output(OutputEventCategory::Stdout, marked)]);
+    }
+}
+
+/// An `output` event.
+fn output(category: OutputEventCategory, output: String) -> Event {
+    Event::Output(OutputEventBody { category: Some(category), output, ..Default::default() })
+}
+
+/// A message from the adapter itself, for the editor's console.
+pub fn console(text: String) -> Event {
+    output(OutputEventCategory::Console, text)
 }

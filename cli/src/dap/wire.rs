@@ -1,6 +1,12 @@
 //! DAP's framing: each message a `Content-Length` header, a blank line and a JSON body. A
 //! request the adapter cannot read (an unknown command, arguments of the wrong shape) is
 //! answered with an error naming it, and the session goes on.
+//!
+//! The `dap` crate's types name a few fields in snake case where the protocol's are camel
+//! case (`Source`, `SourceBreakpoint`, `Breakpoint`, `ExceptionBreakpointsFilter`,
+//! `ContinueResponse`): what is read has those renamed to the crate's names, and what is
+//! written has every key in camel case, as the protocol spells all of them but a response's
+//! `request_seq`.
 
 use std::io::{self, BufRead, BufWriter, Read, Stdout, Write};
 
@@ -67,10 +73,71 @@ pub fn read(input: &mut impl BufRead) -> io::Result<Incoming> {
     {
         object.remove("arguments");
     }
+    if let Some(arguments) = value.get_mut("arguments") {
+        to_crate_names(arguments);
+    }
     Ok(match serde_json::from_value::<Request>(value) {
         Ok(request) => Incoming::Request(request),
         Err(e) => Incoming::Unreadable { seq, command, why: e.to_string() },
     })
+}
+
+/// Renames the protocol's names of the fields the crate spells in snake case: those of every
+/// `source` (a `Source`), and of each of `breakpoints` (a `SourceBreakpoint`).
+fn to_crate_names(arguments: &mut Value) {
+    const SOURCE: [(&str, &str); 3] = [
+        ("sourceReference", "source_reference"),
+        ("presentationHint", "presentation_hint"),
+        ("adapterData", "adapter_data"),
+    ];
+    const BREAKPOINT: [(&str, &str); 2] = [("hitCondition", "hit_condition"), ("logMessage", "log_message")];
+    let rename = |object: &mut serde_json::Map<String, Value>, names: &[(&str, &str)]| {
+        for (theirs, ours) in names {
+            if let Some(v) = object.remove(*theirs) {
+                object.insert((*ours).to_string(), v);
+            }
+        }
+    };
+    if let Some(source) = arguments.get_mut("source").and_then(Value::as_object_mut) {
+        rename(source, &SOURCE);
+    }
+    if let Some(list) = arguments.get_mut("breakpoints").and_then(Value::as_array_mut) {
+        for b in list.iter_mut().filter_map(Value::as_object_mut) {
+            rename(b, &BREAKPOINT);
+        }
+    }
+}
+
+/// `value` with every object key in camel case (`source_reference` is `sourceReference`), but
+/// `request_seq`.
+fn camel_keys(value: Value) -> Value {
+    match value {
+        Value::Object(object) => Value::Object(
+            object
+                .into_iter()
+                .map(|(key, v)| {
+                    if key == "request_seq" {
+                        return (key, camel_keys(v));
+                    }
+                    let mut camel = String::with_capacity(key.len());
+                    let mut upper = false;
+                    for c in key.chars() {
+                        match c {
+                            '_' if !camel.is_empty() => upper = true,
+                            c if upper => {
+                                camel.extend(c.to_uppercase());
+                                upper = false;
+                            }
+                            c => camel.push(c),
+                        }
+                    }
+                    (camel, camel_keys(v))
+                })
+                .collect(),
+        ),
+        Value::Array(list) => Value::Array(list.into_iter().map(camel_keys).collect()),
+        other => other,
+    }
 }
 
 /// Writes messages to the client, numbering them.
@@ -86,7 +153,7 @@ impl Writer {
 
     pub fn send(&mut self, message: Sendable) -> io::Result<()> {
         self.seq += 1;
-        let json = serde_json::to_string(&BaseMessage { seq: self.seq, message })?;
+        let json = serde_json::to_value(BaseMessage { seq: self.seq, message }).map(camel_keys)?.to_string();
         write!(self.out, "Content-Length: {}\r\n\r\n{json}", json.len())?;
         self.out.flush()
     }

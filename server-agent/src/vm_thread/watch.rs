@@ -29,6 +29,8 @@ pub struct Watch {
     /// The suspended processes each gem listed when last seen.
     suspended: BTreeMap<u64, Vec<Suspended>>,
     looked: Instant,
+    /// Where the VM's breakpoints stood when last told of.
+    breakpoints_told: (u64, u64),
 }
 
 impl Watch {
@@ -41,7 +43,15 @@ impl Watch {
         let _ = vm.describe_session(&about);
         // What comes and goes from now on is told.
         let sessions = vm.stone_sessions().ok().map(|(list, _)| list.iter().map(|s| s.session).collect());
-        Watch { about, users: BTreeSet::new(), latest: 0, sessions, suspended: BTreeMap::new(), looked: Instant::now() }
+        Watch {
+            about,
+            users: BTreeSet::new(),
+            latest: 0,
+            sessions,
+            suspended: BTreeMap::new(),
+            looked: Instant::now(),
+            breakpoints_told: vm.breakpoint_changes(),
+        }
     }
 
     /// A user logged in to the agent: the stone's list of sessions names them.
@@ -111,17 +121,19 @@ impl Watch {
         }
         self.looked = Instant::now();
         // The stone's breakpoints, applied here within the second (see `onyx_vm::SharedBreakpoint`).
-        let generation = vm.breakpoints_generation();
-        match vm.sync_breakpoints() {
-            Err(e @ StoneError::Unavailable(_)) => return Err(e),
-            Err(e) => {
-                let text = format!("The stone's breakpoints could not be applied here: {e}\n");
-                let _ = events.send(Event::Transcript(text));
+        if let Err(e) = vm.sync_breakpoints() {
+            if let StoneError::Unavailable(_) = e {
+                return Err(e);
             }
-            Ok(here) if !here.is_empty() || vm.breakpoints_generation() != generation => {
-                let _ = events.send(Event::Breakpoints);
-            }
-            Ok(_) => {}
+            let text = format!("The stone's breakpoints could not be applied here: {e}\n");
+            let _ = events.send(Event::Transcript(text));
+        }
+        // Told by what changed since the last telling, whoever synced in between (a tool's
+        // request syncs too).
+        let now = vm.breakpoint_changes();
+        if now != self.breakpoints_told {
+            self.breakpoints_told = now;
+            let _ = events.send(Event::Breakpoints);
         }
         let (list, latest) = match vm.stone_sessions() {
             Ok(answer) => answer,

@@ -151,9 +151,17 @@ pub(crate) struct Breakpoints {
     pub entries: Vec<Entry>,
     pub patches: Vec<Option<Patch>>,
     pub events: Vec<BreakpointEvent>,
+    /// How many events were ever told (see [`Vm::breakpoint_changes`]).
+    pub told: u64,
 }
 
 impl Breakpoints {
+    /// Notes what became of a breakpoint, for the host's tools.
+    pub fn tell(&mut self, event: BreakpointEvent) {
+        self.events.push(event);
+        self.told += 1;
+    }
+
     pub fn entry(&self, id: u64) -> Option<&Entry> {
         self.entries.iter().find(|e| e.spec.id == id)
     }
@@ -449,7 +457,7 @@ impl Vm {
                     e.checks = None;
                     if !same {
                         let line = line_of(&e.source, offset);
-                        b.events.push(BreakpointEvent::Moved(id, line));
+                        b.tell(BreakpointEvent::Moved(id, line));
                     }
                     b.place(id, &code);
                 }
@@ -457,7 +465,7 @@ impl Vm {
                     e.orphaned = true;
                     e.spec.enabled = false;
                     e.checks = None;
-                    b.events.push(BreakpointEvent::Orphaned(id));
+                    b.tell(BreakpointEvent::Orphaned(id));
                 }
             }
         }

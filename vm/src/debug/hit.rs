@@ -290,7 +290,7 @@ impl Vm {
         };
         if once {
             self.remove_breakpoint(id);
-            self.debug.breakpoints.events.push(BreakpointEvent::Removed(id));
+            self.debug.breakpoints.tell(BreakpointEvent::Removed(id));
         }
         self.stop_here(frame, pc, "Breakpoint", format!("breakpoint {id} at line {line}"));
         None

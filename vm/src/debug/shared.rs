@@ -129,10 +129,11 @@ impl Vm {
         Ok(removed)
     }
 
-    /// The generation of the stone's breakpoints this VM applied last: it moves whenever they
-    /// change.
-    pub fn breakpoints_generation(&self) -> u64 {
-        self.debug.from_stone.generation
+    /// Where this VM's breakpoints stand: the stone's generation applied, and how many
+    /// moved, were orphaned or went here. A host that remembers it learns whether anything
+    /// changed since, whoever synced in between.
+    pub fn breakpoint_changes(&self) -> (u64, u64) {
+        (self.debug.from_stone.generation, self.debug.breakpoints.told)
     }
 
     /// Brings this VM's breakpoints up to date with the stone's, if they changed there (or
