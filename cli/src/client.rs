@@ -117,7 +117,8 @@ fn breakpoint_line(b: &pb::BreakpointInfo) -> String {
         notes.push("disabled".into());
     }
     let notes = if notes.is_empty() { String::new() } else { format!(" ({})", notes.join(", ")) };
-    format!("{} {}>>{} {at}{notes}, {} hits here, set by {}", b.id, b.class_name, b.selector, b.hits_here, b.owner)
+    let hits = onyx_protocol::describe::breakpoint_hits(b);
+    format!("{} {}>>{} {at}{notes}, hits {hits}, set by {}", b.id, b.class_name, b.selector, b.owner)
 }
 
 /// Runs `ops` as one batch and prints the first error, or else the last outcome.

@@ -2,7 +2,8 @@
 //! at start, after each breakpoint gesture in the same batch, and again when the gem says they
 //! changed), the gestures that set, remove, enable and disable one (each one batch), and the
 //! breakpoint browser: every breakpoint with its method, line, kind, scope, hits in this gem
-//! and who set it, with Go to source, Enable or Disable, and Remove.
+//! and who set it, with Go to source, Enable or Disable, and Remove. A row of a method list
+//! whose method has breakpoints is marked ([`mark`]).
 
 use eframe::egui;
 use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
@@ -30,6 +31,34 @@ impl Book {
     /// The breakpoints on `selector` of `class` (`Foo class` for the class side).
     pub fn on<'a>(&'a self, class: &'a str, selector: &'a str) -> impl Iterator<Item = &'a pb::BreakpointInfo> {
         self.list.iter().filter(move |b| b.class_name == class && b.selector == selector)
+    }
+
+    /// Marks `row` of a method list if `method` has breakpoints: a dot at its right, filled
+    /// when one is enabled, saying how many to a hover and to a screen reader.
+    pub fn mark(&self, ui: &mut egui::Ui, row: &egui::Response, method: &pb::MethodRef) {
+        let class = class_name(method);
+        let (count, enabled) =
+            self.on(&class, &method.selector).fold((0, 0), |(n, e), b| (n + 1, e + usize::from(b.enabled)));
+        if count == 0 {
+            return;
+        }
+        let side = row.rect.height();
+        let rect = egui::Rect::from_min_size(row.rect.right_top() - egui::vec2(side, 0.0), egui::vec2(side, side));
+        let said = match (count, enabled) {
+            (1, 1) => format!("A breakpoint in {class}>>{}", method.selector),
+            (1, _) => format!("A disabled breakpoint in {class}>>{}", method.selector),
+            (n, e) => format!("{n} breakpoints ({e} enabled) in {class}>>{}", method.selector),
+        };
+        let dot = ui.interact(rect, row.id.with("breakpoints"), egui::Sense::hover());
+        dot.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Image, true, &said));
+        let red = egui::Color32::from_rgb(220, 50, 47);
+        let radius = side * 0.22;
+        if enabled > 0 {
+            ui.painter().circle_filled(rect.center(), radius, red);
+        } else {
+            ui.painter().circle_stroke(rect.center(), radius, egui::Stroke::new(1.5, red));
+        }
+        dot.on_hover_text(said);
     }
 
     /// Whether the reply to `ticket` is the book's.
@@ -165,7 +194,7 @@ impl View for BreakpointBrowser {
         let (mut go, mut enable, mut remove) = (None, None, None);
         egui::ScrollArea::vertical().id_salt("breakpoints").auto_shrink([false, true]).show(ui, |ui| {
             egui::Grid::new("breakpoints-grid").striped(true).show(ui, |ui| {
-                for heading in ["", "method", "line", "kind", "scope", "hits here", "set by", ""] {
+                for heading in ["", "method", "line", "kind", "scope", "hits", "set by", ""] {
                     ui.strong(heading);
                 }
                 ui.end_row();
@@ -183,7 +212,7 @@ impl View for BreakpointBrowser {
                         (s, 0) => format!("gem {s}"),
                         (s, p) => format!("process {p} of gem {s}"),
                     });
-                    ui.label(b.hits_here.to_string());
+                    ui.label(onyx_protocol::describe::breakpoint_hits(b));
                     ui.label(&b.owner);
                     ui.horizontal(|ui| {
                         if ui.button(format!("Go to {}", b.id)).clicked() {

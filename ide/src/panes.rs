@@ -266,7 +266,15 @@ impl View for MethodList {
                 for m in &self.methods[rows] {
                     let side = if m.meta { " class" } else { "" };
                     let label = format!("{}{side}>>{}", m.class_name, m.selector);
-                    if ui.selectable_label(self.selected.as_ref() == Some(m), label).clicked() {
+                    // As wide as the list, its breakpoints marked at the right.
+                    let row = egui::Button::selectable(self.selected.as_ref() == Some(m), (label, egui::Atom::grow()))
+                        .truncate()
+                        .min_size(egui::vec2(ui.available_width(), 18.0));
+                    let row = ui.add(row);
+                    let class = Some(pb::ClassRef { class_name: m.class_name.clone(), meta: m.meta });
+                    let method = pb::MethodRef { class, selector: m.selector.clone() };
+                    ctx.link.breakpoints.mark(ui, &row, &method);
+                    if row.clicked() {
                         chosen = Some(m.clone());
                     }
                 }

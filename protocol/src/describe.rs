@@ -24,3 +24,14 @@ pub fn breakpoint_kind(b: &pb::BreakpointInfo) -> Vec<String> {
     }
     words
 }
+
+/// The hits of `b`: in this gem, and in each other gem that counted some
+/// (`3 here, 12 in 10.0.0.5:4310`).
+pub fn breakpoint_hits(b: &pb::BreakpointInfo) -> String {
+    let mut parts = vec![format!("{} here", b.hits_here)];
+    for g in &b.hits_by_gem {
+        let gem = if g.agent.is_empty() { format!("session {}", g.session) } else { g.agent.clone() };
+        parts.push(format!("{} in {gem}", g.hits));
+    }
+    parts.join(", ")
+}

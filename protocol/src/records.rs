@@ -97,7 +97,8 @@ pub fn about_to_wire(a: &About) -> pb::About {
             since_micros: s.since_micros,
         })
         .collect();
-    pb::About { user: a.user.clone(), host: a.host.clone(), pid: a.pid, agent: a.agent.clone(), suspended }
+    let hits = a.hits.iter().map(|&(breakpoint, hits)| pb::HitCount { breakpoint, hits }).collect();
+    pb::About { user: a.user.clone(), host: a.host.clone(), pid: a.pid, agent: a.agent.clone(), suspended, hits }
 }
 
 /// A message of what a gem says of itself.
@@ -113,7 +114,8 @@ pub fn about_from_wire(a: pb::About) -> About {
             since_micros: s.since_micros,
         })
         .collect();
-    About { user: a.user, host: a.host, pid: a.pid, agent: a.agent, suspended }
+    let hits = a.hits.into_iter().map(|h| (h.breakpoint, h.hits)).collect();
+    About { user: a.user, host: a.host, pid: a.pid, agent: a.agent, suspended, hits }
 }
 
 /// One session of the stone's list, as a message.

@@ -156,7 +156,13 @@ pub struct About {
     /// The processes the gem keeps suspended for a debugger, oldest first (at most
     /// [`MAX_LISTED_SUSPENDED`]).
     pub suspended: Vec<Suspended>,
+    /// The hits each of the stone's breakpoints counted in the gem (those with some), by
+    /// breakpoint number (at most [`MAX_LISTED_HITS`]).
+    pub hits: Vec<(u64, u64)>,
 }
+
+/// The breakpoints a gem tells its hits of at most (as many as a stone keeps).
+pub const MAX_LISTED_HITS: usize = 10_000;
 
 /// The suspended processes a gem lists at most in what it says of itself.
 pub const MAX_LISTED_SUSPENDED: usize = 100;
@@ -190,6 +196,9 @@ impl About {
         if long {
             return Err(format!("a suspended process's texts are at most {MAX_SUSPENDED_TEXT} bytes"));
         }
+        if self.hits.len() > MAX_LISTED_HITS {
+            return Err(format!("a gem tells the hits of at most {MAX_LISTED_HITS} breakpoints"));
+        }
         Ok(())
     }
 }
@@ -211,7 +220,7 @@ pub struct SessionInfo {
 
 #[cfg(test)]
 mod tests {
-    use super::{About, MAX_LISTED_SUSPENDED, MAX_SUSPENDED_TEXT, Suspended};
+    use super::{About, MAX_LISTED_HITS, MAX_LISTED_SUSPENDED, MAX_SUSPENDED_TEXT, Suspended};
 
     #[test]
     fn a_gem_lists_a_bounded_number_of_suspended_processes_with_bounded_texts() {
@@ -228,5 +237,7 @@ mod tests {
         assert!(About { suspended: vec![long], ..About::default() }.check().is_err());
         let kind = Suspended { kind: "x".repeat(MAX_SUSPENDED_TEXT + 1), ..one };
         assert!(About { suspended: vec![kind], ..About::default() }.check().is_err());
+        assert_eq!(About { hits: vec![(1, 1); MAX_LISTED_HITS], ..About::default() }.check(), Ok(()));
+        assert!(About { hits: vec![(1, 1); MAX_LISTED_HITS + 1], ..About::default() }.check().is_err());
     }
 }

@@ -77,6 +77,7 @@ pub fn serve_until(
                     pid: std::process::id(),
                     agent: advertised,
                     suspended: Vec::new(),
+                    hits: Vec::new(),
                 };
                 let watch = Watch::new(&mut vm, about);
                 vm_thread::run(&mut vm, &work_queue, &vm_events, watch, eval_limit, Relogin::new(login));

@@ -41,6 +41,7 @@ fn reports_are_stamped_by_the_stone_kept_read_newest_first_and_bounded() -> Resu
             pid: 77,
             agent: "127.0.0.1:9".into(),
             suspended: Vec::new(),
+            hits: Vec::new(),
         };
         stone.describe(admin, about)?;
         let first = stone.log_failure(admin, report("ZeroDivide: first"))?;

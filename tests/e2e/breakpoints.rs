@@ -247,7 +247,14 @@ fn the_command_line_sets_lists_and_removes_breakpoints_as_topaz_does() {
     });
     assert!(stopped.is_some_and(|l| l.contains("suspended (kept)")), "gem A stops at it");
     let (_, listed, _) = onyx(&a, &["breakpoints"]);
-    assert!(listed.starts_with("1 Ticker>>tick: line 3 (if n > 5), 1 hits here, set by DataCurator"), "{listed}");
+    assert!(listed.starts_with("1 Ticker>>tick: line 3 (if n > 5), hits 1 here, set by DataCurator"), "{listed}");
+    // Gem B lists the hits each gem told the stone of (within a second or so).
+    let elsewhere = format!("hits 0 here, 1 in {}, set by", a.addr);
+    let told = (0..250).any(|_| {
+        std::thread::sleep(Duration::from_millis(20));
+        onyx(&b, &["breakpoints"]).1.contains(&elsewhere)
+    });
+    assert!(told, "gem B does not list gem A's hits: {}", onyx(&b, &["breakpoints"]).1);
     let (ok, removed, _) = onyx(&b, &["unbreak", "1"]);
     assert!(ok && removed.contains("breakpoint 1 removed"), "{removed}");
     let (ok, _, said) = onyx(&b, &["unbreak", "1"]);

@@ -27,7 +27,7 @@ pub fn list(
     selected: Option<&str>,
     reveal: bool,
     draggable: bool,
-    mut each: impl FnMut(&str, &egui::Response),
+    mut each: impl FnMut(&mut egui::Ui, &str, &egui::Response),
 ) {
     let spaced = ROW + ui.spacing().item_spacing.y;
     let mut area = egui::ScrollArea::vertical().id_salt(id).auto_shrink([false, false]);
@@ -45,7 +45,7 @@ pub fn list(
                 .sense(sense)
                 .min_size(egui::vec2(ui.available_width(), ROW));
             let response = ui.add(button);
-            each(row, &response);
+            each(ui, row, &response);
         }
     });
 }

@@ -4,6 +4,7 @@
 //! What the user asks for is gathered as [`Act`]s while drawing and done after.
 
 use eframe::egui;
+use onyx_protocol::agent as pb;
 
 use super::menus::{Act, Dragged};
 use super::rows::list;
@@ -34,7 +35,7 @@ impl Browser {
             .default_size((tall * 0.4).max(140.0))
             .size_range(80.0..=(tall - 120.0).max(80.0))
             .frame(egui::Frame::NONE.inner_margin(egui::Margin::symmetric(0, 2)))
-            .show(ui, |ui| self.lists(ui, ctx.link.may_change_code, &mut acts));
+            .show(ui, |ui| self.lists(ui, ctx, &mut acts));
         self.tools(ui, ctx, &mut acts);
         if let Some(ask) = self.ask.take() {
             let (left, answered) = ask.ui(ui);
@@ -53,7 +54,8 @@ impl Browser {
     }
 
     /// The packages, classes, protocols and methods, side by side between splitters.
-    fn lists(&mut self, ui: &mut egui::Ui, may_change_code: bool, acts: &mut Vec<Act>) {
+    fn lists(&mut self, ui: &mut egui::Ui, ctx: &Ctx, acts: &mut Vec<Act>) {
+        let may_change_code = ctx.link.may_change_code;
         let quarter = (ui.available_width() / 4.0).max(80.0);
         let column = |id: &'static str| {
             egui::Panel::left(id)
@@ -69,7 +71,7 @@ impl Browser {
         }
         column("browser-packages").show(ui, |ui| {
             ui.strong("Packages");
-            list(ui, "packages", &self.packages, self.package.as_deref(), reveal, false, |p, response| {
+            list(ui, "packages", &self.packages, self.package.as_deref(), reveal, false, |_, p, response| {
                 if response.clicked() {
                     acts.push(Act::Choose(Choice::Package(p.to_string())));
                 }
@@ -91,7 +93,7 @@ impl Browser {
                 self.set_classes(classes);
             }
             let rows = std::mem::take(&mut self.rows);
-            list(ui, "classes", &rows, self.class.as_deref(), reveal, false, |row, response| {
+            list(ui, "classes", &rows, self.class.as_deref(), reveal, false, |_, row, response| {
                 let class = row.trim();
                 if response.clicked() {
                     acts.push(Act::Choose(Choice::Class(class.to_string())));
@@ -113,7 +115,7 @@ impl Browser {
             let mut rows = vec![ALL.to_string()];
             rows.extend(self.protocols.iter().cloned());
             let selected = self.protocol.clone().unwrap_or_else(|| ALL.into());
-            list(ui, "protocols", &rows, Some(selected.as_str()), reveal, false, |p, response| {
+            list(ui, "protocols", &rows, Some(selected.as_str()), reveal, false, |_, p, response| {
                 let protocol = (p != ALL).then(|| p.to_string());
                 if response.clicked() {
                     acts.push(Act::Choose(Choice::Protocol(protocol.clone())));
@@ -139,7 +141,9 @@ impl Browser {
         egui::CentralPanel::no_frame().show(ui, |ui| {
             ui.strong("Methods");
             let class = self.class_ref();
-            list(ui, "methods", &self.methods, self.method.as_deref(), reveal, may_change_code, |m, response| {
+            list(ui, "methods", &self.methods, self.method.as_deref(), reveal, may_change_code, |ui, m, response| {
+                let method = pb::MethodRef { class: class.clone(), selector: m.to_string() };
+                ctx.link.breakpoints.mark(ui, response, &method);
                 if response.clicked() {
                     acts.push(Act::Choose(Choice::Method(m.to_string())));
                 }

@@ -1,6 +1,7 @@
-//! Breakpoints from the IDE: set by a click in the margin of a method's source, shown there
-//! and in the breakpoint browser, disabled, enabled and removed there, one round trip each;
-//! one set elsewhere shows in the margin within a second.
+//! Breakpoints from the IDE: set by a click in the margin of a method's source, shown there,
+//! beside the method in the browser's list and in the breakpoint browser, disabled, enabled
+//! and removed there, one round trip each; one set elsewhere shows in the margin and the list
+//! within a second.
 
 use super::*;
 
@@ -25,6 +26,7 @@ fn the_margin_sets_a_breakpoint_and_the_breakpoint_browser_disables_enables_and_
     open_answer(&mut h);
     gesture(&mut h, "a click in the margin", |h| h.get_by_label("Set a breakpoint at line 2").click());
     h.get_by_label("Remove breakpoint 1 at line 2");
+    h.get_by_label("A breakpoint in Probe>>answer");
     let set = listed(&server.gem);
     assert_eq!(set.len(), 1, "{set:?}");
     assert_eq!((set[0].class_name.as_str(), set[0].selector.as_str(), set[0].line), ("Probe", "answer", 2));
@@ -34,11 +36,18 @@ fn the_margin_sets_a_breakpoint_and_the_breakpoint_browser_disables_enables_and_
     gesture(&mut h, "disable", |h| h.get_by_label("Disable 1").click());
     h.get_by_label("Enable 1");
     assert!(!listed(&server.gem)[0].enabled);
+    open_answer(&mut h);
+    h.get_by_label("A disabled breakpoint in Probe>>answer");
+    h.get_all_by_label("Breakpoints").last().expect("the tab").click();
+    h.run_steps(3);
     gesture(&mut h, "enable", |h| h.get_by_label("Enable 1").click());
     assert!(listed(&server.gem)[0].enabled);
     gesture(&mut h, "remove", |h| h.get_by_label("Remove 1").click());
     h.get_by_label_contains("No breakpoint");
     assert!(listed(&server.gem).is_empty());
+    open_answer(&mut h);
+    h.get_by_label("Set a breakpoint at line 2");
+    assert!(h.query_by_label_contains("breakpoint in Probe>>answer").is_none());
 }
 
 #[test]
@@ -55,4 +64,5 @@ fn a_breakpoint_set_elsewhere_shows_in_the_margin() {
         pb::SetBreakpoint { method, at: Some(pb::set_breakpoint::At::Line(2)), enabled: true, ..Default::default() };
     execute(&mut link(&server.gem), vec![Op::SetBreakpoint(set)]);
     wait_for_label(&mut h, "Remove breakpoint 1 at line 2");
+    h.get_by_label("A breakpoint in Probe>>answer");
 }

@@ -109,6 +109,9 @@ fn breakpoint_info(e: BreakpointEntry) -> pb::BreakpointInfo {
         owner: b.owner,
         hits_here: e.hits_here,
         placed: e.placed,
+        hits_by_gem: (e.by_gem.into_iter())
+            .map(|(session, agent, hits)| pb::GemHits { session, agent, hits })
+            .collect(),
         orphaned: e.orphaned,
     }
 }

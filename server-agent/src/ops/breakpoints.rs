@@ -78,6 +78,9 @@ pub struct BreakpointEntry {
     pub placed: bool,
     /// Its statement went when the method changed here: it is disabled.
     pub orphaned: bool,
+    /// The hits each other gem that counted some told the stone of: its session, its
+    /// agent's address, the hits.
+    pub by_gem: Vec<(u64, String, u64)>,
 }
 
 /// Runs a breakpoint request.
@@ -103,7 +106,20 @@ pub fn run(vm: &mut Vm, request: BreakpointRequest) -> Outcome {
             // Whatever changed elsewhere is seen now rather than within the second.
             vm.sync_breakpoints().map_err(stone_failure)?;
             let all = vm.stone_breakpoints().map_err(stone_failure)?;
-            Ok(Answer::Breakpoints(all.into_iter().map(|b| entry(vm, b)).collect()))
+            let (mut sessions, _) = vm.stone_sessions().map_err(stone_failure)?;
+            // This gem's own are its hits here.
+            let own = vm.session_id();
+            sessions.retain(|s| Some(s.session) != own);
+            let entries = all.into_iter().map(|b| {
+                let by_gem = (sessions.iter())
+                    .filter_map(|s| {
+                        let (_, hits) = s.about.hits.iter().find(|(id, _)| *id == b.id)?;
+                        Some((s.session, s.about.agent.clone(), *hits))
+                    })
+                    .collect();
+                BreakpointEntry { by_gem, ..entry(vm, b) }
+            });
+            Ok(Answer::Breakpoints(entries.collect()))
         }
     }
 }
@@ -143,6 +159,7 @@ fn entry(vm: &Vm, breakpoint: Breakpoint) -> BreakpointEntry {
         hits_here: here.as_ref().map_or(0, |v| v.hit_count),
         placed: here.as_ref().is_some_and(|v| v.placed),
         orphaned: here.as_ref().is_some_and(|v| v.orphaned),
+        by_gem: Vec::new(),
         breakpoint,
     }
 }

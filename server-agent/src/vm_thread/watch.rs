@@ -2,13 +2,14 @@
 //! (this gem's view is behind) and sessions logging in and out. The VM thread looks every
 //! second, between batches, and applies the stone's breakpoints when they changed; it tells of
 //! the processes every gem keeps suspended when they change. It also
-//! keeps what the gem says of itself in the stone's list of sessions up to date, and finds
+//! keeps what the gem says of itself in the stone's list of sessions up to date (its users,
+//! its suspended processes, the hits of each breakpoint here), and finds
 //! out, within a second, that the stone is gone (`relogin.rs` takes it from there).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
-use onyx_record::link::{MAX_LISTED_SUSPENDED, MAX_SUSPENDED_TEXT};
+use onyx_record::link::{MAX_LISTED_HITS, MAX_LISTED_SUSPENDED, MAX_SUSPENDED_TEXT};
 use onyx_record::{About, StoneError, Suspended};
 use onyx_vm::Vm;
 use tokio::sync::broadcast;
@@ -134,6 +135,15 @@ impl Watch {
         if now != self.breakpoints_told {
             self.breakpoints_told = now;
             let _ = events.send(Event::Breakpoints);
+        }
+        // The hits counted here, for every tool's breakpoint browser.
+        let mut hits: Vec<(u64, u64)> =
+            vm.breakpoints().iter().filter(|b| b.hit_count > 0).map(|b| (b.spec.id, b.hit_count)).collect();
+        hits.sort_unstable();
+        hits.truncate(MAX_LISTED_HITS);
+        if hits != self.about.hits {
+            self.about.hits = hits;
+            let _ = vm.describe_session(&self.about);
         }
         let (list, latest) = match vm.stone_sessions() {
             Ok(answer) => answer,
