@@ -7,14 +7,20 @@ if ! command -v Xvfb >/dev/null || ! command -v import >/dev/null; then
   apt-get update -qq && apt-get install -y -qq --no-install-recommends xvfb x11-apps imagemagick >/dev/null
 fi
 cargo build --release -p onyx-ide
+cargo build --release -p onyx-cli
 ide=target/release/onyx-ide
+onyx=target/release/onyx
 repo=$(mktemp -d)
-trap 'kill "$xvfb" 2>/dev/null || true; rm -rf "$repo"' EXIT
+work=$repo
+pids=()
+trap 'kill "$xvfb" "${pids[@]}" 2>/dev/null || true; rm -rf "$repo"' EXIT
 Xvfb :97 -screen 0 1280x800x24 -nolisten tcp &
 xvfb=$!
 sleep 1
-shot() { # NAME SHOW-ARGUMENT
-  DISPLAY=:97 LIBGL_ALWAYS_SOFTWARE=1 "$ide" --repository "$repo" --show "$2" --close-after 14 &
+shot() { # NAME SHOW-ARGUMENT [WHERE: --connect GEM; the embedded repository by default]
+  local where=("${@:3}")
+  [ ${#where[@]} -gt 0 ] || where=(--repository "$repo")
+  DISPLAY=:97 LIBGL_ALWAYS_SOFTWARE=1 "$ide" "${where[@]}" --show "$2" --close-after 14 &
   local pid=$!
   sleep 10
   DISPLAY=:97 import -window root "docs/screenshots/$1.png"
@@ -43,4 +49,35 @@ DemoTest compile: 'testDivision
 System commitTransaction"
 DISPLAY=:97 LIBGL_ALWAYS_SOFTWARE=1 "$ide" --repository "$repo" --show "print:$demo" --close-after 8
 shot runner 'tests:Demo-Tests'
+
+# Breakpoints across gems: a stone with two gems; gem A's loop stops at a breakpoint set
+# through gem B, which the IDE works in.
+# shellcheck source=serve.sh
+. scripts/serve.sh
+"$onyx" init "$repo/shop" >/dev/null
+serve stone "$repo/shop"
+stone=$address
+serve gem --stone "$stone"
+gem_a=$address
+serve gem --stone "$stone"
+gem_b=$address
+"$onyx" eval --gem "$gem_a" "Object subclass: #Meter instanceVariableNames: 'total' classVariableNames: '' package: 'Demo'.
+Meter compile: 'add: n
+	| before |
+	before := total ifNil: [0].
+	total := before + n.
+	^ total'.
+Meter compile: 'reset
+	total := 0'.
+System commitTransaction.
+[| m | m := Meter new. [true] whileTrue: [m add: 1. (Delay forMilliseconds: 10) wait]] fork.
+nil" >/dev/null
+"$onyx" abort --gem "$gem_b" >/dev/null
+"$onyx" break 'Meter>>add:' 4 --gem "$gem_b" >/dev/null
+"$onyx" break 'Meter>>add:' 5 --condition 'n > 100' --gem "$gem_b" >/dev/null
+sleep 2
+export ONYX_PASSWORD=swordfish
+shot breakpoint-margin 'browser:Meter:add:' --connect "$gem_b"
+shot breakpoints 'breakpoints' --connect "$gem_b"
+shot suspended-across-gems 'sessions' --connect "$gem_b"
 echo "screenshots written to docs/screenshots/"

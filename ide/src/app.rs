@@ -136,6 +136,7 @@ impl Ide {
             Show::Debug(code) => Box::new(Workspace::running(code.clone(), Action::Debug)),
             Show::Sessions => Box::new(Sessions::new(&mut ctx)),
             Show::Processes => Box::new(Processes::new(&mut ctx)),
+            Show::Breakpoints => Tool::Breakpoints.open(&mut ctx),
             Show::Tests(package) => {
                 let scope = TestScope { package: package.clone(), tests: Vec::new() };
                 Box::new(TestRunner::running(&mut ctx, scope))

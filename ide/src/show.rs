@@ -4,7 +4,8 @@
 /// A pane to open at start (`onyx-ide --show`): `browser:CLASS[:SELECTOR]`,
 /// `hierarchy:CLASS`, `print:CODE`, `inspect:CODE`, `transcript:CODE` (done, then the
 /// transcript shown), `debug:CODE` (done, and a debugger opened where it stops), `sessions`,
-/// `processes`, `tests[:PACKAGE]` (the test runner, running a package's tests) or `help`.
+/// `processes`, `breakpoints`, `tests[:PACKAGE]` (the test runner, running a package's tests)
+/// or `help`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Show {
     /// A browser on a class, and a method of it.
@@ -28,6 +29,8 @@ pub enum Show {
     Sessions,
     /// The gem's processes.
     Processes,
+    /// The breakpoint browser.
+    Breakpoints,
     /// The test runner, running a package's tests (every package's without one).
     Tests(Option<String>),
     /// The help pane.
@@ -58,12 +61,14 @@ impl std::str::FromStr for Show {
             "debug" => Show::Debug(rest.into()),
             "sessions" => Show::Sessions,
             "processes" => Show::Processes,
+            "breakpoints" => Show::Breakpoints,
             "tests" => Show::Tests((!rest.is_empty()).then(|| rest.to_string())),
             "help" => Show::Help,
             other => {
                 return Err(format!(
                     "{other:?} is not a pane: one of browser:CLASS[:SELECTOR], hierarchy:CLASS, print:CODE, \
-                     inspect:CODE, transcript:CODE, debug:CODE, sessions, processes, tests[:PACKAGE], help"
+                     inspect:CODE, transcript:CODE, debug:CODE, sessions, processes, breakpoints, tests[:PACKAGE], \
+                     help"
                 ));
             }
         })
