@@ -81,6 +81,18 @@ impl Drop for GemProcess {
     }
 }
 
+/// Looks every 20 ms until `look` finds what it looks for, for at most 5 s: what it found.
+pub(crate) async fn within_5s<T>(what: &str, mut look: impl AsyncFnMut() -> Option<T>) -> T {
+    let started = Instant::now();
+    loop {
+        if let Some(found) = look().await {
+            return found;
+        }
+        assert!(started.elapsed() < Duration::from_secs(5), "not within 5 s: {what}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 pub(crate) fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("a runtime")
 }

@@ -12,7 +12,9 @@ use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
 
 use crate::agent::{
     Agent, GemProcess, add_reader, client, error, evaluate, execute, login_at, op, printed, repository, runtime,
+    within_5s,
 };
+use crate::breakpoints::set_breakpoint;
 use crate::debugger::{current, debugged, one, step, variable};
 
 /// Gem A's work: every 10 ms, `Ticks` goes up through `Ticker>>tick:` and is committed.
@@ -51,15 +53,7 @@ async fn committed_ticks(b: &mut Agent) -> u64 {
 /// Waits until the committed counter rises.
 pub(crate) async fn rising(b: &mut Agent) -> u64 {
     let before = committed_ticks(b).await;
-    let started = Instant::now();
-    loop {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        let now = committed_ticks(b).await;
-        if now > before {
-            return now;
-        }
-        assert!(started.elapsed() < Duration::from_secs(5), "the counter does not rise");
-    }
+    within_5s("the counter rises", async || Some(committed_ticks(b).await).filter(|now| *now > before)).await
 }
 
 async fn sessions(agent: &mut Agent) -> pb::Sessions {
@@ -72,30 +66,12 @@ async fn sessions(agent: &mut Agent) -> pb::Sessions {
 /// Waits until B's list of sessions shows a suspended process of another gem: that gem's
 /// agent, and the process.
 async fn suspended_elsewhere(b: &mut Agent) -> (String, pb::SuspendedProcess) {
-    let started = Instant::now();
-    loop {
+    within_5s("a suspended process of another gem shows", async || {
         let list = sessions(b).await;
-        let found = list
-            .sessions
-            .iter()
-            .filter(|s| !s.this_gem)
-            .find_map(|s| s.suspended.first().map(|p| (s.agent.clone(), p.clone())));
-        if let Some(found) = found {
-            return found;
-        }
-        assert!(started.elapsed() < Duration::from_secs(5), "no suspended process shows: {list:?}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-}
-
-fn set_breakpoint(line: u32) -> pb::Operation {
-    op(Op::SetBreakpoint(pb::SetBreakpoint {
-        method: Some(pb::MethodRef { class: crate::agent::class("Ticker"), selector: "tick:".into() }),
-        at: Some(pb::set_breakpoint::At::Line(line)),
-        enabled: true,
-        scope: pb::BreakpointScope::EveryGem as i32,
-        ..Default::default()
-    }))
+        let mut others = list.sessions.into_iter().filter(|s| !s.this_gem);
+        others.find_map(|s| s.suspended.first().map(|p| (s.agent.clone(), p.clone())))
+    })
+    .await
 }
 
 #[test]
@@ -112,7 +88,7 @@ fn a_process_stopped_in_one_gem_is_debugged_live_from_another_users_login_and_go
         rising(&mut in_b).await;
 
         // B sets the breakpoint; A's loop stops there, and B's list of sessions shows it.
-        let out = execute(&mut in_b, vec![op(Op::AbortTransaction(pb::Empty {})), set_breakpoint(3)]).await;
+        let out = execute(&mut in_b, vec![op(Op::AbortTransaction(pb::Empty {})), set_breakpoint(3, pb::BreakpointScope::EveryGem)]).await;
         let Outcome::Breakpoints(set) = &out[1] else { panic!("set: {:?}", out[1]) };
         let id = set.breakpoints[0].id;
         let (agent, stopped) = suspended_elsewhere(&mut in_b).await;
@@ -211,6 +187,11 @@ fn a_running_process_is_paused_and_a_debugger_cut_off_leaves_it_attachable() {
         // Pausing a paused process says so.
         let again = one(&mut alice, Op::Pause(pb::ProcessRef { process: p })).await;
         assert_eq!(error(&again).code, pb::Code::Invalid as i32, "{again:?}");
+        // No process 0, nor one never made: said so, nothing else stops.
+        for nothing in [0, u64::MAX] {
+            let none = one(&mut alice, Op::Pause(pb::ProcessRef { process: nothing })).await;
+            assert_eq!(error(&none).code, pb::Code::NotFound as i32, "{none:?}");
+        }
 
         // Cut off mid-way: an evaluation in the frame that takes seconds, whose caller goes.
         let slow = Op::EvaluateInFrame(pb::FrameSource {

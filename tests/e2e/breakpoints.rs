@@ -9,23 +9,14 @@ use std::time::{Duration, Instant};
 
 use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
 
-use crate::agent::{GemProcess, add_reader, client, error, evaluate, execute, login, op, printed, repository, runtime};
+use crate::agent::{
+    GemProcess, add_reader, client, error, evaluate, execute, login, op, printed, repository, runtime, within_5s,
+};
+// Gem A's work: `Ticks` rises by one every 10 ms, through `Ticker>>tick:`.
+use crate::attach::TICKER;
 
-/// Gem A's work: `Ticks` rises by one every 10 ms, through `Ticker>>tick:`.
-const TICKER: &str =
-    "Object subclass: #Ticker instanceVariableNames: '' classVariableNames: '' package: 'Tests-Breakpoints'.
-Ticker compile: 'tick: n
-	| next |
-	next := n + 1.
-	^ next'.
-Smalltalk at: #Ticks put: 0.
-System commitTransaction.
-[[true] whileTrue: [
-	Smalltalk at: #Ticks put: (Ticker new tick: (Smalltalk at: #Ticks)).
-	(Delay forMilliseconds: 10) wait]] forkAt: Processor userBackgroundPriority.
-nil";
-
-fn set_breakpoint(line: u32, scope: pb::BreakpointScope) -> pb::Operation {
+/// Sets a breakpoint on `Ticker>>tick:` at `line`, for `scope`.
+pub(crate) fn set_breakpoint(line: u32, scope: pb::BreakpointScope) -> pb::Operation {
     op(Op::SetBreakpoint(pb::SetBreakpoint {
         method: Some(pb::MethodRef { class: crate::agent::class("Ticker"), selector: "tick:".into() }),
         at: Some(pb::set_breakpoint::At::Line(line)),
@@ -80,17 +71,10 @@ fn a_breakpoint_set_through_one_gem_stops_a_process_of_another_which_goes_on_onc
         let id = set[0].id;
         assert!(id != 0 && set[0].placed && set[0].line == 3, "{:?}", set[0]);
         assert_eq!((set[0].class_name.as_str(), set[0].owner.as_str()), ("Ticker", "DataCurator"));
-        let started = Instant::now();
-
         // A applies it within about a second: its loop stops there.
-        let stopped = loop {
-            let list = at_breakpoints(&mut in_a).await;
-            if let Some(p) = list.into_iter().next() {
-                break p;
-            }
-            assert!(started.elapsed() < Duration::from_secs(5), "gem A never stopped at the breakpoint");
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        };
+        let stopped =
+            within_5s("gem A stops at the breakpoint", async || at_breakpoints(&mut in_a).await.into_iter().next())
+                .await;
         assert!(stopped.kept && stopped.top.contains("Ticker>>tick:"), "{stopped:?}");
         // Every gem's list of the stone's sessions shows it.
         let sessions = execute(&mut in_b, vec![op(Op::Sessions(pb::Empty {}))]).await;

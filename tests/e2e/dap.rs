@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 
 use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
 
-use crate::agent::{GemProcess, client, evaluate, execute, op, printed, repository, runtime};
+use crate::agent::{GemProcess, client, evaluate, execute, op, printed, repository, runtime, within_5s};
 use crate::attach::{TICKER, rising};
 
 /// `Ticker>>tick:` as a Tonel file holds it: the method's header is line 8, its statement
@@ -146,16 +146,11 @@ async fn until_listed(
     what: &str,
     as_wanted: impl Fn(&[pb::BreakpointInfo]) -> bool,
 ) -> Vec<pb::BreakpointInfo> {
-    let started = Instant::now();
-    loop {
-        if let Outcome::Breakpoints(l) = execute(agent, vec![op(Op::Breakpoints(pb::Empty {}))]).await.remove(0)
-            && as_wanted(&l.breakpoints)
-        {
-            return l.breakpoints;
-        }
-        assert!(started.elapsed() < Duration::from_secs(5), "not so within 5 s: {what}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    within_5s(what, async || match execute(agent, vec![op(Op::Breakpoints(pb::Empty {}))]).await.remove(0) {
+        Outcome::Breakpoints(l) if as_wanted(&l.breakpoints) => Some(l.breakpoints),
+        _ => None,
+    })
+    .await
 }
 
 fn named<'a>(variables: &'a [Value], name: &str) -> &'a Value {
@@ -187,6 +182,14 @@ fn vs_code_attaches_sets_a_breakpoint_in_a_tonel_file_and_debugs_another_gems_pr
         dap.stdin.flush().expect("flush");
         let bad = dap.messages.recv_timeout(Duration::from_secs(20)).expect("an answer");
         assert_eq!((bad["type"].clone(), bad["success"].clone()), (json!("response"), json!(false)), "{bad}");
+        // So is a message longer than the adapter reads (64 MiB), which it skips whole.
+        let huge = 64 << 20 | 1;
+        write!(dap.stdin, "Content-Length: {huge}\r\n\r\n").expect("write");
+        dap.stdin.write_all(&vec![b' '; huge]).expect("write");
+        dap.stdin.flush().expect("flush");
+        let skipped = dap.messages.recv_timeout(Duration::from_secs(20)).expect("an answer");
+        assert_eq!(skipped["success"], false, "{skipped}");
+        assert!(skipped["message"].as_str().is_some_and(|m| m.contains("bytes")), "{skipped}");
         let unknown = dap.request("frobnicate", json!({"x": 1}));
         assert_eq!(unknown["success"], false, "{unknown}");
         assert!(unknown["message"].as_str().expect("why").contains("frobnicate"), "{unknown}");
@@ -255,15 +258,11 @@ fn vs_code_attaches_sets_a_breakpoint_in_a_tonel_file_and_debugs_another_gems_pr
         dap.ok("continue", json!({"threadId": thread}));
         rising(&mut in_b).await;
         // No longer a thread (once every gem's list says so: within a second or so).
-        let deadline = Instant::now() + Duration::from_secs(5);
-        loop {
+        within_5s("the thread goes", async || {
             let threads = dap.ok("threads", json!({}));
-            if threads["threads"].as_array().expect("threads").iter().all(|t| t["id"] != thread) {
-                break;
-            }
-            assert!(Instant::now() < deadline, "the thread stays: {threads}");
-            std::thread::sleep(Duration::from_millis(100));
-        }
+            threads["threads"].as_array().expect("threads").iter().all(|t| t["id"] != thread).then_some(())
+        })
+        .await;
         dap.ok("disconnect", json!({}));
         let status = dap.child.wait().expect("the adapter ends");
         assert!(status.success(), "{status}");
@@ -375,24 +374,21 @@ fn vs_code_log_points_hit_conditions_exception_filters_and_breakpoints_changed_e
         dap.ok("setExceptionBreakpoints", json!({"filters": []}));
         until_listed(&mut in_a, "gem A drops the breakpoint on errors", |l| l.is_empty()).await;
         dap.ok("continue", json!({"threadId": thread}));
-        let started = Instant::now();
-        while printed(&execute(&mut in_a, vec![evaluate("Smalltalk at: #Handled ifAbsent: [nil]")]).await[0]) != "-1" {
-            assert!(started.elapsed() < Duration::from_secs(5), "the handler did not run");
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        within_5s("the handler runs", async || {
+            let handled = execute(&mut in_a, vec![evaluate("Smalltalk at: #Handled ifAbsent: [nil]")]).await;
+            (printed(&handled[0]) == "-1").then_some(())
+        })
+        .await;
 
         // Unhandled errors untold: the process an error stops is a stopped thread, but no stop is told.
         execute(&mut in_a, vec![evaluate("[1 / 0] fork. nil")]).await;
-        let started = Instant::now();
-        let failed = loop {
+        let failed = within_5s("the failed process is a stopped thread", async || {
             let threads = dap.ok("threads", json!({}));
-            let list = threads["threads"].as_array().expect("threads").clone();
-            if let Some(t) = list.iter().find(|t| t["id"] != thread && t["name"].as_str().is_some_and(|n| n.contains(&a.addr) && n.ends_with("(stopped)"))) {
-                break t["id"].clone();
-            }
-            assert!(started.elapsed() < Duration::from_secs(5), "no stopped thread: {threads}");
-            std::thread::sleep(Duration::from_millis(100));
-        };
+            let mut list = threads["threads"].as_array().expect("threads").clone().into_iter();
+            let of_a = |n: &str| n.contains(&a.addr) && n.ends_with("(stopped)");
+            list.find(|t| t["id"] != thread && t["name"].as_str().is_some_and(of_a)).map(|t| t["id"].clone())
+        })
+        .await;
         assert!(!dap.events.iter().any(|e| e["event"] == "stopped" && e["body"]["threadId"] == failed), "{:?}", dap.events);
         dap.ok("terminateThreads", json!({"threadIds": [failed]}));
 

@@ -37,7 +37,12 @@ fn compile(vm: &mut Vm, source: &str) {
 
 /// A breakpoint on `Bp>>selector` at `line`, always taken.
 fn spec(vm: &mut Vm, id: u64, selector: &str, line: u32) -> BreakpointSpec {
-    let class = vm.global("Bp").expect("Bp");
+    always(vm, "Bp", id, selector, line)
+}
+
+/// A breakpoint on `class>>selector` at `line`, always taken.
+pub(crate) fn always(vm: &mut Vm, class: &str, id: u64, selector: &str, line: u32) -> BreakpointSpec {
+    let class = vm.global(class).expect("the class");
     BreakpointSpec {
         id,
         class,

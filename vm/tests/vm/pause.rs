@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use onyx_vm::{BreakpointSpec, DebugError, DebugEvent, Hits, JitConfig, Position, Reason, Value, Vm};
+use onyx_vm::{DebugError, DebugEvent, JitConfig, Reason, Value, Vm};
 
 use crate::util::{eval_in, vm_with};
 
@@ -110,19 +110,7 @@ fn a_process_paused_at_a_breakpoint_passes_it_when_proceeded() {
     let mut vm = setup(JitConfig::Off);
     let p = fork(&mut vm, "(Delay forMilliseconds: 30) wait. Pz new tick. Pz new tick");
     let serial = vm.process_serial(p);
-    let class = vm.global("Pz").expect("Pz");
-    let spec = BreakpointSpec {
-        id: 1,
-        class,
-        selector: vm.intern("tick"),
-        at: Position::Line(3),
-        condition: None,
-        log: None,
-        hits: Hits::All,
-        once: false,
-        enabled: true,
-        process: None,
-    };
+    let spec = crate::breakpoints::always(&mut vm, "Pz", 1, "tick", 3);
     vm.set_breakpoint(spec).expect("set");
     vm.pause(serial).expect("pauses");
     assert!(run_until(&mut vm, |vm| vm.suspended(serial).is_ok()));
