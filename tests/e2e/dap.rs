@@ -20,8 +20,9 @@ use serde_json::{Value, json};
 
 use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
 
-use crate::agent::{GemProcess, client, evaluate, execute, op, printed, repository, runtime, within_5s};
+use crate::agent::{Agent, GemProcess, client, evaluate, execute, op, printed, repository, runtime, within_5s};
 use crate::attach::{TICKER, rising};
+use crate::stone::StoneProcess;
 
 /// `Ticker>>tick:` as a Tonel file holds it: the method's header is line 8, its statement
 /// `next := ...` line 10.
@@ -153,23 +154,47 @@ async fn until_listed(
     .await
 }
 
+/// What both scenarios start from: a stone, gem A and gem B, and `Ticker>>tick:`'s Tonel file
+/// on disk. Fields drop in order: the gems end before their stone, the folder last.
+struct Scene {
+    b: GemProcess,
+    a: GemProcess,
+    path: String,
+    _stone: StoneProcess,
+    _dir: tempfile::TempDir,
+}
+
+impl Scene {
+    fn start() -> Scene {
+        let (dir, stone) = repository();
+        let a = GemProcess::start(&stone);
+        let b = GemProcess::start(&stone);
+        let file = dir.path().join("Ticker.class.st");
+        std::fs::write(&file, TONEL).expect("the Tonel file");
+        let path = file.to_string_lossy().to_string();
+        Scene { b, a, path, _stone: stone, _dir: dir }
+    }
+}
+
+/// Starts gem A's ticking loop and waits until gem B sees its counter rise; the agents of A
+/// and B.
+async fn ticking(a: &GemProcess, b: &GemProcess) -> (Agent, Agent) {
+    let mut in_a = client(a).await;
+    assert_eq!(printed(&execute(&mut in_a, vec![evaluate(TICKER)]).await[0]), "nil");
+    let mut in_b = client(b).await;
+    rising(&mut in_b).await;
+    (in_a, in_b)
+}
+
 fn named<'a>(variables: &'a [Value], name: &str) -> &'a Value {
     variables.iter().find(|v| v["name"] == name).unwrap_or_else(|| panic!("no {name} in {variables:?}"))
 }
 
 #[test]
 fn vs_code_attaches_sets_a_breakpoint_in_a_tonel_file_and_debugs_another_gems_process() {
-    let (dir, stone) = repository();
-    let a = GemProcess::start(&stone);
-    let b = GemProcess::start(&stone);
-    let file = dir.path().join("Ticker.class.st");
-    std::fs::write(&file, TONEL).expect("the Tonel file");
-    let path = file.to_string_lossy().to_string();
+    let Scene { b, a, path, .. } = &Scene::start();
     runtime().block_on(async {
-        let mut in_a = client(&a).await;
-        assert_eq!(printed(&execute(&mut in_a, vec![evaluate(TICKER)]).await[0]), "nil");
-        let mut in_b = client(&b).await;
-        rising(&mut in_b).await;
+        let (mut in_a, mut in_b) = ticking(a, b).await;
 
         let mut dap = Adapter::start();
         let capabilities = dap.ok("initialize", json!({"adapterID": "onyx", "clientID": "vscode"}));
@@ -292,17 +317,9 @@ fn vs_code_attaches_sets_a_breakpoint_in_a_tonel_file_and_debugs_another_gems_pr
 
 #[test]
 fn vs_code_log_points_hit_conditions_exception_filters_and_breakpoints_changed_elsewhere() {
-    let (dir, stone) = repository();
-    let a = GemProcess::start(&stone);
-    let mut b = GemProcess::start(&stone);
-    let file = dir.path().join("Ticker.class.st");
-    std::fs::write(&file, TONEL).expect("the Tonel file");
-    let path = file.to_string_lossy().to_string();
+    let Scene { b, a, path, .. } = &mut Scene::start();
     runtime().block_on(async {
-        let mut in_a = client(&a).await;
-        assert_eq!(printed(&execute(&mut in_a, vec![evaluate(TICKER)]).await[0]), "nil");
-        let mut in_b = client(&b).await;
-        rising(&mut in_b).await;
+        let (mut in_a, mut in_b) = ticking(a, b).await;
 
         let mut dap = Adapter::start();
         let capabilities = dap.ok("initialize", json!({"adapterID": "onyx"}));
