@@ -64,15 +64,16 @@ pub fn serve(gem: Option<String>) -> Result<ExitCode> {
         listening: HashSet::new(),
     };
     loop {
-        let (seq, reply, after, disconnect) = match wire::read(&mut input)? {
-            wire::Incoming::Request(request) => {
+        let (seq, command, reply, after, disconnect) = match wire::read(&mut input)? {
+            wire::Incoming::Request(request, command) => {
                 let disconnect = matches!(request.command, Command::Disconnect(_));
                 let (reply, after) = runtime.block_on(adapter.handle(request.command));
-                (request.seq, reply, after, disconnect)
+                (request.seq, command, reply, after, disconnect)
             }
             wire::Incoming::Unreadable { seq, command, why } => {
                 eprintln!("onyx dap: request {seq} ({command}) could not be read: {why}");
-                (seq, Err(format!("onyx dap does not answer {command:?} so: {why}")), Vec::new(), false)
+                let reply = Err(format!("onyx dap does not answer {command:?} so: {why}"));
+                (seq, command, reply, Vec::new(), false)
             }
             wire::Incoming::End => break,
         };
@@ -87,7 +88,7 @@ pub fn serve(gem: Option<String>) -> Result<ExitCode> {
             },
         };
         if let Ok(mut out) = out.lock() {
-            out.send(Sendable::Response(response))?;
+            out.respond(response, &command)?;
         }
         send_events(&out, after);
         if disconnect {

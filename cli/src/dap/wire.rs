@@ -6,12 +6,14 @@
 //! case (`Source`, `SourceBreakpoint`, `Breakpoint`, `ExceptionBreakpointsFilter`,
 //! `ContinueResponse`): what is read has those renamed to the crate's names, and what is
 //! written has every key in camel case, as the protocol spells all of them but a response's
-//! `request_seq`.
+//! `request_seq`. An error response names its request's command, as the protocol asks (the
+//! crate's has none).
 
 use std::io::{self, BufRead, BufWriter, Read, Stdout, Write};
 
 use dap::base_message::{BaseMessage, Sendable};
 use dap::requests::Request;
+use dap::responses::Response;
 use serde_json::Value;
 
 /// The largest message read: anything longer is skipped as unreadable.
@@ -19,13 +21,10 @@ const MAX_MESSAGE: usize = 64 << 20;
 
 /// What came from the client.
 pub enum Incoming {
-    Request(Request),
+    /// A request, and its command's name as the client wrote it.
+    Request(Box<Request>, String),
     /// A request that could not be read: its number and command (when those could), and why.
-    Unreadable {
-        seq: i64,
-        command: String,
-        why: String,
-    },
+    Unreadable { seq: i64, command: String, why: String },
     /// The client closed its end.
     End,
 }
@@ -77,7 +76,7 @@ pub fn read(input: &mut impl BufRead) -> io::Result<Incoming> {
         to_crate_names(arguments);
     }
     Ok(match serde_json::from_value::<Request>(value) {
-        Ok(request) => Incoming::Request(request),
+        Ok(request) => Incoming::Request(Box::new(request), command),
         Err(e) => Incoming::Unreadable { seq, command, why: e.to_string() },
     })
 }
@@ -151,9 +150,27 @@ impl Writer {
         Writer { seq: 0, out: BufWriter::new(io::stdout()) }
     }
 
+    /// Sends an event (or anything that needs nothing added).
     pub fn send(&mut self, message: Sendable) -> io::Result<()> {
         self.seq += 1;
-        let json = serde_json::to_value(BaseMessage { seq: self.seq, message }).map(camel_keys)?.to_string();
+        let value = serde_json::to_value(BaseMessage { seq: self.seq, message })?;
+        self.write(value)
+    }
+
+    /// Answers the request `command`: an error, which the crate writes without it, names it.
+    pub fn respond(&mut self, response: Response, command: &str) -> io::Result<()> {
+        self.seq += 1;
+        let mut value = serde_json::to_value(BaseMessage { seq: self.seq, message: Sendable::Response(response) })?;
+        if let Some(object) = value.as_object_mut()
+            && !object.contains_key("command")
+        {
+            object.insert("command".into(), Value::from(command));
+        }
+        self.write(value)
+    }
+
+    fn write(&mut self, value: Value) -> io::Result<()> {
+        let json = camel_keys(value).to_string();
         write!(self.out, "Content-Length: {}\r\n\r\n{json}", json.len())?;
         self.out.flush()
     }
