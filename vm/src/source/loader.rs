@@ -91,14 +91,14 @@ impl KernelSource {
                 Some(i) => i,
                 None => {
                     let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-                    packages.push((dir.clone(), Package { name, classes: Vec::new(), methods: Vec::new() }));
+                    packages.push((dir.clone(), Package { name, ..Package::default() }));
                     packages.len() - 1
                 }
             };
             let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             let Some((_, package)) = packages.get_mut(index) else { continue };
             if file_name == "package.st" {
-                package.name = tonel::parse_package_file(path, text).map_err(|e| BootError::Source(e.to_string()))?;
+                package.name = tonel::parse_package_file(path, text).map_err(|e| BootError::Source(e.to_string()))?.0;
                 continue;
             }
             let (class, methods) = tonel::parse_class_file(path, text).map_err(|e| BootError::Source(e.to_string()))?;

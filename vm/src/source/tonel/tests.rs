@@ -1,6 +1,7 @@
 //! Tests of the Tonel reader and writer.
 
 use super::*;
+use crate::compiler::parser::parse_method;
 use proptest::prelude::*;
 
 const FOO: &str = r#""
@@ -69,29 +70,32 @@ fn realistic_class_file() {
     assert_eq!(class.class_vars, ["X"]);
     assert_eq!(class.class_inst_vars, ["count"]);
     assert_eq!(class.pools, ["P"]);
-    assert_eq!(class.category, "Kernel-Numbers");
+    assert_eq!((class.category.as_str(), class.category_spelling), ("Kernel-Numbers", Spelling::Symbol));
     assert_eq!(class.comment, "A class comment; embedded double quotes are doubled \"like this\".");
     assert_eq!(class.line, 4);
     assert_eq!(methods.len(), 4);
 
+    // A method's source is its pattern and its body as written: nothing de-indented.
     let m = &methods[0];
     assert_eq!((m.class_name.as_str(), m.class_side, m.category.as_str()), ("Foo", false, "accessing"));
-    assert!(m.source.starts_with("at: i put: v\n\"body, may contain ]"));
-    assert!(m.source.ends_with("\n^ super at: i put: v"));
-    assert_eq!((m.line, m.body_first_line), (20, 21));
+    assert_eq!(m.selector, "at:put:");
+    assert!(m.source.starts_with("at: i put: v\n\t\"body, may contain ]"), "{}", m.source);
+    assert!(m.source.ends_with("\n\t^ super at: i put: v"));
+    assert_eq!(m.line, 20);
     assert_eq!(m.file_line(1), 20);
     assert_eq!(m.file_line(6), 25);
     assert_eq!(FOO.lines().nth(24), Some("\t#[1 2] size."));
+    assert_eq!(m.source.lines().nth(5), Some("\t#[1 2] size."));
     assert!(parse_method(&m.source).is_ok());
 
     let m = &methods[1];
-    assert_eq!((m.class_side, m.category.as_str()), (true, "instance creation"));
-    assert_eq!(m.source, "new\n^ self basicNew initialize");
-    assert_eq!((m.line, m.body_first_line), (30, 30));
+    assert_eq!((m.class_side, m.category.as_str(), m.selector.as_str()), (true, "instance creation", "new"));
+    assert_eq!(m.source, "new ^ self basicNew initialize");
+    assert_eq!(m.line, 30);
 
     let m = &methods[2];
-    assert_eq!((m.source.as_str(), m.category.as_str()), ("+ other\n^ self add: other", "arithmetic"));
-    assert_eq!((m.line, m.body_first_line), (33, 35));
+    assert_eq!((m.source.as_str(), m.category.as_str()), ("+ other\n\n\t^ self add: other\n", "arithmetic"));
+    assert_eq!((m.line, m.selector.as_str()), (33, "+"));
 
     assert_eq!((methods[3].source.as_str(), methods[3].category.as_str()), ("empty", ""));
 }
@@ -102,8 +106,8 @@ fn extension_files() {
     let (class, methods) = parse(text);
     assert!(class.is_none());
     assert_eq!(methods.len(), 2);
-    assert_eq!(methods[0].source, "isFoo\n^ false");
-    assert_eq!(methods[1].source, "foo: x bar: y\n^ x");
+    assert_eq!(methods[0].source, "isFoo\n\t^ false");
+    assert_eq!((methods[1].source.as_str(), methods[1].selector.as_str()), ("foo: x bar: y\n\t^ x", "foo:bar:"));
     assert!(methods[1].class_side);
     assert_eq!(methods[1].category, "*Kernel");
 }
@@ -115,6 +119,7 @@ fn newer_tonel_spellings() {
     let class = class.unwrap();
     assert_eq!((class.name.as_str(), class.superclass.as_deref()), ("Bar", Some("Foo")));
     assert_eq!(class.category, "Kernel-Base");
+    assert_eq!((class.package.as_deref(), class.tag.as_deref()), (Some("Kernel"), Some("Base")));
     assert_eq!(class.inst_vars, ["x"]);
     assert_eq!(class.kind, ClassKind::Fixed);
     assert_eq!(methods[0].category, "accessing");
@@ -124,11 +129,15 @@ fn newer_tonel_spellings() {
     let class = parse("Class { #name : #W, #superclass : nil, #type : #words }").0.unwrap();
     assert_eq!((class.superclass, class.kind, class.category), (None, ClassKind::Words, String::new()));
     assert_eq!(parse("Class { #name : #W, #type : #weak }").0.unwrap().kind, ClassKind::Weak);
+    // STON's escapes, in strings and quoted symbols.
+    let class = parse("Class { #name : 'A', #category : #'don\\'t\\\\tab\\t\\u00E9' }").0.unwrap();
+    assert_eq!(class.category, "don't\\tab\té");
 }
 
 #[test]
 fn errors() {
     assert_eq!(parse_err("Trait { #name : #T }"), (1, "traits are not supported".into()));
+    assert_eq!(parse_err("Class { #name : #A, #traits : 'T' }").1, "traits are not supported (#traits)");
     assert_eq!(parse_err("\n\nFoo { }"), (3, "expected 'Class {' or 'Extension {'".into()));
     assert_eq!(parse_err("Class { #superclass : #Object }"), (1, "class definition has no #name".into()));
     assert_eq!(
@@ -136,14 +145,19 @@ fn errors() {
         "unsupported class #type #compiledMethod"
     );
     assert_eq!(parse_err("Class { #name : #Foo #x : 1 }"), (1, "expected ',' or '}'".into()));
-    assert_eq!(parse_err("Class { name : #Foo }").1, "expected a map key such as #name");
+    assert_eq!(parse_err("Class { name : #Foo }").1, "expected a metadata value");
+    assert_eq!(parse_err("Class { 3 : #Foo }").1, "expected a map key such as #name");
+    assert_eq!(parse_err("Class { #name : 'Foo }").1, "string not closed by '");
+    assert_eq!(parse_err("Class {\n #name : 'a\\qb' }"), (2, "unknown escape \\q".into()));
     assert_eq!(parse_err("\"unclosed\nClass {}").1, "unterminated class comment");
     let body_err = parse_err("Class { #name : #Foo }\n\nFoo >> bar [\n\t^ 'oops ]\n");
     assert_eq!(body_err, (3, "method body is not closed by ']' (unterminated string at line 4)".into()));
     assert_eq!(parse_err("Class { #name : #Foo }\nBar >> x [ ]").1, "method of 'Bar' in the file of 'Foo'");
     assert_eq!(parse_err("Class { #name : #Foo }\nFoo x [ ]").1, "expected '>>' in the method header");
-    assert_eq!(parse_err("Class { #name : #Foo }\nFoo >> x ^ 1").1, "expected '[' to start the method body");
-    assert_eq!(parse_err("Class { #name : #Foo }\nFoo >> at: [ ]").1, "expected a message pattern after '>>'");
+    let no_pattern = "expected a message pattern after '>>' and '['";
+    assert_eq!(parse_err("Class { #name : #Foo }\nFoo >> x ^ 1").1, no_pattern);
+    assert_eq!(parse_err("Class { #name : #Foo }\nFoo >> at: [ ]").1, no_pattern);
+    assert_eq!(parse_err("Class { #name : #Foo }\nFoo >> at: a b [ ]").1, no_pattern);
     assert_eq!(
         parse_err("Class { #name : #Foo }\n{ #category : #x }\n").1,
         "expected a method definition 'Class >> selector ['"
@@ -164,7 +178,6 @@ fn metadata_values() {
     let text =
         "Class { #name : #Foo, #n : -3, #f : 1.5, #b : true, #m : { #k : [ 'x', #y, nil ] }, #e : [ ], #o : { } }";
     assert_eq!(parse(text).0.unwrap().name, "Foo");
-    assert_eq!(parse_err("Class { #name : #Foo, #n : - 3 }").1, "expected a number after '-'");
     assert_eq!(parse_err("Class { #name : #Foo, #n : ( }").1, "expected a metadata value");
 }
 
@@ -172,74 +185,181 @@ fn semantic(methods: &[MethodDef]) -> Vec<(String, bool, String, String)> {
     methods.iter().map(|m| (m.class_name.clone(), m.class_side, m.category.clone(), m.source.clone())).collect()
 }
 
-fn same_class(a: &ClassDef, b: &ClassDef) -> bool {
-    ClassDef { file: PathBuf::new(), line: 0, ..a.clone() } == ClassDef { file: PathBuf::new(), line: 0, ..b.clone() }
-}
-
-#[test]
-fn round_trip() {
-    let (class, methods) = parse(FOO);
-    let class = class.unwrap();
-    let written = write_class_file(&class, &methods);
-    let (class2, methods2) = parse(&written);
-    let class2 = class2.unwrap();
-    assert!(same_class(&class, &class2), "{written}");
-    assert_eq!(semantic(&methods), semantic(&methods2));
-    assert_eq!(write_class_file(&class2, &methods2), written);
-    // Line mapping still holds in the written file.
-    let lines: Vec<&str> = written.lines().collect();
-    for m in &methods2 {
-        assert!(lines[m.line - 1].contains(">>"));
-        for (k, text) in m.source.lines().enumerate().skip(1) {
-            assert_eq!(lines[m.file_line(k + 1) - 1].trim(), text.trim());
-        }
+/// Reads the package whose files are `files` and writes it again in `version`.
+fn rewritten(files: &[(&str, &str)], version: Version) -> (Package, Vec<(String, String)>) {
+    let dir = TempDir::new(&format!("rewrite-{version:?}-{}", files.len()));
+    for (name, text) in files {
+        std::fs::write(dir.0.join(name), text).unwrap();
     }
+    let package = read_package(&dir.0).unwrap();
+    let written = package_files(&package, version);
+    (package, written)
+}
 
-    let ext = parse("Extension { #name : #Object }\nObject >> foo [ ^ 1 ]");
-    let written = write_extension_file("Object", &ext.1);
-    assert_eq!(semantic(&parse(&written).1), semantic(&ext.1));
+fn assert_same_files(files: &[(&str, &str)], written: &[(String, String)]) {
+    let mut expected: Vec<(String, String)> = files.iter().map(|(n, t)| (n.to_string(), t.to_string())).collect();
+    expected.sort();
+    let mut written = written.to_vec();
+    written.sort();
+    for (e, w) in expected.iter().zip(&written) {
+        assert_eq!(e.0, w.0);
+        assert_eq!(e.1, w.1, "{} differs", e.0);
+    }
+    assert_eq!(expected.len(), written.len());
+}
+
+/// A package as Pharo's Tonel writer writes it in v1 (`{ #format : #tonel }`): symbols for
+/// names, a category written as a string by an older Pharo beside one written as a symbol,
+/// class-side methods first, each side sorted, a pattern over two lines, a body on the
+/// header's line.
+const V1: &[(&str, &str)] = &[
+    ("package.st", "Package { #name : #'Shop-Core' }\n"),
+    (
+        "ShopItem.class.st",
+        "\"\nI am an item of the shop; say \"\"hello\"\".\n\n\tExample: ShopItem named: 'x'\n\"\nClass {\n\t#name : #ShopItem,\n\t#superclass : #Object,\n\t#instVars : [\n\t\t'name',\n\t\t'price'\n\t],\n\t#classVars : [\n\t\t'Count'\n\t],\n\t#classInstVars : [\n\t\t'default'\n\t],\n\t#category : #'Shop-Core'\n}\n\n{ #category : #'instance creation' }\nShopItem class >> named: aString [\n\n\t^ self new\n\t\tname: aString;\n\t\tyourself\n]\n\n{ #category : #accessing }\nShopItem >> name [\n\t^ name\n]\n\n{ #category : #accessing }\nShopItem >> name: aString [ name := aString\n]\n\n{ #category : #printing }\nShopItem >> printOn: aStream\n\twith: extra [\n\t\"A comment with ] and [\"\n\taStream nextPutAll: name; nextPutAll: ' ]'.\n\t^ $]\n]\n",
+    ),
+    (
+        "ShopCart.class.st",
+        "Class {\n\t#name : #ShopCart,\n\t#superclass : #OrderedCollection,\n\t#type : #variable,\n\t#category : 'Shop-Core'\n}\n",
+    ),
+    (
+        "Object.extension.st",
+        "Extension { #name : #Object }\n\n{ #category : #'*Shop-Core' }\nObject >> isShopItem [\n\t^ false\n]\n\n{ #category : #'*Shop-Core' }\nObject class >> shop [\n\t^ #(1 $] #[2])\n]\n",
+    ),
+];
+
+/// The same package in v3, as Pharo 12 writes it: strings for names, `#package` and `#tag`.
+const V3: &[(&str, &str)] = &[
+    ("package.st", "Package { #name : 'Shop-Core' }\n"),
+    (
+        "ShopItem.class.st",
+        "Class {\n\t#name : 'ShopItem',\n\t#superclass : 'Object',\n\t#instVars : [\n\t\t'name'\n\t],\n\t#category : 'Shop-Core-Items',\n\t#package : 'Shop-Core',\n\t#tag : 'Items'\n}\n\n{ #category : 'accessing' }\nShopItem >> name [\n\t^ name\n]\n\n{ #category : 'don\\'t' }\nShopItem >> odd [\n\t^ 'it''s'\n]\n",
+    ),
+    (
+        "Root.class.st",
+        "Class {\n\t#name : 'Root',\n\t#superclass : 'nil',\n\t#category : 'Shop-Core',\n\t#package : 'Shop-Core'\n}\n",
+    ),
+    (
+        "Object.extension.st",
+        "Extension { #name : 'Object' }\n\n{ #category : '*Shop-Core' }\nObject >> isShopItem [\n\t^ false\n]\n",
+    ),
+];
+
+#[test]
+fn packages_written_by_pharo_are_written_back_byte_for_byte() {
+    let (package, written) = rewritten(V1, Version::V1);
+    assert_eq!(package.version, Version::V1);
+    assert_same_files(V1, &written);
+    let item = &package.classes.iter().find(|c| c.name == "ShopItem").unwrap();
+    assert_eq!(item.comment, "I am an item of the shop; say \"hello\".\n\n\tExample: ShopItem named: 'x'");
+    let printing = package.methods.iter().find(|m| m.selector == "printOn:with:").unwrap();
+    assert!(printing.source.starts_with("printOn: aStream\n\twith: extra\n\t\"A comment"), "{}", printing.source);
+    let cart = package.classes.iter().find(|c| c.name == "ShopCart").unwrap();
+    assert_eq!(cart.category_spelling, Spelling::String);
+
+    let (package, written) = rewritten(V3, Version::V3);
+    assert_eq!(package.version, Version::V3);
+    assert_same_files(V3, &written);
+
+    // v2: V3's text without #package and #tag.
+    let v2: Vec<(&str, String)> = V3
+        .iter()
+        .map(|(n, t)| {
+            let t = t
+                .replace(",\n\t#package : 'Shop-Core',\n\t#tag : 'Items'", "")
+                .replace(",\n\t#package : 'Shop-Core'", "");
+            (*n, t)
+        })
+        .collect();
+    let v2: Vec<(&str, &str)> = v2.iter().map(|(n, t)| (*n, t.as_str())).collect();
+    let (package, written) = rewritten(&v2, Version::V2);
+    assert_eq!(package.version, Version::V2);
+    assert_same_files(&v2, &written);
 }
 
 #[test]
-fn writer_splits_unnormalized_sources() {
-    let class = ClassDef {
-        name: "Foo".into(),
-        superclass: None,
-        kind: ClassKind::Fixed,
-        inst_vars: vec![],
-        class_vars: vec![],
-        class_inst_vars: vec![],
-        pools: vec![],
-        category: "K".into(),
-        comment: String::new(),
-        file: PathBuf::new(),
-        line: 0,
-    };
-    let method = |source: &str| MethodDef {
-        class_name: "Foo".into(),
-        class_side: false,
-        category: "x y".into(),
-        source: source.into(),
-        file: PathBuf::new(),
-        line: 0,
-        body_first_line: 0,
-    };
-    let written = write_class_file(&class, &[method("foo ^ 1"), method("at:  i\n   put: v\n\t^ i")]);
-    let (_, methods) = parse(&written);
-    assert_eq!(methods[0].source, "foo\n^ 1");
-    assert_eq!(methods[1].source, "at: i put: v\n\t^ i");
-    assert_eq!(methods[1].category, "x y");
+fn a_package_is_written_in_another_version() {
+    let (package, _) = rewritten(V1, Version::V1);
+    let v3 = package_files(&package, Version::V3);
+    let item = &v3.iter().find(|(n, _)| n == "ShopItem.class.st").unwrap().1;
+    assert!(item.contains("\t#name : 'ShopItem',\n"), "{item}");
+    assert!(item.contains("\t#category : 'Shop-Core',\n\t#package : 'Shop-Core'\n}"), "{item}");
+    assert!(item.contains("{ #category : 'instance creation' }\nShopItem class >> named: aString [\n\n\t^ self new"));
+    let dir = TempDir::new("v3-again");
+    for (name, text) in &v3 {
+        std::fs::write(dir.0.join(name), text).unwrap();
+    }
+    let again = read_package(&dir.0).unwrap();
+    assert_eq!(again.methods.len(), package.methods.len());
+    for m in &package.methods {
+        assert!(again.methods.iter().any(|a| a.source == m.source && a.class_side == m.class_side), "{}", m.source);
+    }
+    // A tag follows from a category below the package's name.
+    let (v3_package, _) = rewritten(V3, Version::V3);
+    let mut item = v3_package.classes.iter().find(|c| c.name == "ShopItem").unwrap().clone();
+    (item.package, item.tag) = (None, None);
+    let text = write_class_file(&item, &[], Version::V3, "Shop-Core");
+    assert!(
+        text.ends_with("\t#category : 'Shop-Core-Items',\n\t#package : 'Shop-Core',\n\t#tag : 'Items'\n}\n"),
+        "{text}"
+    );
 }
 
 #[test]
-fn symbols_are_quoted_when_needed() {
-    assert_eq!(symbol("foo"), "#foo");
-    assert_eq!(symbol("at:put:"), "#at:put:");
-    assert_eq!(symbol("Kernel-Numbers"), "#'Kernel-Numbers'");
-    assert_eq!(symbol("it's"), "#'it''s'");
-    assert_eq!(symbol(""), "#''");
-    assert_eq!(symbol("a:b"), "#'a:b'");
-    assert_eq!(symbol("1a"), "#'1a'");
+fn methods_are_written_in_pharos_order() {
+    let text = "Class { #name : #Foo }\nFoo >> b [ ]\nFoo class >> z [ ]\nFoo >> a [ ]\nFoo class >> c [ ]\n";
+    let (class, methods) = parse(text);
+    let methods: Vec<&MethodDef> = methods.iter().collect();
+    let written = write_class_file(&class.unwrap(), &methods, Version::V1, "K");
+    let order: Vec<MethodDef> = parse(&written).1;
+    let order: Vec<(bool, &str)> = order.iter().map(|m| (m.class_side, m.selector.as_str())).collect();
+    assert_eq!(order, [(true, "c"), (true, "z"), (false, "a"), (false, "b")]);
+    assert!(written.contains("{ #category : #'as yet unclassified' }\nFoo >> a [\n]\n"), "{written}");
+}
+
+#[test]
+fn an_extension_keeps_the_order_of_a_selector_on_both_sides() {
+    for text in [
+        "Extension { #name : #Foo }\n\n{ #category : #'*K' }\nFoo >> a [\n]\n\n{ #category : #'*K' }\nFoo class >> a [\n]\n\n{ #category : #'*K' }\nFoo >> b [\n]\n",
+        "Extension { #name : #Foo }\n\n{ #category : #'*K' }\nFoo class >> a [\n]\n\n{ #category : #'*K' }\nFoo >> a [\n]\n\n{ #category : #'*K' }\nFoo >> b [\n]\n",
+    ] {
+        let methods = parse(text).1;
+        let mut refs: Vec<&MethodDef> = methods.iter().collect();
+        refs.swap(1, 2);
+        refs.swap(0, 1);
+        assert_eq!(write_extension_file("Foo", &refs, Version::V1), text);
+    }
+}
+
+#[test]
+fn properties_name_the_version() {
+    let dir = TempDir::new("properties");
+    assert_eq!(read_properties(&dir.0), Ok(None));
+    for (text, version) in [
+        ("{\n\t#format : #tonel\n}", None),
+        ("{\n\t#format : #tonel,\n\t#version : '1.0'\n}\n", Some(Version::V1)),
+        ("{ #format : #tonel, #version : #'2.0' }", Some(Version::V2)),
+        ("{ 'format' : #tonel, 'version' : '3.0' }", Some(Version::V3)),
+    ] {
+        std::fs::write(dir.0.join(".properties"), text).unwrap();
+        assert_eq!(read_properties(&dir.0), Ok(version), "{text}");
+    }
+    std::fs::write(dir.0.join(".properties"), "{ #format : #filetree }").unwrap();
+    assert_eq!(read_properties(&dir.0).unwrap_err().message, "the format is filetree, not tonel");
+    std::fs::write(dir.0.join(".properties"), "{ #format : ").unwrap();
+    assert!(read_properties(&dir.0).is_err());
+}
+
+#[test]
+fn symbols_are_quoted_as_pharo_quotes_them() {
+    assert_eq!(ston::symbol("foo"), "#foo");
+    assert_eq!(ston::symbol("Foo2"), "#Foo2");
+    assert_eq!(ston::symbol("at:put:"), "#'at:put:'");
+    assert_eq!(ston::symbol("Kernel-Numbers"), "#'Kernel-Numbers'");
+    assert_eq!(ston::symbol("Foo_Bar"), "#'Foo_Bar'");
+    assert_eq!(ston::symbol("it's"), "#'it\\'s'");
+    assert_eq!(ston::symbol(""), "#''");
+    assert_eq!(ston::string("a\\b\tc\nd\u{1}\u{85}é"), "'a\\\\b\\tc\\nd\\u0001\\u0085é'");
 }
 
 struct TempDir(PathBuf);
@@ -308,6 +428,7 @@ const BODY_LINES: &[&str] = &[
     "",
     "\t^ self",
     "  indented",
+    "trailing  ",
     "'it''s' size",
 ];
 
@@ -340,30 +461,36 @@ proptest! {
     fn generated_methods_round_trip(
         bodies in proptest::collection::vec(proptest::collection::vec(0..BODY_LINES.len(), 0..6), 1..5),
         comment in "[a-zA-Z \"'\n]{0,30}",
+        version in proptest::sample::select(vec![Version::V1, Version::V2, Version::V3]),
     ) {
         let methods: Vec<MethodDef> = bodies.iter().enumerate().map(|(i, lines)| {
-            let body: Vec<&str> = lines.iter().map(|&l| BODY_LINES[l]).collect();
-            let normalized = normalize_body(&body.join("\n")).0;
-            let pattern = format!("m{i}: x");
+            let body: Vec<String> = lines.iter().map(|&l| format!("\n\t{}", BODY_LINES[l])).collect();
             MethodDef {
                 class_name: "Foo".into(),
                 class_side: i % 2 == 1,
-                category: if i % 3 == 0 { String::new() } else { format!("cat {i}") },
-                source: if normalized.is_empty() { pattern } else { format!("{pattern}\n{normalized}") },
+                selector: format!("m{i}:"),
+                category: format!("cat {i}"),
+                source: format!("m{i}: x{}", body.concat()),
                 file: PathBuf::new(),
                 line: 0,
-                body_first_line: 0,
             }
         }).collect();
         let class = ClassDef {
             name: "Foo".into(), superclass: Some("Object".into()), kind: ClassKind::Weak,
             inst_vars: vec!["a".into()], class_vars: vec![], class_inst_vars: vec!["c".into()],
-            pools: vec![], category: "Cat-Egory".into(), comment: comment.trim().to_string(),
-            file: PathBuf::new(), line: 0,
+            pools: vec![], category: "Cat-Egory".into(), category_spelling: Spelling::Symbol,
+            package: None, tag: None, comment, file: PathBuf::new(), line: 0,
         };
-        let written = write_class_file(&class, &methods);
+        let refs: Vec<&MethodDef> = methods.iter().collect();
+        let written = write_class_file(&class, &refs, version, "Cat");
         let (read_class, read_methods) = parse_class_file(&path(), &written).unwrap();
-        prop_assert!(same_class(&class, &read_class.unwrap()));
-        prop_assert_eq!(semantic(&methods), semantic(&read_methods));
+        let read_class = read_class.unwrap();
+        prop_assert_eq!(&read_class.comment, &class.comment);
+        prop_assert_eq!(&read_class.inst_vars, &class.inst_vars);
+        let mut expected = semantic(&methods);
+        expected.sort_by(|a, b| (!a.1, &a.3).cmp(&(!b.1, &b.3)));
+        prop_assert_eq!(expected, semantic(&read_methods));
+        let refs: Vec<&MethodDef> = read_methods.iter().collect();
+        prop_assert_eq!(write_class_file(&read_class, &refs, version, "Cat"), written);
     }
 }
