@@ -9,7 +9,6 @@ use anyhow::{Context as _, Result, anyhow, bail};
 use onyx_server_agent::Setup;
 use onyx_server_agent::stone_client::StoneSession;
 use onyx_vm::source::chunk::{ChunkItem, read_chunks};
-use onyx_vm::source::tonel;
 use onyx_vm::{EvalError, Vm, VmConfig};
 
 fn print_error(e: &EvalError) {
@@ -119,11 +118,7 @@ pub fn check(setup: &Setup, paths: &[PathBuf]) -> Result<ExitCode> {
     let mut errors: Vec<String> = Vec::new();
     for path in paths {
         if path.is_dir() {
-            let packages = if path.join("package.st").is_file() {
-                vec![tonel::read_package(path).map_err(|e| anyhow!("{e}"))?]
-            } else {
-                tonel::read_packages(path).map_err(|e| anyhow!("{e}"))?
-            };
+            let packages = onyx_vm::source::read_packages(path).map_err(|e| anyhow!("{e}"))?;
             match vm.load_packages(&packages) {
                 Ok(report) => {
                     methods += report.methods + report.errors.len();

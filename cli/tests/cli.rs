@@ -101,6 +101,12 @@ fn check_reports_methods_and_errors() {
     assert_eq!(out.lines().last(), Some("4 methods, 1 errors"), "{out}");
     let o = onyx(&["check", "/no/such/path"]);
     assert_ne!(o.status.code(), Some(0));
+    // A FileTree package: its methods' errors at the line of their file.
+    let o = onyx(&["check", data("Shop.package").to_str().expect("utf-8 path")]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    assert!(out.contains("Shop.class/instance/broken.st:3:"), "{out}");
+    assert_eq!(out.lines().last(), Some("2 methods, 1 errors"), "{out}");
 }
 
 #[test]

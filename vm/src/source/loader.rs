@@ -6,7 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::tonel::{self, ClassDef, ClassKind, MethodDef, Package};
+use super::model::{ClassDef, ClassKind, MethodDef, Package};
+use super::tonel;
 use crate::bootstrap::core_class;
 use crate::error::BootError;
 use crate::heap::Kind;

@@ -1,8 +1,41 @@
-//! Source code on disk: the Tonel and chunk-file readers, and the loader that installs
-//! packages (class definitions, then methods, then class-side `initialize`) into a VM.
+//! Source code on disk: the package model (`model`), Tonel, FileTree and chunk files, the
+//! STON that Tonel's metadata is written in, and the loader that installs packages (class
+//! definitions, then methods, then class-side `initialize`) into a VM.
 
 pub mod chunk;
+pub mod filetree;
 mod loader;
+pub mod model;
+mod ston;
 pub mod tonel;
 
 pub use loader::{KernelSource, LoadReport};
+pub use model::{ClassDef, ClassKind, MethodDef, Package, SourceError, Spelling, Version};
+
+use std::path::Path;
+
+/// The packages at `path`, in any format Onyx reads: a Tonel package (a folder holding
+/// `package.st`), a FileTree package (a folder `Pkg.package`), or a folder of such packages
+/// (in name order).
+pub fn read_packages(path: &Path) -> Result<Vec<Package>, SourceError> {
+    if path.join("package.st").is_file() {
+        return Ok(vec![tonel::read_package(path)?]);
+    }
+    if path.extension().is_some_and(|e| e == "package") && path.is_dir() {
+        return Ok(vec![filetree::read_package(path)?]);
+    }
+    let mut packages = tonel::read_packages(path)?;
+    packages.extend(filetree::read_packages(path)?);
+    packages.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(packages)
+}
+
+/// The text of a package's file, which must be UTF-8.
+pub(crate) fn read_text(path: &Path) -> Result<String, SourceError> {
+    let bytes = std::fs::read(path).map_err(|e| SourceError::whole(path, format!("cannot read: {e}")))?;
+    String::from_utf8(bytes).map_err(|e| {
+        let valid = e.as_bytes().get(..e.utf8_error().valid_up_to()).unwrap_or_default();
+        let line = valid.iter().filter(|&&c| c == b'\n').count() + 1;
+        SourceError { file: path.to_path_buf(), line, message: "not valid UTF-8".into() }
+    })
+}

@@ -5,13 +5,14 @@
 
 use std::path::Path;
 
-use super::ston::{self, Ston, lookup};
-use super::{ClassDef, ClassKind, MethodDef, Spelling, TonelError, Version, read_text};
 use crate::compiler::lexer::{Lexer, TokenKind};
+use crate::source::model::{ClassDef, ClassKind, MethodDef, SourceError, Spelling, Version};
+use crate::source::read_text;
+use crate::source::ston::{self, Ston, lookup};
 
 /// The version a repository's `.properties` names (`{ #format : #tonel, #version : '3.0' }`),
 /// `None` when it names none or the file is absent.
-pub fn read_properties(root: &Path) -> Result<Option<Version>, TonelError> {
+pub fn read_properties(root: &Path) -> Result<Option<Version>, SourceError> {
     let path = root.join(".properties");
     if !path.is_file() {
         return Ok(None);
@@ -32,7 +33,7 @@ pub fn read_properties(root: &Path) -> Result<Option<Version>, TonelError> {
 }
 
 /// Parses `package.st`: the package name, and how it is written.
-pub fn parse_package_file(path: &Path, text: &str) -> Result<(String, Spelling), TonelError> {
+pub fn parse_package_file(path: &Path, text: &str) -> Result<(String, Spelling), SourceError> {
     let mut r = Reader::new(path, text);
     r.skip_space();
     let start = r.pos;
@@ -54,7 +55,7 @@ pub fn parse_package_file(path: &Path, text: &str) -> Result<(String, Spelling),
 
 /// Parses the text of a `.class.st` or `.extension.st` file. The class is `None` for an
 /// extension file.
-pub fn parse_class_file(path: &Path, text: &str) -> Result<(Option<ClassDef>, Vec<MethodDef>), TonelError> {
+pub fn parse_class_file(path: &Path, text: &str) -> Result<(Option<ClassDef>, Vec<MethodDef>), SourceError> {
     let mut r = Reader::new(path, text);
     let comment = r.comment()?.unwrap_or_default();
     r.skip_space();
@@ -82,8 +83,8 @@ pub fn parse_class_file(path: &Path, text: &str) -> Result<(Option<ClassDef>, Ve
     Ok((class, methods))
 }
 
-fn class_def(r: &Reader<'_>, map: &[(String, Ston)], comment: String, line: usize) -> Result<ClassDef, TonelError> {
-    let err = |message: String| TonelError { file: r.path.to_path_buf(), line, message };
+fn class_def(r: &Reader<'_>, map: &[(String, Ston)], comment: String, line: usize) -> Result<ClassDef, SourceError> {
+    let err = |message: String| SourceError { file: r.path.to_path_buf(), line, message };
     let name = lookup(map, "name").and_then(Ston::name).ok_or_else(|| err("class definition has no #name".into()))?;
     let superclass = match lookup(map, "superclass") {
         None | Some(Ston::Nil) => None,
@@ -101,7 +102,7 @@ fn class_def(r: &Reader<'_>, map: &[(String, Ston)], comment: String, line: usiz
         Some("weak") => ClassKind::Weak,
         Some(other) => return Err(err(format!("unsupported class #type #{other}"))),
     };
-    let names = |key: &str| -> Result<Vec<String>, TonelError> {
+    let names = |key: &str| -> Result<Vec<String>, SourceError> {
         match lookup(map, key) {
             None => Ok(Vec::new()),
             Some(Ston::List(items)) => items
@@ -149,6 +150,7 @@ fn class_def(r: &Reader<'_>, map: &[(String, Ston)], comment: String, line: usiz
         package,
         tag,
         comment,
+        comment_stamp: String::new(),
         file: r.path.to_path_buf(),
         line,
     })
@@ -174,8 +176,8 @@ impl<'a> Reader<'a> {
         self.line_starts.partition_point(|&start| start <= offset)
     }
 
-    fn error_at(&self, offset: usize, message: impl Into<String>) -> TonelError {
-        TonelError { file: self.path.to_path_buf(), line: self.line(offset), message: message.into() }
+    fn error_at(&self, offset: usize, message: impl Into<String>) -> SourceError {
+        SourceError { file: self.path.to_path_buf(), line: self.line(offset), message: message.into() }
     }
 
     fn rest(&self) -> &'a str {
@@ -194,7 +196,7 @@ impl<'a> Reader<'a> {
         rest.get(..end).unwrap_or_default().to_string()
     }
 
-    fn map(&mut self) -> Result<Vec<(String, Ston)>, TonelError> {
+    fn map(&mut self) -> Result<Vec<(String, Ston)>, SourceError> {
         self.skip_space();
         let at = self.pos;
         let (value, end) = ston::read(self.text, self.pos).map_err(|(at, message)| self.error_at(at, message))?;
@@ -208,7 +210,7 @@ impl<'a> Reader<'a> {
     /// Reads a leading `"comment"`: quotes doubled inside are one, and one line break (with
     /// the spaces before it) after the opening quote and before the closing one are the
     /// file's, not the comment's.
-    fn comment(&mut self) -> Result<Option<String>, TonelError> {
+    fn comment(&mut self) -> Result<Option<String>, SourceError> {
         self.skip_space();
         if !self.rest().starts_with('"') {
             return Ok(None);
@@ -238,7 +240,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The next method, or `None` at the end of the file.
-    fn method(&mut self, class_name: &str) -> Result<Option<MethodDef>, TonelError> {
+    fn method(&mut self, class_name: &str) -> Result<Option<MethodDef>, SourceError> {
         self.skip_space();
         if self.pos >= self.text.len() {
             return Ok(None);
@@ -288,7 +290,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Finds the `]` closing a method body whose `[` was just read; answers its offset.
-    fn body_end(&self, lexer: &mut Lexer<'_>, header: usize) -> Result<usize, TonelError> {
+    fn body_end(&self, lexer: &mut Lexer<'_>, header: usize) -> Result<usize, SourceError> {
         let mut depth = 1usize;
         let mut problem: Option<(String, usize)> = None;
         loop {

@@ -2,7 +2,10 @@
 
 use super::*;
 use crate::compiler::parser::parse_method;
+use crate::source::model::{ClassDef, ClassKind, MethodDef, Spelling};
+use crate::source::ston;
 use proptest::prelude::*;
+use std::path::PathBuf;
 
 const FOO: &str = r#""
 A class comment; embedded double quotes are doubled ""like this"".
@@ -479,7 +482,7 @@ proptest! {
             name: "Foo".into(), superclass: Some("Object".into()), kind: ClassKind::Weak,
             inst_vars: vec!["a".into()], class_vars: vec![], class_inst_vars: vec!["c".into()],
             pools: vec![], category: "Cat-Egory".into(), category_spelling: Spelling::Symbol,
-            package: None, tag: None, comment, file: PathBuf::new(), line: 0,
+            package: None, tag: None, comment, comment_stamp: String::new(), file: PathBuf::new(), line: 0,
         };
         let refs: Vec<&MethodDef> = methods.iter().collect();
         let written = write_class_file(&class, &refs, version, "Cat");

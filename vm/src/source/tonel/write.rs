@@ -6,9 +6,9 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::ston::{string, symbol};
-use super::{ClassDef, ClassKind, MethodDef, Package, Spelling, Version};
 use crate::compiler::parser::parse_method;
+use crate::source::model::{ClassDef, ClassKind, MethodDef, Package, Spelling, Version};
+use crate::source::ston::{string, symbol};
 
 /// The files of `package` written in `version`: `package.st`, then a class file per class and
 /// an extension file per other class its methods extend, each as (file name, text).

@@ -1,6 +1,8 @@
 //! The part of STON that Tonel's metadata uses: maps `{ #key : value, ... }`, lists
 //! `[ ... ]`, symbols (`#foo`, `#'quoted'`), strings with STON's backslash escapes, numbers,
-//! `true`, `false` and `nil`; and names written as Pharo's Tonel writer spells them.
+//! `true`, `false` and `nil`; and names written as Pharo's Tonel writer spells them. It reads
+//! FileTree's JSON too (`"strings"`, `null`), as leniently as FileTree's writers need: a quote
+//! escaped as `\'`, control characters unescaped.
 
 use std::fmt::Write as _;
 
@@ -98,7 +100,7 @@ impl Cursor<'_> {
                     if word.is_empty() { self.fail("expected a symbol after '#'") } else { Ok(Ston::Symbol(word)) }
                 }
             }
-            Some('\'') => self.quoted().map(Ston::String),
+            Some('\'' | '"') => self.quoted().map(Ston::String),
             Some(c) if c.is_ascii_digit() || c == '-' => {
                 let number = self.word(|c| c.is_ascii_alphanumeric() || "-+.".contains(c));
                 Ok(Ston::Number(number))
@@ -106,7 +108,7 @@ impl Cursor<'_> {
             Some(c) if c.is_alphabetic() => match self.word(char::is_alphanumeric).as_str() {
                 "true" => Ok(Ston::Bool(true)),
                 "false" => Ok(Ston::Bool(false)),
-                "nil" => Ok(Ston::Nil),
+                "nil" | "null" => Ok(Ston::Nil),
                 _ => self.fail("expected a metadata value"),
             },
             Some(_) => self.fail("expected a metadata value"),
@@ -166,15 +168,17 @@ impl Cursor<'_> {
         word
     }
 
-    /// A `'...'` string with STON's escapes; the cursor is on its opening quote.
+    /// A `'...'` (or JSON's `"..."`) string with STON's escapes; the cursor is on its opening
+    /// quote.
     fn quoted(&mut self) -> Result<String, Problem> {
         let open = self.pos;
+        let quote = if self.rest().starts_with('"') { '"' } else { '\'' };
         self.pos += 1;
         let mut out = String::new();
         let mut chars = self.rest().char_indices();
         while let Some((i, c)) = chars.next() {
             match c {
-                '\'' => {
+                c if c == quote => {
                     self.pos += i + 1;
                     return Ok(out);
                 }
@@ -201,7 +205,7 @@ impl Cursor<'_> {
                 c => out.push(c),
             }
         }
-        Err((open, "string not closed by '".into()))
+        Err((open, format!("string not closed by {quote}")))
     }
 }
 
@@ -219,11 +223,23 @@ pub fn symbol(name: &str) -> String {
 
 /// Writes `text` as a STON string, with STON's escapes.
 pub fn string(text: &str) -> String {
+    quoted(text, '\'')
+}
+
+/// Writes `text` as a JSON string, as Pharo's STON writer writes JSON.
+pub fn json_string(text: &str) -> String {
+    quoted(text, '"')
+}
+
+fn quoted(text: &str, quote: char) -> String {
     let mut out = String::with_capacity(text.len() + 2);
-    out.push('\'');
+    out.push(quote);
     for c in text.chars() {
         match c {
-            '\'' => out.push_str("\\'"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
             '\\' => out.push_str("\\\\"),
             '\u{8}' => out.push_str("\\b"),
             '\t' => out.push_str("\\t"),
@@ -236,6 +252,6 @@ pub fn string(text: &str) -> String {
             c => out.push(c),
         }
     }
-    out.push('\'');
+    out.push(quote);
     out
 }

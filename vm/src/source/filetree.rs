@@ -1,0 +1,305 @@
+//! The FileTree package format (Cypress properties files), read in both of its metadata
+//! flavours and written without method metadata, as Iceberg writes it.
+//!
+//! A package is a folder `Pkg.package/` holding `.filetree`, `properties.json`,
+//! `monticello.meta/package` (`(name 'Pkg')`), a folder `Foo.class/` per class
+//! (`properties.json` with its definition, `README.md` with its comment) and `Foo.extension/`
+//! per extended class (`properties.json` naming it); each of those keeps its methods in
+//! `instance/` and `class/`, a file per method whose first line is its category and the rest
+//! its source. FileTree's older flavour adds `methodProperties.json` (timestamps) and
+//! `monticello.meta/version`; they are read past. Traits are refused.
+
+use std::path::{Path, PathBuf};
+
+use super::model::{ClassDef, ClassKind, MethodDef, Package, SourceError};
+use super::read_text;
+use super::ston::{self, Ston, json_string, lookup};
+use crate::compiler::lexer::{Lexer, TokenKind};
+
+/// The `.filetree` of a package, as Iceberg writes it.
+const FILETREE: &str = "{\n\t\"separateMethodMetaAndSource\" : false,\n\t\"noMethodMetaData\" : true,\n\t\"useCypressPropertiesFile\" : true\n}";
+
+/// Reads the package in the folder `dir` (`Pkg.package`).
+pub fn read_package(dir: &Path) -> Result<Package, SourceError> {
+    let meta = dir.join("monticello.meta").join("package");
+    let name = if meta.is_file() {
+        let text = read_text(&meta)?;
+        let quoted = text.trim().strip_prefix("(name ").and_then(|t| t.strip_suffix(')'));
+        let name = quoted.and_then(|q| q.strip_prefix('\'')?.strip_suffix('\'')).map(|n| n.replace("''", "'"));
+        name.ok_or_else(|| SourceError::whole(&meta, "expected (name 'Package')"))?
+    } else {
+        let folder = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = folder.strip_suffix(".package").filter(|n| !n.is_empty());
+        name.ok_or_else(|| SourceError::whole(dir, "not a FileTree package (a folder named Pkg.package)"))?.to_string()
+    };
+    let mut package = Package { name, ..Package::default() };
+    for (file_name, path) in listed(dir)? {
+        if !path.is_dir() {
+            continue;
+        }
+        if file_name.ends_with(".trait") {
+            return Err(SourceError::whole(&path, "traits are not supported"));
+        }
+        let class_name = if let Some(folder) = file_name.strip_suffix(".class") {
+            let class = class_def(&path, &package.name)?;
+            let name = class.name.clone();
+            if name != folder {
+                let message = format!("the class {name} in the folder of {folder}");
+                return Err(SourceError::whole(&path.join("properties.json"), message));
+            }
+            package.classes.push(class);
+            name
+        } else if let Some(class) = file_name.strip_suffix(".extension") {
+            let properties = properties(&path.join("properties.json"))?;
+            match lookup(&properties, "name").and_then(Ston::name) {
+                Some(name) => name.to_string(),
+                None => class.to_string(),
+            }
+        } else {
+            continue;
+        };
+        for (side, class_side) in [("class", true), ("instance", false)] {
+            let folder = path.join(side);
+            if folder.is_dir() {
+                for (_, file) in listed(&folder)? {
+                    package.methods.push(method(&file, &class_name, class_side)?);
+                }
+            }
+        }
+    }
+    Ok(package)
+}
+
+/// Reads every package under `root`: each folder named `*.package`, in name order.
+pub fn read_packages(root: &Path) -> Result<Vec<Package>, SourceError> {
+    listed(root)?
+        .into_iter()
+        .filter(|(name, path)| name.ends_with(".package") && path.is_dir())
+        .map(|(_, path)| read_package(&path))
+        .collect()
+}
+
+/// The entries of a folder, sorted by name.
+fn listed(dir: &Path) -> Result<Vec<(String, PathBuf)>, SourceError> {
+    let entries = std::fs::read_dir(dir).map_err(|e| SourceError::whole(dir, format!("cannot list: {e}")))?;
+    let mut out = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| SourceError::whole(dir, format!("cannot list: {e}")))?;
+        out.push((entry.file_name().to_string_lossy().into_owned(), entry.path()));
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// The map a `properties.json` holds.
+fn properties(path: &Path) -> Result<Vec<(String, Ston)>, SourceError> {
+    let text = read_text(path)?;
+    let line = |at: usize| text.get(..at).map_or(0, |t| t.matches('\n').count() + 1);
+    match ston::read(&text, 0) {
+        Ok((Ston::Map(map), _)) => Ok(map),
+        Ok(_) => Err(SourceError { file: path.to_path_buf(), line: 1, message: "expected a JSON object".into() }),
+        Err((at, message)) => Err(SourceError { file: path.to_path_buf(), line: line(at), message }),
+    }
+}
+
+fn class_def(dir: &Path, package: &str) -> Result<ClassDef, SourceError> {
+    let file = dir.join("properties.json");
+    let map = properties(&file)?;
+    let err = |message: String| SourceError { file: file.clone(), line: 0, message };
+    let text = |key: &str| lookup(&map, key).and_then(Ston::name).map(str::to_string);
+    let names = |key: &str| -> Result<Vec<String>, SourceError> {
+        match lookup(&map, key) {
+            None | Some(Ston::Nil) => Ok(Vec::new()),
+            Some(Ston::List(items)) => items
+                .iter()
+                .map(|i| i.name().map(str::to_string).ok_or_else(|| err(format!("\"{key}\" must list names"))))
+                .collect(),
+            Some(_) => Err(err(format!("\"{key}\" must be a list"))),
+        }
+    };
+    for key in ["traitcomposition", "classtraitcomposition"] {
+        if text(key).is_some_and(|t| t != "{}") {
+            return Err(err(format!("traits are not supported (\"{key}\")")));
+        }
+    }
+    let name = text("name").ok_or_else(|| err("the class definition has no \"name\"".into()))?;
+    let kind = match text("type").as_deref() {
+        None | Some("normal") => ClassKind::Fixed,
+        Some("variable") => ClassKind::Variable,
+        Some("bytes") => ClassKind::Bytes,
+        Some("words") => ClassKind::Words,
+        Some("weak") => ClassKind::Weak,
+        Some(other) => return Err(err(format!("unsupported class type \"{other}\""))),
+    };
+    let readme = dir.join("README.md");
+    let comment = if readme.is_file() { read_text(&readme)? } else { String::new() };
+    Ok(ClassDef {
+        name,
+        superclass: text("super").filter(|s| s != "nil"),
+        kind,
+        inst_vars: names("instvars")?,
+        class_vars: names("classvars")?,
+        class_inst_vars: names("classinstvars")?,
+        pools: names("pools")?,
+        category: text("category").unwrap_or_else(|| package.to_string()),
+        category_spelling: Default::default(),
+        package: None,
+        tag: None,
+        comment,
+        comment_stamp: text("commentStamp").unwrap_or_default(),
+        file: file.clone(),
+        line: 1,
+    })
+}
+
+/// A method file: its category on the first line, its source after.
+fn method(file: &Path, class_name: &str, class_side: bool) -> Result<MethodDef, SourceError> {
+    let text = read_text(file)?;
+    let Some((category, source)) = text.split_once('\n') else {
+        return Err(SourceError::whole(file, "expected the method's category on the first line, then its source"));
+    };
+    let selector = selector_of(source).ok_or_else(|| SourceError {
+        file: file.to_path_buf(),
+        line: 2,
+        message: "expected a message pattern".into(),
+    })?;
+    Ok(MethodDef {
+        class_name: class_name.to_string(),
+        class_side,
+        selector,
+        category: category.strip_suffix('\r').unwrap_or(category).to_string(),
+        source: source.to_string(),
+        file: file.to_path_buf(),
+        line: 2,
+    })
+}
+
+/// The selector of the message pattern `source` starts with.
+fn selector_of(source: &str) -> Option<String> {
+    let mut lexer = Lexer::new(source);
+    match lexer.next_token().kind {
+        TokenKind::Ident(name) => Some(name),
+        TokenKind::Binary(op) => matches!(lexer.next_token().kind, TokenKind::Ident(_)).then_some(op),
+        TokenKind::Keyword(first) => {
+            let mut selector = first;
+            loop {
+                if !matches!(lexer.next_token().kind, TokenKind::Ident(_)) {
+                    return None;
+                }
+                let mut ahead = lexer.clone();
+                match ahead.next_token().kind {
+                    TokenKind::Keyword(k) => {
+                        selector.push_str(&k);
+                        lexer = ahead;
+                    }
+                    _ => return Some(selector),
+                }
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The file name FileTree gives a method: `at:put:` is `at.put..st`, `+` is `^plus.st`.
+pub fn method_file_name(selector: &str) -> String {
+    const NAMES: &[(char, &str)] = &[
+        ('+', "plus"),
+        ('-', "minus"),
+        ('=', "equals"),
+        ('<', "less"),
+        ('>', "more"),
+        ('%', "percent"),
+        ('&', "and"),
+        ('|', "pipe"),
+        ('*', "star"),
+        ('/', "slash"),
+        ('\\', "backslash"),
+        ('~', "tilde"),
+        ('?', "wat"),
+        (',', "comma"),
+        ('@', "at"),
+    ];
+    let special = selector.starts_with(|c| NAMES.iter().any(|(s, _)| *s == c));
+    if !special {
+        return format!("{}.st", selector.replace(':', "."));
+    }
+    let parts: Vec<String> = selector
+        .chars()
+        .map(|c| NAMES.iter().find(|(s, _)| *s == c).map_or_else(|| c.to_string(), |(_, n)| n.to_string()))
+        .collect();
+    format!("^{}.st", parts.join("."))
+}
+
+/// A JSON object as Pharo's STON writer pretty-prints it: an entry a line, `{ }` when empty.
+fn json_object(entries: &[(&str, String)]) -> String {
+    if entries.is_empty() {
+        return "{ }".into();
+    }
+    let lines: Vec<String> = entries.iter().map(|(k, v)| format!("\t{} : {v}", json_string(k))).collect();
+    format!("{{\n{}\n}}", lines.join(",\n"))
+}
+
+fn json_list(names: &[String]) -> String {
+    if names.is_empty() {
+        return "[ ]".into();
+    }
+    let lines: Vec<String> = names.iter().map(|n| format!("\t\t{}", json_string(n))).collect();
+    format!("[\n{}\n\t]", lines.join(",\n"))
+}
+
+/// The files of `package` as FileTree without method metadata: (path inside the package's
+/// folder `Pkg.package`, text).
+pub fn package_files(package: &Package) -> Vec<(PathBuf, String)> {
+    let mut files = vec![
+        (PathBuf::from(".filetree"), FILETREE.to_string()),
+        (PathBuf::from("properties.json"), "{ }".to_string()),
+        (PathBuf::from("monticello.meta/package"), format!("(name '{}')", package.name.replace('\'', "''"))),
+    ];
+    let mut extended: Vec<&str> = Vec::new();
+    for method in &package.methods {
+        let defined = package.classes.iter().any(|c| c.name == method.class_name);
+        if !defined && !extended.contains(&method.class_name.as_str()) {
+            extended.push(&method.class_name);
+        }
+    }
+    for class in &package.classes {
+        let dir = PathBuf::from(format!("{}.class", class.name));
+        let kind = match class.kind {
+            ClassKind::Fixed => "normal",
+            ClassKind::Variable => "variable",
+            ClassKind::Bytes => "bytes",
+            ClassKind::Words => "words",
+            ClassKind::Weak => "weak",
+        };
+        let properties = json_object(&[
+            ("commentStamp", json_string(&class.comment_stamp)),
+            ("super", json_string(class.superclass.as_deref().unwrap_or("nil"))),
+            ("category", json_string(&class.category)),
+            ("classinstvars", json_list(&class.class_inst_vars)),
+            ("pools", json_list(&class.pools)),
+            ("classvars", json_list(&class.class_vars)),
+            ("instvars", json_list(&class.inst_vars)),
+            ("name", json_string(&class.name)),
+            ("type", json_string(kind)),
+        ]);
+        files.push((dir.join("README.md"), class.comment.clone()));
+        files.push((dir.join("properties.json"), properties));
+        methods(&mut files, &dir, package, &class.name);
+    }
+    for class_name in extended {
+        let dir = PathBuf::from(format!("{class_name}.extension"));
+        files.push((dir.join("properties.json"), json_object(&[("name", json_string(class_name))])));
+        methods(&mut files, &dir, package, class_name);
+    }
+    files
+}
+
+fn methods(files: &mut Vec<(PathBuf, String)>, dir: &Path, package: &Package, class_name: &str) {
+    for m in package.methods.iter().filter(|m| m.class_name == class_name) {
+        let side = if m.class_side { "class" } else { "instance" };
+        files.push((dir.join(side).join(method_file_name(&m.selector)), format!("{}\n{}", m.category, m.source)));
+    }
+}
+
+#[cfg(test)]
+mod tests;
