@@ -107,29 +107,16 @@ fn class_def(dir: &Path, package: &str) -> Result<ClassDef, SourceError> {
     let map = properties(&file)?;
     let err = |message: String| SourceError { file: file.clone(), line: 0, message };
     let text = |key: &str| lookup(&map, key).and_then(Ston::name).map(str::to_string);
-    let names = |key: &str| -> Result<Vec<String>, SourceError> {
-        match lookup(&map, key) {
-            None | Some(Ston::Nil) => Ok(Vec::new()),
-            Some(Ston::List(items)) => items
-                .iter()
-                .map(|i| i.name().map(str::to_string).ok_or_else(|| err(format!("\"{key}\" must list names"))))
-                .collect(),
-            Some(_) => Err(err(format!("\"{key}\" must be a list"))),
-        }
-    };
+    let names = |key: &str| ston::names(&map, key).map_err(|why| err(format!("\"{key}\" {why}")));
     for key in ["traitcomposition", "classtraitcomposition"] {
         if text(key).is_some_and(|t| t != "{}") {
             return Err(err(format!("traits are not supported (\"{key}\")")));
         }
     }
     let name = text("name").ok_or_else(|| err("the class definition has no \"name\"".into()))?;
-    let kind = match text("type").as_deref() {
-        None | Some("normal") => ClassKind::Fixed,
-        Some("variable") => ClassKind::Variable,
-        Some("bytes") => ClassKind::Bytes,
-        Some("words") => ClassKind::Words,
-        Some("weak") => ClassKind::Weak,
-        Some(other) => return Err(err(format!("unsupported class type \"{other}\""))),
+    let kind = match text("type") {
+        None => ClassKind::Fixed,
+        Some(name) => ClassKind::named(&name).ok_or_else(|| err(format!("unsupported class type \"{name}\"")))?,
     };
     let readme = dir.join("README.md");
     let comment = if readme.is_file() { read_text(&readme)? } else { String::new() };
@@ -264,13 +251,6 @@ pub fn package_files(package: &Package) -> Vec<(PathBuf, String)> {
     }
     for class in &package.classes {
         let dir = PathBuf::from(format!("{}.class", class.name));
-        let kind = match class.kind {
-            ClassKind::Fixed => "normal",
-            ClassKind::Variable => "variable",
-            ClassKind::Bytes => "bytes",
-            ClassKind::Words => "words",
-            ClassKind::Weak => "weak",
-        };
         let properties = json_object(&[
             ("commentStamp", json_string(&class.comment_stamp)),
             ("super", json_string(class.superclass.as_deref().unwrap_or("nil"))),
@@ -280,7 +260,7 @@ pub fn package_files(package: &Package) -> Vec<(PathBuf, String)> {
             ("classvars", json_list(&class.class_vars)),
             ("instvars", json_list(&class.inst_vars)),
             ("name", json_string(&class.name)),
-            ("type", json_string(kind)),
+            ("type", json_string(class.kind.name())),
         ]);
         files.push((dir.join("README.md"), class.comment.clone()));
         files.push((dir.join("properties.json"), properties));

@@ -62,6 +62,26 @@ pub enum ClassKind {
     Weak,
 }
 
+impl ClassKind {
+    /// The name Pharo gives the layout (Tonel's `#type`, FileTree's `"type"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ClassKind::Fixed => "normal",
+            ClassKind::Variable => "variable",
+            ClassKind::Bytes => "bytes",
+            ClassKind::Words => "words",
+            ClassKind::Weak => "weak",
+        }
+    }
+
+    /// The layout Pharo names `name`, if Onyx has it.
+    pub fn named(name: &str) -> Option<ClassKind> {
+        [ClassKind::Fixed, ClassKind::Variable, ClassKind::Bytes, ClassKind::Words, ClassKind::Weak]
+            .into_iter()
+            .find(|k| k.name() == name)
+    }
+}
+
 /// A class definition.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ClassDef {

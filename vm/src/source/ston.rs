@@ -37,6 +37,17 @@ pub fn lookup<'m>(map: &'m [(String, Ston)], key: &str) -> Option<&'m Ston> {
     map.iter().find(|(k, _)| k == key).map(|(_, v)| v)
 }
 
+/// The names listed under `key` (none when absent or nil), or what is wrong with them.
+pub fn names(map: &[(String, Ston)], key: &str) -> Result<Vec<String>, &'static str> {
+    match lookup(map, key) {
+        None | Some(Ston::Nil) => Ok(Vec::new()),
+        Some(Ston::List(items)) => {
+            items.iter().map(|i| i.name().map(str::to_string).ok_or("must list names")).collect()
+        }
+        Some(_) => Err("must be a list"),
+    }
+}
+
 /// Why a value could not be read, and the offset where.
 pub type Problem = (usize, String);
 

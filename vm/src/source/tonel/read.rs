@@ -95,23 +95,10 @@ fn class_def(r: &Reader<'_>, map: &[(String, Ston)], comment: String, line: usiz
         },
     };
     let kind = match lookup(map, "type").and_then(Ston::name) {
-        None | Some("normal") => ClassKind::Fixed,
-        Some("variable") => ClassKind::Variable,
-        Some("bytes") => ClassKind::Bytes,
-        Some("words") => ClassKind::Words,
-        Some("weak") => ClassKind::Weak,
-        Some(other) => return Err(err(format!("unsupported class #type #{other}"))),
+        None => ClassKind::Fixed,
+        Some(name) => ClassKind::named(name).ok_or_else(|| err(format!("unsupported class #type #{name}")))?,
     };
-    let names = |key: &str| -> Result<Vec<String>, SourceError> {
-        match lookup(map, key) {
-            None => Ok(Vec::new()),
-            Some(Ston::List(items)) => items
-                .iter()
-                .map(|item| item.name().map(str::to_string).ok_or_else(|| err(format!("#{key} must list names"))))
-                .collect(),
-            Some(_) => Err(err(format!("#{key} must be a list"))),
-        }
-    };
+    let names = |key: &str| ston::names(map, key).map_err(|why| err(format!("#{key} {why}")));
     for key in ["traits", "classTraits"] {
         if lookup(map, key).is_some_and(|t| t.name() != Some("")) {
             return Err(err(format!("traits are not supported (#{key})")));

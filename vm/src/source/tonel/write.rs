@@ -55,15 +55,8 @@ pub fn write_class_file(class: &ClassDef, methods: &[&MethodDef], version: Versi
     }
     let mut entries = vec![("name", name(version, &class.name))];
     entries.push(("superclass", name(version, class.superclass.as_deref().unwrap_or("nil"))));
-    let kind = match class.kind {
-        ClassKind::Fixed => None,
-        ClassKind::Variable => Some("variable"),
-        ClassKind::Bytes => Some("bytes"),
-        ClassKind::Words => Some("words"),
-        ClassKind::Weak => Some("weak"),
-    };
-    if let Some(kind) = kind {
-        entries.push(("type", name(version, kind)));
+    if class.kind != ClassKind::Fixed {
+        entries.push(("type", name(version, class.kind.name())));
     }
     for (key, names) in [
         ("instVars", &class.inst_vars),
