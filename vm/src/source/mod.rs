@@ -1,10 +1,13 @@
 //! Source code on disk: the package model (`model`), Tonel, FileTree and chunk files, the
-//! STON that Tonel's metadata is written in, and the loader that installs packages (class
+//! STON that Tonel's metadata is written in, the per-definition diff and three-way merge of two
+//! states of a package, and the loader that installs packages (class
 //! definitions, then methods, then class-side `initialize`) into a VM.
 
 pub mod chunk;
+pub mod diff;
 pub mod filetree;
 mod loader;
+pub mod merge;
 pub mod model;
 mod ston;
 pub mod tonel;
