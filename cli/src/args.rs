@@ -185,11 +185,20 @@ pub enum Command {
         /// The `.st` file.
         file: PathBuf,
     },
-    /// Parse and compile every method in Tonel package folders and chunk files.
+    /// Parse and compile every method in Tonel and FileTree package folders and chunk files.
     Check {
         /// Package folders, folders of packages, or `.st` chunk files.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
+    },
+    /// Compare two states of packages definition by definition: each class definition,
+    /// comment and method added, removed or changed, with the lines that differ. Exits 1 when
+    /// anything differs.
+    Diff {
+        /// The earlier state: a Tonel or FileTree package, or a folder of packages.
+        before: PathBuf,
+        /// The later state, likewise.
+        after: PathBuf,
     },
     /// Run SUnit tests (all test packages, or the ones named).
     Test {

@@ -12,6 +12,7 @@ mod bench;
 mod client;
 mod dap;
 mod local;
+mod packages;
 mod serve;
 
 use std::process::ExitCode;
@@ -86,6 +87,7 @@ fn run(args: Args) -> Result<ExitCode> {
         Command::Pause { process, gem } => client::stack(&gem, process, true),
         Command::Run { file } => local::run_file(&setup, &file),
         Command::Check { paths } => local::check(&setup, &paths),
+        Command::Diff { before, after } => packages::diff(&before, &after),
         Command::Test { packages } => local::test(&setup, &packages),
         Command::Bench { runs, what: None } => bench::run(&setup, runs),
         Command::Bench { what: Some(BenchKind::Agent { gem, classes, methods, runs }), .. } => {

@@ -110,6 +110,36 @@ fn check_reports_methods_and_errors() {
 }
 
 #[test]
+fn diff_compares_packages_definition_by_definition() {
+    let good = data("Good-Package");
+    let o = onyx(&["diff", good.to_str().expect("utf-8 path"), good.to_str().expect("utf-8 path")]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    assert_eq!(stdout(&o), "0 changed, 0 added, 0 removed\n");
+
+    let edited = std::env::temp_dir().join(format!("onyx-diff-{}", std::process::id()));
+    std::fs::create_dir_all(&edited).unwrap();
+    std::fs::copy(good.join("package.st"), edited.join("package.st")).unwrap();
+    let text = std::fs::read_to_string(good.join("Greeter.class.st")).unwrap();
+    let text = text.replace("^ 'Hello, ', name", "^ 'Hi, ', name").replace(
+        "{ #category : #accessing }\nGreeter >> name: aString [\n\tname := aString\n]\n",
+        "{ #category : #accessing }\nGreeter >> name [\n\t^ name\n]\n",
+    );
+    std::fs::write(edited.join("Greeter.class.st"), text).unwrap();
+    let o = onyx(&["diff", good.to_str().expect("utf-8 path"), edited.to_str().expect("utf-8 path")]);
+    let _ = std::fs::remove_dir_all(&edited);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("--- Good-Package: Greeter>>greeting (changed)\n \"greeting\"\n greeting\n-\t^ 'Hello, ', name\n+\t^ 'Hi, ', name\n"), "{out}");
+    assert!(out.contains("--- Good-Package: Greeter>>name (added)\n+\"accessing\"\n+name\n+\t^ name\n"), "{out}");
+    assert!(out.contains("--- Good-Package: Greeter>>name: (removed)\n"), "{out}");
+    assert!(out.ends_with("1 changed, 1 added, 1 removed\n"), "{out}");
+    // Trouble is told apart from a difference, as diff(1) does.
+    let o = onyx(&["diff", good.to_str().expect("utf-8 path"), "/no/such/path"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("/no/such/path"), "{}", stderr(&o));
+}
+
+#[test]
 fn check_accepts_the_kernel() {
     let kernel = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/kernel");
     let o = onyx(&["check", kernel.to_str().expect("utf-8 path")]);
