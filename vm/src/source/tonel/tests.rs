@@ -190,11 +190,11 @@ fn semantic(methods: &[MethodDef]) -> Vec<(String, bool, String, String)> {
 
 /// Reads the package whose files are `files` and writes it again in `version`.
 fn rewritten(files: &[(&str, &str)], version: Version) -> (Package, Vec<(String, String)>) {
-    let dir = TempDir::new(&format!("rewrite-{version:?}-{}", files.len()));
+    let dir = tempfile::tempdir().unwrap();
     for (name, text) in files {
-        std::fs::write(dir.0.join(name), text).unwrap();
+        std::fs::write(dir.path().join(name), text).unwrap();
     }
-    let package = read_package(&dir.0).unwrap();
+    let package = read_package(dir.path()).unwrap();
     let written = package_files(&package, version);
     (package, written)
 }
@@ -288,11 +288,11 @@ fn a_package_is_written_in_another_version() {
     assert!(item.contains("\t#name : 'ShopItem',\n"), "{item}");
     assert!(item.contains("\t#category : 'Shop-Core',\n\t#package : 'Shop-Core'\n}"), "{item}");
     assert!(item.contains("{ #category : 'instance creation' }\nShopItem class >> named: aString [\n\n\t^ self new"));
-    let dir = TempDir::new("v3-again");
+    let dir = tempfile::tempdir().unwrap();
     for (name, text) in &v3 {
-        std::fs::write(dir.0.join(name), text).unwrap();
+        std::fs::write(dir.path().join(name), text).unwrap();
     }
-    let again = read_package(&dir.0).unwrap();
+    let again = read_package(dir.path()).unwrap();
     assert_eq!(again.methods.len(), package.methods.len());
     for m in &package.methods {
         assert!(again.methods.iter().any(|a| a.source == m.source && a.class_side == m.class_side), "{}", m.source);
@@ -336,21 +336,21 @@ fn an_extension_keeps_the_order_of_a_selector_on_both_sides() {
 
 #[test]
 fn properties_name_the_version() {
-    let dir = TempDir::new("properties");
-    assert_eq!(read_properties(&dir.0), Ok(None));
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(read_properties(dir.path()), Ok(None));
     for (text, version) in [
         ("{\n\t#format : #tonel\n}", None),
         ("{\n\t#format : #tonel,\n\t#version : '1.0'\n}\n", Some(Version::V1)),
         ("{ #format : #tonel, #version : #'2.0' }", Some(Version::V2)),
         ("{ 'format' : #tonel, 'version' : '3.0' }", Some(Version::V3)),
     ] {
-        std::fs::write(dir.0.join(".properties"), text).unwrap();
-        assert_eq!(read_properties(&dir.0), Ok(version), "{text}");
+        std::fs::write(dir.path().join(".properties"), text).unwrap();
+        assert_eq!(read_properties(dir.path()), Ok(version), "{text}");
     }
-    std::fs::write(dir.0.join(".properties"), "{ #format : #filetree }").unwrap();
-    assert_eq!(read_properties(&dir.0).unwrap_err().message, "the format is filetree, not tonel");
-    std::fs::write(dir.0.join(".properties"), "{ #format : ").unwrap();
-    assert!(read_properties(&dir.0).is_err());
+    std::fs::write(dir.path().join(".properties"), "{ #format : #filetree }").unwrap();
+    assert_eq!(read_properties(dir.path()).unwrap_err().message, "the format is filetree, not tonel");
+    std::fs::write(dir.path().join(".properties"), "{ #format : ").unwrap();
+    assert!(read_properties(dir.path()).is_err());
 }
 
 #[test]
@@ -365,31 +365,14 @@ fn symbols_are_quoted_as_pharo_quotes_them() {
     assert_eq!(ston::string("a\\b\tc\nd\u{1}\u{85}é"), "'a\\\\b\\tc\\nd\\u0001\\u0085é'");
 }
 
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("onyx-tonel-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 #[test]
 fn reading_directories() {
-    let root = TempDir::new("read");
-    let kernel = root.0.join("Kernel");
-    let extra = root.0.join("Extra");
+    let root = tempfile::tempdir().unwrap();
+    let kernel = root.path().join("Kernel");
+    let extra = root.path().join("Extra");
     std::fs::create_dir_all(&kernel).unwrap();
     std::fs::create_dir_all(&extra).unwrap();
-    std::fs::create_dir_all(root.0.join("NotAPackage")).unwrap();
+    std::fs::create_dir_all(root.path().join("NotAPackage")).unwrap();
     std::fs::write(kernel.join("package.st"), "Package { #name : #'Kernel-Numbers' }\n").unwrap();
     std::fs::write(kernel.join("Foo.class.st"), FOO).unwrap();
     std::fs::write(kernel.join("Bar.class.st"), "Class { #name : #Bar, #superclass : #Foo }\nBar >> x [ ^ 1 ]")
@@ -406,7 +389,7 @@ fn reading_directories() {
     assert_eq!(classes, ["Bar", "Foo", "Foo", "Foo", "Foo", "Object"]);
     assert_eq!(package.methods[0].file, kernel.join("Bar.class.st"));
 
-    let packages = read_packages(&root.0).unwrap();
+    let packages = read_packages(root.path()).unwrap();
     let names: Vec<&str> = packages.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["Extra", "Kernel-Numbers"]);
 
@@ -416,7 +399,7 @@ fn reading_directories() {
     std::fs::remove_file(kernel.join("T.trait.st")).unwrap();
     std::fs::write(kernel.join("Odd.st"), "").unwrap();
     assert!(read_package(&kernel).unwrap_err().message.starts_with("unexpected file"));
-    assert_eq!(read_package(&root.0.join("NotAPackage")).unwrap_err().line, 0);
+    assert_eq!(read_package(&root.path().join("NotAPackage")).unwrap_err().line, 0);
     std::fs::write(extra.join("package.st"), "Package { #nom : 'Extra' }").unwrap();
     assert_eq!(read_package(&extra).unwrap_err().message, "package definition has no #name");
 }
