@@ -12,9 +12,9 @@
 use std::path::{Path, PathBuf};
 
 use super::model::{ClassDef, ClassKind, MethodDef, Package, SourceError};
-use super::read_text;
 use super::ston::{self, Ston, json_string, lookup};
-use crate::compiler::lexer::{Lexer, TokenKind};
+use super::{message_pattern, read_text};
+use crate::compiler::lexer::Lexer;
 
 /// The `.filetree` of a package, as Iceberg writes it.
 const FILETREE: &str = "{\n\t\"separateMethodMetaAndSource\" : false,\n\t\"noMethodMetaData\" : true,\n\t\"useCypressPropertiesFile\" : true\n}";
@@ -145,10 +145,8 @@ fn method(file: &Path, class_name: &str, class_side: bool) -> Result<MethodDef, 
     let Some((category, source)) = text.split_once('\n') else {
         return Err(SourceError::whole(file, "expected the method's category on the first line, then its source"));
     };
-    let selector = selector_of(source).ok_or_else(|| SourceError {
-        file: file.to_path_buf(),
-        line: 2,
-        message: "expected a message pattern".into(),
+    let selector = message_pattern(&mut Lexer::new(source)).map(|(selector, _)| selector).ok_or_else(|| {
+        SourceError { file: file.to_path_buf(), line: 2, message: "expected a message pattern".into() }
     })?;
     Ok(MethodDef {
         class_name: class_name.to_string(),
@@ -159,32 +157,6 @@ fn method(file: &Path, class_name: &str, class_side: bool) -> Result<MethodDef, 
         file: file.to_path_buf(),
         line: 2,
     })
-}
-
-/// The selector of the message pattern `source` starts with.
-fn selector_of(source: &str) -> Option<String> {
-    let mut lexer = Lexer::new(source);
-    match lexer.next_token().kind {
-        TokenKind::Ident(name) => Some(name),
-        TokenKind::Binary(op) => matches!(lexer.next_token().kind, TokenKind::Ident(_)).then_some(op),
-        TokenKind::Keyword(first) => {
-            let mut selector = first;
-            loop {
-                if !matches!(lexer.next_token().kind, TokenKind::Ident(_)) {
-                    return None;
-                }
-                let mut ahead = lexer.clone();
-                match ahead.next_token().kind {
-                    TokenKind::Keyword(k) => {
-                        selector.push_str(&k);
-                        lexer = ahead;
-                    }
-                    _ => return Some(selector),
-                }
-            }
-        }
-        _ => None,
-    }
 }
 
 /// The file name FileTree gives a method: `at:put:` is `at.put..st`, `+` is `^plus.st`.

@@ -199,11 +199,8 @@ impl Vm {
             match self.install(method) {
                 Ok(()) => {
                     report.methods += 1;
-                    if method.class_side && method.source.trim_start().starts_with("initialize") {
-                        let rest = method.source.trim_start().trim_start_matches("initialize");
-                        if rest.starts_with(|c: char| c.is_whitespace()) || rest.is_empty() {
-                            initialized_here.push(method.class_name.clone());
-                        }
+                    if method.class_side && method.selector == "initialize" {
+                        initialized_here.push(method.class_name.clone());
                     }
                 }
                 Err(e) => report.errors.push(e),

@@ -17,6 +17,8 @@ pub use model::{ClassDef, ClassKind, MethodDef, Package, SourceError, Spelling, 
 
 use std::path::Path;
 
+use crate::compiler::lexer::{Lexer, Token, TokenKind};
+
 /// The packages at `path`, in any format Onyx reads: a Tonel package (a folder holding
 /// `package.st`), a FileTree package (a folder `Pkg.package`), or a folder of such packages
 /// (in name order).
@@ -41,4 +43,25 @@ pub(crate) fn read_text(path: &Path) -> Result<String, SourceError> {
         let line = valid.iter().filter(|&&c| c == b'\n').count() + 1;
         SourceError { file: path.to_path_buf(), line, message: "not valid UTF-8".into() }
     })
+}
+
+/// Reads the message pattern a method starts with (`at: i put: v`, `+ other`, `size`):
+/// answers its selector and the token after it.
+pub(crate) fn message_pattern(lexer: &mut Lexer<'_>) -> Option<(String, Token)> {
+    let argument = |lexer: &mut Lexer<'_>| matches!(lexer.next_token().kind, TokenKind::Ident(_));
+    let mut token = lexer.next_token();
+    match token.kind {
+        TokenKind::Ident(name) => return Some((name, lexer.next_token())),
+        TokenKind::Binary(op) => return argument(lexer).then(|| (op, lexer.next_token())),
+        _ => {}
+    }
+    let mut selector = String::new();
+    while let TokenKind::Keyword(keyword) = token.kind {
+        selector.push_str(&keyword);
+        if !argument(lexer) {
+            return None;
+        }
+        token = lexer.next_token();
+    }
+    (!selector.is_empty()).then_some((selector, token))
 }

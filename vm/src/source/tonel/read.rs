@@ -7,8 +7,8 @@ use std::path::Path;
 
 use crate::compiler::lexer::{Lexer, TokenKind};
 use crate::source::model::{ClassDef, ClassKind, MethodDef, SourceError, Spelling, Version};
-use crate::source::read_text;
 use crate::source::ston::{self, Ston, lookup};
+use crate::source::{message_pattern, read_text};
 
 /// The version a repository's `.properties` names (`{ #format : #tonel, #version : '3.0' }`),
 /// `None` when it names none or the file is absent.
@@ -254,7 +254,9 @@ impl<'a> Reader<'a> {
             return Err(self.error_at(header.start, "expected '>>' in the method header"));
         }
         let after_arrows = token.end;
-        let (selector, open) = pattern(&mut lexer)
+        let (selector, open) = message_pattern(&mut lexer)
+            .filter(|(_, open)| open.kind == TokenKind::LBracket)
+            .map(|(selector, open)| (selector, (open.start, open.end)))
             .ok_or_else(|| self.error_at(header.start, "expected a message pattern after '>>' and '['"))?;
         let close = self.body_end(&mut lexer, header.start)?;
         let declaration = self.text.get(after_arrows..open.0).unwrap_or_default();
@@ -304,33 +306,4 @@ impl<'a> Reader<'a> {
             }
         }
     }
-}
-
-/// Reads a message pattern and the `[` after it: the selector, and the `[`'s start and end.
-fn pattern(lexer: &mut Lexer<'_>) -> Option<(String, (usize, usize))> {
-    let mut selector = String::new();
-    let mut token = lexer.next_token();
-    match token.kind {
-        TokenKind::Ident(name) => selector = name,
-        TokenKind::Binary(op) => {
-            selector = op;
-            if !matches!(lexer.next_token().kind, TokenKind::Ident(_)) {
-                return None;
-            }
-        }
-        TokenKind::Keyword(_) => loop {
-            let TokenKind::Keyword(keyword) = token.kind else { return None };
-            selector.push_str(&keyword);
-            if !matches!(lexer.next_token().kind, TokenKind::Ident(_)) {
-                return None;
-            }
-            token = lexer.next_token();
-            if token.kind == TokenKind::LBracket {
-                return Some((selector, (token.start, token.end)));
-            }
-        },
-        _ => return None,
-    }
-    let open = lexer.next_token();
-    (open.kind == TokenKind::LBracket).then_some((selector, (open.start, open.end)))
 }
