@@ -55,13 +55,14 @@ pub struct ChunkError {
 
 /// One chunk: its undoubled text, the line of its first non-blank character, and whether
 /// a `!` ended it.
-struct Chunk {
-    text: String,
-    line: usize,
-    terminated: bool,
+pub(crate) struct Chunk {
+    pub(crate) text: String,
+    pub(crate) line: usize,
+    pub(crate) terminated: bool,
 }
 
-fn split_chunks(text: &str) -> Vec<Chunk> {
+/// Cuts `text` into chunks.
+pub(crate) fn split_chunks(text: &str) -> Vec<Chunk> {
     let mut chunks = Vec::new();
     let mut current = String::new();
     let mut first_line: Option<usize> = None;

@@ -154,6 +154,7 @@ fn method(file: &Path, class_name: &str, class_side: bool) -> Result<MethodDef, 
         selector,
         category: category.strip_suffix('\r').unwrap_or(category).to_string(),
         source: source.to_string(),
+        stamp: String::new(),
         file: file.to_path_buf(),
         line: 2,
     })

@@ -1,4 +1,4 @@
-//! Source code on disk: the package model (`model`), Tonel, FileTree and chunk files, the
+//! Source code on disk: the package model (`model`), Tonel, FileTree, Monticello and chunk files, the
 //! STON that Tonel's metadata is written in, the per-definition diff and three-way merge of two
 //! states of a package, and the loader that installs packages (class
 //! definitions, then methods, then class-side `initialize`) into a VM.
@@ -9,6 +9,7 @@ pub mod filetree;
 mod loader;
 pub mod merge;
 pub mod model;
+pub mod monticello;
 mod ston;
 pub mod tonel;
 
@@ -20,9 +21,12 @@ use std::path::Path;
 use crate::compiler::lexer::{Lexer, Token, TokenKind};
 
 /// The packages at `path`, in any format Onyx reads: a Tonel package (a folder holding
-/// `package.st`), a FileTree package (a folder `Pkg.package`), or a folder of such packages
-/// (in name order).
+/// `package.st`), a FileTree package (a folder `Pkg.package`), a Monticello version (`.mcz`),
+/// or a folder of Tonel and FileTree packages (in name order).
 pub fn read_packages(path: &Path) -> Result<Vec<Package>, SourceError> {
+    if path.extension().is_some_and(|e| e == "mcz") && path.is_file() {
+        return Ok(vec![monticello::read(path)?.package]);
+    }
     if path.join("package.st").is_file() {
         return Ok(vec![tonel::read_package(path)?]);
     }

@@ -131,6 +131,9 @@ pub struct MethodDef {
     pub category: String,
     /// The source: the message pattern as the header writes it, then the body as written.
     pub source: String,
+    /// Who last changed the method and when, as Monticello keeps it (`ab 12/4/2026 16:34`;
+    /// "" when not known: Tonel and FileTree without metadata keep none).
+    pub stamp: String,
     /// The file it was read from.
     pub file: PathBuf,
     /// The 1-based file line of the message pattern (source line 1).

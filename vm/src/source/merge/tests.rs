@@ -36,6 +36,7 @@ fn method(selector: &str, category: &str, body: &str) -> MethodDef {
         selector: selector.into(),
         category: category.into(),
         source: format!("{selector}\n\t{body}"),
+        stamp: String::new(),
         file: PathBuf::new(),
         line: 0,
     }

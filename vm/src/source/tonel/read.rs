@@ -273,6 +273,7 @@ impl<'a> Reader<'a> {
             selector,
             category,
             source: format!("{declaration}{body}"),
+            stamp: String::new(),
             file: self.path.to_path_buf(),
             line,
         }))

@@ -457,6 +457,7 @@ proptest! {
                 selector: format!("m{i}:"),
                 category: format!("cat {i}"),
                 source: format!("m{i}: x{}", body.concat()),
+                stamp: String::new(),
                 file: PathBuf::new(),
                 line: 0,
             }
