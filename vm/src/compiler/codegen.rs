@@ -79,9 +79,14 @@ pub(super) struct Gen<'a> {
     /// For a doit evaluated in a debugger's frame: the frame's variable names, and the Array
     /// that holds their values while it runs.
     pub frame_vars: Option<(&'a [String], Value)>,
+    /// Compiling only to find errors (`compiler::check_method`): a name nothing declares
+    /// is not entered in Undeclared, nor warned about.
+    pub checking: bool,
 }
 
-/// Generates the code of a parsed method or doit.
+/// Generates the code of a parsed method or doit; `ivars`, when given, stand for the class's
+/// instance variables and make the compilation a check (see `Gen::checking`).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn generate(
     vm: &mut Vm,
     source: &str,
@@ -90,8 +95,10 @@ pub(super) fn generate(
     an: &Analysis,
     doit: bool,
     frame_vars: Option<(&[String], Value)>,
+    ivars: Option<Vec<String>>,
 ) -> CResult<Rc<CompiledCode>> {
-    let ivars = all_ivar_names(vm, class);
+    let checking = ivars.is_some();
+    let ivars = ivars.unwrap_or_else(|| all_ivar_names(vm, class));
     let mut vector_slot = HashMap::new();
     let mut vector_size: HashMap<ScopeId, usize> = HashMap::new();
     for (id, var) in an.vars.iter().enumerate() {
@@ -122,6 +129,7 @@ pub(super) fn generate(
         blocks: Vec::new(),
         special: Vec::new(),
         frame_vars,
+        checking,
     };
     let mut primitive = 0u16;
     let mut pragma_values = Vec::new();

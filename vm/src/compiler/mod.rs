@@ -52,9 +52,21 @@ pub fn compile(vm: &mut Vm, source: &str, class: Value, mode: Mode) -> Result<Rc
     // In a gem, what the compiler reads of the class, and the bindings the code refers to,
     // must be in memory.
     vm.fault_for_compile(class);
-    let code = codegen::generate(vm, source, class, &node, &analysis, mode == Mode::Doit, None)?;
+    let code = codegen::generate(vm, source, class, &node, &analysis, mode == Mode::Doit, None, None)?;
     vm.fault_code_literals(&code);
     Ok(code)
+}
+
+/// Compiles `source` as a method of a class whose instance variables are `ivars` (which
+/// `class`, the nearest class that exists, may not have yet), only to find its errors: nothing
+/// the VM holds changes (a name nothing declares is neither declared nor warned about).
+pub fn check_method(vm: &mut Vm, source: &str, class: Value, ivars: Vec<String>) -> Result<(), CompileError> {
+    let node = parser::parse_method(source).map_err(|e| error_at(source, e.offset, e.message))?;
+    let analysis = scope::analyse(&node);
+    if !class.is_nil() {
+        vm.fault_for_compile(class);
+    }
+    codegen::generate(vm, source, class, &node, &analysis, false, None, Some(ivars)).map(|_| ())
 }
 
 /// Compiles `source` as a doit for a receiver of `class` that also sees `names`, the
@@ -70,7 +82,7 @@ pub fn compile_in_frame(
     let node = parser::parse_doit(source).map_err(|e| error_at(source, e.offset, e.message))?;
     let analysis = scope::analyse(&node);
     vm.fault_for_compile(class);
-    let code = codegen::generate(vm, source, class, &node, &analysis, true, Some((names, holder)))?;
+    let code = codegen::generate(vm, source, class, &node, &analysis, true, Some((names, holder)), None)?;
     vm.fault_code_literals(&code);
     Ok(code)
 }

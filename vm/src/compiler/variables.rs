@@ -91,6 +91,9 @@ impl Gen<'_> {
                 return Ok(assoc);
             }
         }
+        if self.checking {
+            return Ok(self.vm.new_association(sym, Value::NIL));
+        }
         let undeclared = self.vm.known.undeclared;
         if let Some(assoc) = self.vm.dict(undeclared).and_then(|d| d.get(sym)) {
             self.warn(span, name);

@@ -83,13 +83,8 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             if !vm.may_change_code {
                 return Err(Prim::Fail);
             }
-            let dict = vm.heap.slot(r, cs::METHOD_DICT).ok_or(Prim::Fail)?;
             let selector = a.arg(vm, 0);
-            let removed = vm.dict_mut(dict).ok_or(Prim::Fail)?.remove(selector);
-            vm.heap.note_store(dict);
-            vm.flush_caches();
-            vm.code_changed();
-            Ok(removed.unwrap_or(Value::NIL))
+            Ok(remove_method(vm, r, selector)?.unwrap_or(Value::NIL))
         }
         table::BEHAVIOR_LOOKUP_SELECTOR => {
             if !vm.is_behavior(r) {
@@ -147,7 +142,7 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
     }
 }
 
-fn remove_class(vm: &mut Vm, class: Value) -> Result<(), Prim> {
+pub(crate) fn remove_class(vm: &mut Vm, class: Value) -> Result<(), Prim> {
     if !vm.may_change_code || !vm.is_behavior(class) || vm.is_metaclass(class) {
         return Err(Prim::Fail);
     }
@@ -192,6 +187,16 @@ fn rename_class(vm: &mut Vm, class: Value, name: Value) -> Result<(), Prim> {
     Ok(())
 }
 
+/// Removes the method `selector` of `behavior`; answers it, if there was one.
+pub(crate) fn remove_method(vm: &mut Vm, behavior: Value, selector: Value) -> Result<Option<Value>, Prim> {
+    let dict = vm.heap.slot(behavior, cs::METHOD_DICT).ok_or(Prim::Fail)?;
+    let removed = vm.dict_mut(dict).ok_or(Prim::Fail)?.remove(selector);
+    vm.heap.note_store(dict);
+    vm.flush_caches();
+    vm.code_changed();
+    Ok(removed)
+}
+
 fn remove_subclass(vm: &mut Vm, sup: Value, class: Value) {
     let subs = vm.heap.slot(sup, cs::SUBCLASSES).and_then(|s| vm.array_items(s)).unwrap_or_default();
     let kept: Vec<Value> = subs.into_iter().filter(|&c| c != class).collect();
@@ -220,18 +225,15 @@ fn names_of(vm: &Vm, arr: Value) -> Vec<String> {
     vm.array_items(arr).unwrap_or_default().iter().filter_map(|&v| vm.string_of(v)).collect()
 }
 
-/// Defines a class, or redefines an existing one: a changed shape migrates its instances
-/// (and those of its subclasses) by instance variable name and recompiles their methods.
-/// A failed definition changes nothing.
 /// Why a user without the privilege cannot change code.
 pub const NO_CODE_CHANGES: &str = "permission denied: this user may not change code";
 
+/// Defines a class, or redefines an existing one: a changed shape migrates its instances
+/// (and those of its subclasses) by instance variable name and recompiles their methods.
+/// A failed definition changes nothing.
 pub(crate) fn define_class(vm: &mut Vm, spec: &ClassSpec) -> Result<Value, String> {
     if !vm.may_change_code {
         return Err(NO_CODE_CHANGES.into());
-    }
-    if spec.name.is_empty() || !spec.name.chars().next().is_some_and(char::is_uppercase) {
-        return Err(format!("invalid class name '{}'", spec.name));
     }
     let superclass = match &spec.superclass {
         None => Value::NIL,
@@ -240,25 +242,9 @@ pub(crate) fn define_class(vm: &mut Vm, spec: &ClassSpec) -> Result<Value, Strin
             _ => return Err(format!("superclass {s} of {} is not defined", spec.name)),
         },
     };
-    let (sup_kind, sup_named) =
-        if superclass.is_nil() { (Kind::Fixed, 0) } else { vm.format_of(superclass).ok_or("bad superclass format")? };
-    let kind = match (sup_kind, spec.kind) {
-        (Kind::Fixed, k) => k.unwrap_or(Kind::Fixed),
-        (Kind::Variable, None | Some(Kind::Fixed | Kind::Variable)) => Kind::Variable,
-        (Kind::Bytes, None | Some(Kind::Bytes | Kind::Fixed)) => Kind::Bytes,
-        (special, None | Some(Kind::Fixed)) => special,
-        (s, Some(k)) => return Err(format!("{} cannot be {k:?}: its superclass is {s:?}", spec.name)),
-    };
+    let sup = if superclass.is_nil() { None } else { Some(vm.format_of(superclass).ok_or("bad superclass format")?) };
     let inherited = if superclass.is_nil() { Vec::new() } else { crate::compiler::all_ivar_names(vm, superclass) };
-    for (i, n) in spec.ivars.iter().enumerate() {
-        if inherited.contains(n) || spec.ivars[..i].contains(n) {
-            return Err(format!("instance variable {n} is defined twice in {}", spec.name));
-        }
-    }
-    if kind == Kind::Bytes && sup_named + spec.ivars.len() > 0 {
-        return Err(format!("byte class {} cannot have instance variables", spec.name));
-    }
-    let named = sup_named + spec.ivars.len();
+    let (kind, named) = layout(spec, sup, &inherited)?;
     let existing = vm.global(&spec.name).filter(|&c| vm.is_behavior(c) && !vm.is_metaclass(c));
     // A VM class keeps its special layout when the definition does not ask for another.
     let kind = match existing.and_then(|c| vm.format_of(c)) {
@@ -298,6 +284,38 @@ pub(crate) fn define_class(vm: &mut Vm, spec: &ClassSpec) -> Result<Value, Strin
     vm.flush_caches();
     vm.code_changed();
     Ok(class)
+}
+
+/// The layout (kind, named slot count) of a class defined as `spec` under a superclass of
+/// layout `sup` (none without a superclass) whose instance variables are `inherited`, or why
+/// it cannot be so defined.
+pub(crate) fn layout(
+    spec: &ClassSpec,
+    sup: Option<(Kind, usize)>,
+    inherited: &[String],
+) -> Result<(Kind, usize), String> {
+    let mut chars = spec.name.chars();
+    let named_well = chars.next().is_some_and(char::is_uppercase) && chars.all(|c| c.is_alphanumeric() || c == '_');
+    if !named_well {
+        return Err(format!("invalid class name '{}'", spec.name));
+    }
+    let (sup_kind, sup_named) = sup.unwrap_or((Kind::Fixed, 0));
+    let kind = match (sup_kind, spec.kind) {
+        (Kind::Fixed, k) => k.unwrap_or(Kind::Fixed),
+        (Kind::Variable, None | Some(Kind::Fixed | Kind::Variable)) => Kind::Variable,
+        (Kind::Bytes, None | Some(Kind::Bytes | Kind::Fixed)) => Kind::Bytes,
+        (special, None | Some(Kind::Fixed)) => special,
+        (s, Some(k)) => return Err(format!("{} cannot be {k:?}: its superclass is {s:?}", spec.name)),
+    };
+    for (i, n) in spec.ivars.iter().enumerate() {
+        if inherited.contains(n) || spec.ivars[..i].contains(n) {
+            return Err(format!("instance variable {n} is defined twice in {}", spec.name));
+        }
+    }
+    if kind == Kind::Bytes && sup_named + spec.ivars.len() > 0 {
+        return Err(format!("byte class {} cannot have instance variables", spec.name));
+    }
+    Ok((kind, sup_named + spec.ivars.len()))
 }
 
 /// Allocates a class and its metaclass.

@@ -37,7 +37,7 @@ mod system;
 pub mod table;
 mod transaction;
 
-pub(crate) use class::define_class;
+pub(crate) use class::{define_class, layout, remove_class, remove_method};
 
 use crate::value::Value;
 use crate::vm::Vm;

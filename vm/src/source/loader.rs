@@ -126,11 +126,39 @@ pub struct LoadReport {
     pub to_initialize: Vec<Value>,
 }
 
-fn kind_of(k: ClassKind) -> Option<Kind> {
+pub(super) fn kind_of(k: ClassKind) -> Option<Kind> {
     match k {
         ClassKind::Fixed => None,
         ClassKind::Variable | ClassKind::Weak | ClassKind::Words => Some(Kind::Variable),
         ClassKind::Bytes => Some(Kind::Bytes),
+    }
+}
+
+/// What a definition of one of the VM's own classes (`core_class`) gets wrong, if anything:
+/// its superclass and instance variables are the VM's.
+pub(super) fn core_mismatch(def: &ClassDef) -> Option<String> {
+    let core = core_class(&def.name)?;
+    let ivars: Vec<&str> = def.inst_vars.iter().map(String::as_str).collect();
+    (ivars != core.ivars || def.superclass.as_deref() != core.superclass).then(|| {
+        format!(
+            "{} is a VM class: it must be a subclass of {} with instance variables '{}'",
+            def.name,
+            core.superclass.unwrap_or("nil"),
+            core.ivars.join(" ")
+        )
+    })
+}
+
+/// The class definition the VM takes for `def`.
+pub(super) fn spec_of(def: &ClassDef) -> ClassSpec {
+    ClassSpec {
+        name: def.name.clone(),
+        superclass: def.superclass.clone(),
+        kind: kind_of(def.kind),
+        ivars: def.inst_vars.clone(),
+        class_vars: def.class_vars.clone(),
+        class_ivars: def.class_inst_vars.clone(),
+        category: def.category.clone(),
     }
 }
 
@@ -236,32 +264,14 @@ impl Vm {
         Ok(())
     }
 
-    fn define_from(&mut self, def: &ClassDef) -> Result<Value, BootError> {
-        if let Some(core) = core_class(&def.name) {
-            let ivars: Vec<&str> = def.inst_vars.iter().map(String::as_str).collect();
-            if ivars != core.ivars || def.superclass.as_deref() != core.superclass {
-                return Err(definition_error(
-                    def,
-                    format!(
-                        "{} is a VM class: it must be a subclass of {} with instance variables '{}'",
-                        def.name,
-                        core.superclass.unwrap_or("nil"),
-                        core.ivars.join(" ")
-                    ),
-                ));
-            }
+    pub(super) fn define_from(&mut self, def: &ClassDef) -> Result<Value, BootError> {
+        if let Some(message) = core_mismatch(def) {
+            return Err(definition_error(def, message));
         }
-        let spec = ClassSpec {
-            name: def.name.clone(),
-            superclass: def.superclass.clone(),
-            kind: kind_of(def.kind),
-            ivars: def.inst_vars.clone(),
-            class_vars: def.class_vars.clone(),
-            class_ivars: def.class_inst_vars.clone(),
-            category: def.category.clone(),
-        };
+        let spec = spec_of(def);
         let class = define_class(self, &spec).map_err(|m| definition_error(def, m))?;
-        if !def.comment.is_empty() {
+        let had = self.heap.slot(class, cs::COMMENT).and_then(|c| self.string_of(c)).unwrap_or_default();
+        if had != def.comment {
             let comment = self.new_string(&def.comment);
             self.heap.set_slot(class, cs::COMMENT, comment);
         }

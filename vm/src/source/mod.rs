@@ -1,11 +1,13 @@
 //! Source code on disk: the package model (`model`), Tonel, FileTree, Monticello and chunk files, the
 //! STON that Tonel's metadata is written in, the per-definition diff and three-way merge of two
-//! states of a package, and the loader that installs packages (class
-//! definitions, then methods, then class-side `initialize`) into a VM.
+//! states of a package, the loader that boots a VM from the kernel packages, loading packages
+//! into a running image all or nothing (`load`), and packages as the image holds them (`image`).
 
 pub mod chunk;
 pub mod diff;
 pub mod filetree;
+mod image;
+mod load;
 mod loader;
 pub mod merge;
 pub mod model;
@@ -13,6 +15,7 @@ pub mod monticello;
 mod ston;
 pub mod tonel;
 
+pub use load::Loaded;
 pub use loader::{KernelSource, LoadReport};
 pub use model::{ClassDef, ClassKind, MethodDef, Package, SourceError, Spelling, Version};
 

@@ -1,0 +1,426 @@
+//! Loading packages into a running image, all or nothing.
+//!
+//! A load is planned before anything changes: every class definition is checked against the
+//! shape its superclass will have (defined in the load or in the image), every method is
+//! compiled against the instance variables its class will have (`compiler::check_method`,
+//! which changes nothing), and every problem is reported, with its file and line. Only a load
+//! without a problem is applied: classes defined or redefined (superclasses first; instances
+//! migrate), methods compiled, then what the packages held in the image and hold no more
+//! removed. A package already in the image is updated: what did not change is left as it is.
+
+use std::collections::{HashMap, HashSet};
+
+use super::loader::{core_mismatch, spec_of};
+use super::model::{ClassDef, MethodDef, Package, SourceError};
+use crate::compiler::{all_ivar_names, check_method};
+use crate::heap::Kind;
+use crate::primitives::{layout, remove_class, remove_method};
+use crate::value::Value;
+use crate::vm::{Vm, class_slots as cs};
+
+/// What a load changed.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Loaded {
+    /// Classes defined or redefined.
+    pub classes_defined: usize,
+    /// Methods compiled (new or changed).
+    pub methods_compiled: usize,
+    /// Definitions found as they were.
+    pub unchanged: usize,
+    /// Classes removed (the package held them and holds them no more).
+    pub classes_removed: usize,
+    /// Methods removed, likewise.
+    pub methods_removed: usize,
+    /// Warnings (undeclared variables), as `file:line: message`.
+    pub warnings: Vec<String>,
+    /// The classes whose class-side `initialize` is to run (new classes, and those whose
+    /// `initialize` the load changed), in load order.
+    pub to_initialize: Vec<Value>,
+}
+
+/// A class's shape once the load is done: its layout, and the instance variable names of its
+/// instances and of the class itself (inherited ones first).
+#[derive(Clone)]
+struct Shape {
+    layout: (Kind, usize),
+    ivars: Vec<String>,
+    class_ivars: Vec<String>,
+}
+
+/// What a load will do, worked out before anything changes.
+struct Plan<'p> {
+    /// Class definitions that define or change a class, superclasses first.
+    define: Vec<&'p ClassDef>,
+    /// Methods to compile.
+    compile: Vec<&'p MethodDef>,
+    unchanged: usize,
+    remove_classes: Vec<Value>,
+    remove_methods: Vec<(Value, Value)>,
+}
+
+fn error_at(file: &std::path::Path, line: usize, message: impl Into<String>) -> SourceError {
+    SourceError { file: file.to_path_buf(), line, message: message.into() }
+}
+
+/// Refuses text holding a character this version's Strings cannot hold (Latin-1 only), at
+/// its line.
+fn latin1(text: &str, file: &std::path::Path, first_line: usize, what: &str) -> Result<(), SourceError> {
+    match text.char_indices().find(|&(_, c)| u32::from(c) > 0xFF) {
+        None => Ok(()),
+        Some((at, c)) => {
+            let line = first_line + text.get(..at).unwrap_or_default().matches('\n').count();
+            Err(error_at(
+                file,
+                line,
+                format!("{what} holds {c:?}, which this version's Strings cannot hold (Latin-1 only)"),
+            ))
+        }
+    }
+}
+
+impl Vm {
+    /// Loads `packages` all or nothing: answers what changed, or every problem found, and
+    /// then nothing has changed. Class-side initializers are left to the caller
+    /// ([`Loaded::to_initialize`]), who runs them as it runs code.
+    pub fn load(&mut self, packages: &[Package]) -> Result<Loaded, Vec<SourceError>> {
+        let plan = self.plan(packages)?;
+        self.apply(packages, plan)
+    }
+
+    /// Every problem loading `packages` would meet; changes nothing.
+    pub fn check_load(&mut self, packages: &[Package]) -> Vec<SourceError> {
+        self.plan(packages).err().unwrap_or_default()
+    }
+
+    fn plan<'p>(&mut self, packages: &'p [Package]) -> Result<Plan<'p>, Vec<SourceError>> {
+        let mut errors = Vec::new();
+        if !self.may_change_code {
+            let file = std::path::PathBuf::from(packages.first().map(|p| p.name.as_str()).unwrap_or_default());
+            return Err(vec![error_at(&file, 0, crate::primitives::class::NO_CODE_CHANGES)]);
+        }
+        // Each class and each method once.
+        let mut defs: HashMap<&str, &ClassDef> = HashMap::new();
+        for def in packages.iter().flat_map(|p| &p.classes) {
+            if let Some(first) = defs.insert(&def.name, def) {
+                let at = format!("{}:{}", first.file.display(), first.line);
+                errors.push(error_at(&def.file, def.line, format!("{} is defined twice (also at {at})", def.name)));
+            }
+            let texts = [(&def.comment, "the comment"), (&def.category, "the category")];
+            errors.extend(texts.into_iter().filter_map(|(t, what)| latin1(t, &def.file, def.line, what).err()));
+        }
+        let mut seen = HashSet::new();
+        for m in packages.iter().flat_map(|p| &p.methods) {
+            if !seen.insert((&m.class_name, m.class_side, &m.selector)) {
+                let side = if m.class_side { " class" } else { "" };
+                errors.push(error_at(
+                    &m.file,
+                    m.line,
+                    format!("{}{side}>>{} is defined twice", m.class_name, m.selector),
+                ));
+            }
+            errors.extend(latin1(&m.source, &m.file, m.line, "the method").err());
+            errors.extend(latin1(&m.category, &m.file, m.line, "the protocol").err());
+        }
+        // Every class's shape, superclasses first.
+        let mut names: Vec<&str> = defs.keys().copied().collect();
+        names.sort_unstable();
+        let mut shapes: HashMap<String, Option<Shape>> = HashMap::new();
+        let mut define = Vec::new();
+        for name in names {
+            self.plan_class(name, &defs, &mut shapes, &mut define, &mut Vec::new(), &mut errors);
+        }
+        // Methods, compiled against the shapes to come.
+        let mut compile = Vec::new();
+        let mut unchanged = defs.len().saturating_sub(define.len());
+        for m in packages.iter().flat_map(|p| &p.methods) {
+            let existing = self.global(&m.class_name).filter(|&c| self.is_behavior(c) && !self.is_metaclass(c));
+            let shape = match shapes.get(&m.class_name) {
+                Some(Some(shape)) => shape.clone(),
+                Some(None) => continue,
+                None => match existing {
+                    Some(class) => self.shape_in_image(class),
+                    None => {
+                        errors.push(error_at(&m.file, m.line, format!("class {} is not defined", m.class_name)));
+                        continue;
+                    }
+                },
+            };
+            let behavior = existing.map(|c| if m.class_side { self.class_of(c) } else { c });
+            // The same method stays (a redefined class recompiles its methods itself).
+            if let Some(b) = behavior
+                && self.same_method(b, m)
+            {
+                unchanged += 1;
+                continue;
+            }
+            let ivars = if m.class_side { shape.class_ivars } else { shape.ivars };
+            match check_method(self, &m.source, behavior.unwrap_or(Value::NIL), ivars) {
+                Ok(()) => compile.push(m),
+                Err(e) => errors.push(error_at(&m.file, m.file_line(e.line), e.message)),
+            }
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        let (remove_classes, remove_methods) = self.removals(packages);
+        Ok(Plan { define, compile, unchanged, remove_classes, remove_methods })
+    }
+
+    /// Works out the shape of class `name` (and of its superclasses first), defined in the
+    /// load (`defs`) or in the image; records definitions that change something in `define`,
+    /// and the shape (none for a definition in error) in `shapes`.
+    fn plan_class<'p>(
+        &mut self,
+        name: &str,
+        defs: &HashMap<&str, &'p ClassDef>,
+        shapes: &mut HashMap<String, Option<Shape>>,
+        define: &mut Vec<&'p ClassDef>,
+        visiting: &mut Vec<String>,
+        errors: &mut Vec<SourceError>,
+    ) -> Option<Shape> {
+        if let Some(shape) = shapes.get(name) {
+            return shape.clone();
+        }
+        let shape = self.plan_definition(name, defs, shapes, define, visiting, errors);
+        if defs.contains_key(name) {
+            shapes.insert(name.to_string(), shape.clone());
+        }
+        shape
+    }
+
+    fn plan_definition<'p>(
+        &mut self,
+        name: &str,
+        defs: &HashMap<&str, &'p ClassDef>,
+        shapes: &mut HashMap<String, Option<Shape>>,
+        define: &mut Vec<&'p ClassDef>,
+        visiting: &mut Vec<String>,
+        errors: &mut Vec<SourceError>,
+    ) -> Option<Shape> {
+        let Some(&def) = defs.get(name) else {
+            let class = self.global(name).filter(|&c| self.is_behavior(c) && !self.is_metaclass(c))?;
+            return Some(self.shape_in_image(class));
+        };
+        if visiting.iter().any(|v| v == name) {
+            errors.push(error_at(&def.file, def.line, format!("{name} would inherit from itself")));
+            return None;
+        }
+        visiting.push(name.to_string());
+        let superclass = match def.superclass.as_deref() {
+            None => None,
+            Some(s) => match self.plan_class(s, defs, shapes, define, visiting, errors) {
+                Some(shape) => {
+                    if !defs.contains_key(s) && self.image_inherits(s, name) {
+                        errors.push(error_at(&def.file, def.line, format!("{name} would inherit from itself")));
+                        visiting.pop();
+                        return None;
+                    }
+                    Some(shape)
+                }
+                None => {
+                    // A superclass in the load has its own error; one nowhere is this one's.
+                    if !defs.contains_key(s) {
+                        errors.push(error_at(&def.file, def.line, format!("superclass {s} of {name} is not defined")));
+                    }
+                    visiting.pop();
+                    return None;
+                }
+            },
+        };
+        visiting.pop();
+        if let Some(message) = core_mismatch(def) {
+            errors.push(error_at(&def.file, def.line, message));
+            return None;
+        }
+        let spec = spec_of(def);
+        let inherited = superclass.as_ref().map(|s| s.ivars.clone()).unwrap_or_default();
+        let existing = self.global(name).filter(|&c| self.is_behavior(c) && !self.is_metaclass(c));
+        let mut layout = match layout(&spec, superclass.as_ref().map(|s| s.layout), &inherited) {
+            Ok(layout) => layout,
+            Err(message) => {
+                errors.push(error_at(&def.file, def.line, message));
+                return None;
+            }
+        };
+        // A VM class keeps its special layout, as `define_class` keeps it.
+        if let Some((k, _)) = existing.and_then(|c| self.format_of(c))
+            && !k.is_indexable()
+            && k != Kind::Fixed
+            && matches!(spec.kind, None | Some(Kind::Fixed))
+        {
+            layout.0 = k;
+        }
+        let mut ivars = inherited;
+        ivars.extend(def.inst_vars.iter().cloned());
+        let mut class_ivars = match &superclass {
+            Some(s) => s.class_ivars.clone(),
+            None => all_ivar_names(self, self.known.class),
+        };
+        class_ivars.extend(def.class_inst_vars.iter().cloned());
+        let shape = Shape { layout, ivars, class_ivars };
+        if existing.is_none_or(|c| !self.same_class(c, def)) {
+            define.push(def);
+        }
+        Some(shape)
+    }
+
+    /// Whether the image's class `class` is `ancestor` or inherits from it.
+    fn image_inherits(&mut self, class: &str, ancestor: &str) -> bool {
+        let mut c = self.global(class).unwrap_or(Value::NIL);
+        let mut guard = 0;
+        while c.is_object() && guard < 10_000 {
+            self.bring_in(&[c]);
+            if self.class_name(c) == ancestor {
+                return true;
+            }
+            c = self.superclass_of(c);
+            guard += 1;
+        }
+        false
+    }
+
+    /// The shape of a class of the image, as it stands.
+    fn shape_in_image(&mut self, class: Value) -> Shape {
+        self.bring_in(&[class]);
+        let meta = self.class_of(class);
+        Shape {
+            layout: self.format_of(class).unwrap_or((Kind::Fixed, 0)),
+            ivars: all_ivar_names(self, class),
+            class_ivars: all_ivar_names(self, meta),
+        }
+    }
+
+    /// Whether the image's `class` is already what `def` defines (its comment aside).
+    fn same_class(&mut self, class: Value, def: &ClassDef) -> bool {
+        let mut held = self.class_def(class, self.category_of(class));
+        held.class_vars.retain(|v| def.class_vars.contains(v));
+        let sup = |c: &ClassDef| c.superclass.clone();
+        sup(&held) == sup(def)
+            && held.kind == def.kind
+            && held.inst_vars == def.inst_vars
+            && held.class_vars == def.class_vars
+            && held.class_inst_vars == def.class_inst_vars
+            && held.category == def.category
+    }
+
+    /// Whether `behavior` holds a method `m` with the same source and protocol.
+    fn same_method(&mut self, behavior: Value, m: &MethodDef) -> bool {
+        let dict = self.heap.slot(behavior, cs::METHOD_DICT).unwrap_or(Value::NIL);
+        let Some(selector) = self.existing_symbol(&m.selector) else { return false };
+        let Some(method) = self.dict(dict).and_then(|d| d.get(selector)) else { return false };
+        self.bring_in(&[method]);
+        self.code_of(method).is_some_and(|c| *c.source == *m.source) && self.protocol_of(method) == m.category
+    }
+
+    /// What the packages hold in the image that the loaded ones no longer hold: classes, and
+    /// methods of the classes that stay.
+    fn removals(&mut self, packages: &[Package]) -> (Vec<Value>, Vec<(Value, Value)>) {
+        let names: Vec<String> = packages.iter().map(|p| p.name.clone()).collect();
+        let mut classes = Vec::new();
+        let mut methods = Vec::new();
+        for package in packages {
+            let others: Vec<String> = names.iter().filter(|n| **n != package.name).cloned().collect();
+            let held = self.package_snapshot(&package.name, &others);
+            let loaded_classes: HashSet<&str> =
+                packages.iter().flat_map(|p| &p.classes).map(|c| c.name.as_str()).collect();
+            for class in &held.classes {
+                if !loaded_classes.contains(class.name.as_str())
+                    && let Some(c) = self.global(&class.name)
+                {
+                    classes.push(c);
+                }
+            }
+            let loaded: HashSet<(&str, bool, &str)> = packages
+                .iter()
+                .flat_map(|p| &p.methods)
+                .map(|m| (m.class_name.as_str(), m.class_side, m.selector.as_str()))
+                .collect();
+            for m in &held.methods {
+                if loaded.contains(&(m.class_name.as_str(), m.class_side, m.selector.as_str())) {
+                    continue;
+                }
+                let Some(class) = self.global(&m.class_name) else { continue };
+                if classes.contains(&class) {
+                    continue;
+                }
+                let behavior = if m.class_side { self.class_of(class) } else { class };
+                let selector = self.intern(&m.selector);
+                methods.push((behavior, selector));
+            }
+        }
+        (classes, methods)
+    }
+
+    fn apply(&mut self, packages: &[Package], plan: Plan<'_>) -> Result<Loaded, Vec<SourceError>> {
+        let mut loaded = Loaded { unchanged: plan.unchanged, ..Loaded::default() };
+        let mut errors = Vec::new();
+        let mut new_classes = Vec::new();
+        for def in &plan.define {
+            let existed = self.global(&def.name).is_some();
+            match self.define_from(def) {
+                Ok(class) => {
+                    loaded.classes_defined += 1;
+                    if !existed {
+                        new_classes.push(class);
+                    }
+                }
+                Err(e) => errors.push(error_at(&def.file, def.line, e.to_string())),
+            }
+        }
+        // Comments of classes whose definition stays.
+        for def in packages.iter().flat_map(|p| &p.classes) {
+            if plan.define.iter().any(|d| d.name == def.name) {
+                continue;
+            }
+            let Some(class) = self.global(&def.name) else { continue };
+            let had = self.heap.slot(class, cs::COMMENT).and_then(|c| self.string_of(c)).unwrap_or_default();
+            if had != def.comment {
+                let comment = self.new_string(&def.comment);
+                self.heap.set_slot(class, cs::COMMENT, comment);
+            }
+        }
+        let mut initialize = Vec::new();
+        for m in &plan.compile {
+            let Some(class) = self.global(&m.class_name) else { continue };
+            let behavior = if m.class_side { self.class_of(class) } else { class };
+            let protocol = self.intern(&m.category);
+            match self.compile_and_install(behavior, &m.source, protocol) {
+                Ok(_) => loaded.methods_compiled += 1,
+                Err(e) => errors.push(error_at(&m.file, m.file_line(e.line), e.message)),
+            }
+            for w in self.take_warnings() {
+                loaded.warnings.push(format!("{}:{}: {}", m.file.display(), m.file_line(w.line), w.message));
+            }
+            if m.class_side && m.selector == "initialize" {
+                initialize.push(class);
+            }
+        }
+        for (behavior, selector) in plan.remove_methods {
+            if let Ok(Some(_)) = remove_method(self, behavior, selector) {
+                loaded.methods_removed += 1;
+            }
+        }
+        for class in plan.remove_classes {
+            if remove_class(self, class).is_ok() {
+                loaded.classes_removed += 1;
+            }
+        }
+        let init = self.intern("initialize");
+        for def in packages.iter().flat_map(|p| &p.classes) {
+            let Some(class) = self.global(&def.name) else { continue };
+            if !new_classes.contains(&class) && !initialize.contains(&class) {
+                continue;
+            }
+            let meta = self.class_of(class);
+            let dict = self.heap.slot(meta, cs::METHOD_DICT).unwrap_or(Value::NIL);
+            if self.dict(dict).is_some_and(|d| d.get(init).is_some()) && !loaded.to_initialize.contains(&class) {
+                loaded.to_initialize.push(class);
+            }
+        }
+        // A problem the plan did not foresee: reported, though the rest is applied.
+        if errors.is_empty() { Ok(loaded) } else { Err(errors) }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,189 @@
+//! Tests of loading packages into a booted image: everything or nothing, and updates.
+
+use std::path::Path;
+
+use super::*;
+use crate::source::diff::diff;
+use crate::source::loader::KernelSource;
+use crate::source::tonel::parse_class_file;
+
+fn vm() -> Vm {
+    Vm::boot(&KernelSource::embedded().without_tests()).unwrap()
+}
+
+/// A package `Shop` of Tonel class files (file name, text).
+fn package(files: &[(&str, &str)]) -> Package {
+    let mut package = Package { name: "Shop".into(), ..Package::default() };
+    for (name, text) in files {
+        let (class, methods) = parse_class_file(Path::new(name), text).unwrap();
+        package.classes.extend(class);
+        package.methods.extend(methods);
+    }
+    package
+}
+
+const SHOP: &str = r#""
+A shop.
+"
+Class {
+	#name : 'Shop',
+	#superclass : 'Object',
+	#instVars : [
+		'items'
+	],
+	#classVars : [
+		'Opened'
+	],
+	#category : 'Shop'
+}
+
+{ #category : 'initialization' }
+Shop class >> initialize [
+	Opened := 0
+]
+
+{ #category : 'accessing' }
+Shop >> items [
+	^ items ifNil: [ items := OrderedCollection new ]
+]
+
+{ #category : 'accessing' }
+Shop >> size [
+	^ self items size
+]
+"#;
+
+const STALL: &str = "Class {
+	#name : 'Stall',
+	#superclass : 'Shop',
+	#category : 'Shop-Stalls'
+}
+
+{ #category : 'printing' }
+Stall >> kind [
+	^ #stall
+]
+";
+
+const EXTENSION: &str = "Extension { #name : 'Integer' }
+
+{ #category : '*Shop' }
+Integer >> shops [
+	^ self * 2
+]
+";
+
+fn eval(vm: &mut Vm, source: &str) -> String {
+    let v = vm.evaluate(source).unwrap();
+    vm.print_string(v).unwrap()
+}
+
+fn shop() -> Package {
+    package(&[("Shop.class.st", SHOP), ("Stall.class.st", STALL), ("Integer.extension.st", EXTENSION)])
+}
+
+#[test]
+fn a_package_loads_and_the_image_holds_it_as_written() {
+    let mut vm = vm();
+    let loaded = vm.load(&[shop()]).unwrap();
+    assert_eq!((loaded.classes_defined, loaded.methods_compiled, loaded.unchanged), (2, 5, 0));
+    assert_eq!(loaded.to_initialize, vec![vm.global("Shop").unwrap()]);
+    vm.initialize_classes(&loaded.to_initialize).unwrap();
+    assert_eq!(eval(&mut vm, "Stall new items add: 3; yourself. Stall new size + 21 shops"), "42");
+    // The image holds what was loaded, definition for definition.
+    let held = vm.package_snapshot("Shop", &[]);
+    assert_eq!(diff(&shop(), &held), vec![]);
+    // Loading the same again changes nothing.
+    let again = vm.load(&[shop()]).unwrap();
+    assert_eq!((again.classes_defined, again.methods_compiled, again.unchanged), (0, 0, 7));
+    assert!(again.to_initialize.is_empty());
+}
+
+#[test]
+fn any_problem_loads_nothing_and_every_problem_is_reported() {
+    let mut vm = vm();
+    let broken = STALL.replace("^ #stall", "^ 3 +");
+    let orphan = "Class {\n\t#name : 'Kiosk',\n\t#superclass : 'Booth',\n\t#category : 'Shop'\n}\n";
+    let argument = "Extension { #name : 'Integer' }\n\n{ #category : '*Shop' }\nInteger >> set: x [\n\tx := 3\n]\n";
+    let errors = vm
+        .load(&[package(&[
+            ("Shop.class.st", SHOP),
+            ("Stall.class.st", &broken),
+            ("Kiosk.class.st", orphan),
+            ("Integer.extension.st", argument),
+        ])])
+        .unwrap_err();
+    let found: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+    assert_eq!(found.len(), 3, "{found:#?}");
+    assert!(found[0].starts_with("Kiosk.class.st:1: superclass Booth of Kiosk is not defined"), "{found:#?}");
+    assert!(found.iter().any(|e| e.starts_with("Stall.class.st:9: ")), "{found:#?}");
+    assert!(found.iter().any(|e| e.starts_with("Integer.extension.st:5: cannot store into argument x")), "{found:#?}");
+    for name in ["Shop", "Stall", "Kiosk"] {
+        assert!(vm.global(name).is_none(), "{name} was defined");
+    }
+    assert_eq!(eval(&mut vm, "3 respondsTo: #shops"), "false");
+    assert_eq!(vm.check_load(&[shop()]), vec![]);
+    assert!(vm.global("Shop").is_none());
+}
+
+#[test]
+fn an_update_changes_what_changed_and_removes_what_went() {
+    let mut vm = vm();
+    vm.load(&[shop()]).unwrap();
+    eval(&mut vm, "Smalltalk at: #Kept put: Shop new. Kept items add: 7. Kept");
+    // Shop gains an instance variable, `size` changes, `items` stays, Stall and the extension go.
+    let shop2 = SHOP
+        .replace("\t\t'items'\n", "\t\t'owner',\n\t\t'items'\n")
+        .replace("^ self items size", "^ self items size + 100");
+    let update = package(&[("Shop.class.st", &shop2)]);
+    let loaded = vm.load(std::slice::from_ref(&update)).unwrap();
+    assert_eq!(
+        (loaded.classes_defined, loaded.methods_compiled, loaded.classes_removed, loaded.methods_removed),
+        (1, 1, 1, 1)
+    );
+    assert!(loaded.to_initialize.is_empty());
+    assert_eq!(eval(&mut vm, "Kept size"), "101");
+    assert_eq!(eval(&mut vm, "Kept instVarNamed: 'owner'"), "nil");
+    assert!(vm.global("Stall").is_none());
+    assert_eq!(eval(&mut vm, "3 respondsTo: #shops"), "false");
+    assert_eq!(diff(&update, &vm.package_snapshot("Shop", &[])), vec![]);
+}
+
+#[test]
+fn a_failed_update_leaves_the_package_as_it_was() {
+    let mut vm = vm();
+    vm.load(&[shop()]).unwrap();
+    eval(&mut vm, "Smalltalk at: #Kept put: Shop new. Kept items add: 7. Kept");
+    let shop2 = SHOP.replace("\t\t'items'\n", "\t\t'owner'\n").replace("^ self items size", "^ self items size +");
+    let errors = vm.load(&[package(&[("Shop.class.st", &shop2)])]).unwrap_err();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(errors[0].line, 28);
+    assert_eq!(diff(&shop(), &vm.package_snapshot("Shop", &[])), vec![]);
+    assert_eq!(eval(&mut vm, "Kept size"), "1");
+}
+
+#[test]
+fn definitions_that_cannot_be() {
+    let mut vm = vm();
+    let class = |name: &str, sup: &str, extra: &str| {
+        format!("Class {{\n\t#name : '{name}',\n\t#superclass : '{sup}',{extra}\n\t#category : 'Shop'\n}}\n")
+    };
+    let (a, b) = (class("A", "B", ""), class("B", "A", ""));
+    let twice = class("C", "Object", "\n\t#instVars : [ 'x', 'x' ],");
+    let object = class("SmallInteger", "Object", "");
+    let wide = "Class {\n\t#name : 'W',\n\t#superclass : 'Object',\n\t#category : 'Shop'\n}\n\n{ #category : 'x' }\nW >> euro [\n\t^ '€'\n]\n";
+    let errors = vm
+        .load(&[package(&[("A.st", &a), ("B.st", &b), ("C.st", &twice), ("O.st", &object), ("W.st", wide)])])
+        .unwrap_err();
+    let found: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
+    assert!(found.iter().any(|e| e.contains("would inherit from itself")), "{found:#?}");
+    assert!(found.iter().any(|e| e.starts_with("C.st:1: instance variable x is defined twice in C")), "{found:#?}");
+    assert!(found.iter().any(|e| e.starts_with("O.st:1: SmallInteger is a VM class")), "{found:#?}");
+    assert!(found.iter().any(|e| e.starts_with("W.st:9: the method holds '€'")), "{found:#?}");
+    let dup = vm.load(&[package(&[("S1.st", SHOP)]), package(&[("S2.st", SHOP)])]).unwrap_err();
+    assert!(
+        dup.iter().any(|e| e.to_string().starts_with("S2.st:4: Shop is defined twice (also at S1.st:4)")),
+        "{dup:?}"
+    );
+    assert!(vm.global("A").is_none() && vm.global("C").is_none() && vm.global("W").is_none());
+}
