@@ -185,9 +185,10 @@ pub enum Command {
         /// The `.st` file.
         file: PathBuf,
     },
-    /// Parse and compile every method in Tonel and FileTree package folders and chunk files.
+    /// Parse and compile every method in Tonel and FileTree package folders, Monticello
+    /// versions and chunk files, reporting every problem.
     Check {
-        /// Package folders, folders of packages, or `.st` chunk files.
+        /// Package folders, folders of packages, `.mcz` files, or `.st` chunk files.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
     },
@@ -199,6 +200,43 @@ pub enum Command {
         before: PathBuf,
         /// The later state, likewise.
         after: PathBuf,
+    },
+    /// Load packages into a gem, all or nothing: Tonel or FileTree package folders, folders of
+    /// packages, or Monticello `.mcz` files. A package already there is updated. Any problem
+    /// loads nothing, and each is printed (`file:line: message`).
+    Load {
+        /// Package folders, folders of packages, or `.mcz` files.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Commit once loaded.
+        #[arg(long)]
+        commit: bool,
+        /// The gem's agent (`host:port`).
+        #[arg(long)]
+        gem: String,
+    },
+    /// Save packages from a gem as files: Tonel (a folder per package, in the Tonel version the
+    /// folder already uses, v3 for a new one), FileTree (`Pkg.package`), or a new Monticello
+    /// version (`Pkg-author.N.mcz`, the newest version there its ancestor).
+    Save {
+        /// Package names.
+        #[arg(required = true)]
+        packages: Vec<String>,
+        /// The folder to write in.
+        #[arg(long)]
+        to: PathBuf,
+        /// The format.
+        #[arg(long, value_enum, default_value_t = Format::Tonel)]
+        format: Format,
+        /// The version's message (Monticello).
+        #[arg(long, default_value = "")]
+        message: String,
+        /// The version's author's initials (Monticello).
+        #[arg(long, env = "USER", default_value = "onyx")]
+        author: String,
+        /// The gem's agent (`host:port`).
+        #[arg(long)]
+        gem: String,
     },
     /// Run SUnit tests (all test packages, or the ones named).
     Test {
@@ -366,4 +404,15 @@ pub enum BenchKind {
         #[arg(long, default_value_t = 9)]
         runs: usize,
     },
+}
+
+/// A format packages are saved in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Tonel: a folder per package, a file per class.
+    Tonel,
+    /// FileTree: a folder `Pkg.package`, a file per method.
+    Filetree,
+    /// A Monticello version: `Pkg-author.N.mcz`.
+    Mcz,
 }

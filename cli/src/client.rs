@@ -261,7 +261,7 @@ pub async fn execute(session: &mut AgentSession, ops: Vec<Op>) -> Result<pb::Bat
 }
 
 /// Operations in one batch of a new login; their outcomes.
-fn execute_once(gem: &str, ops: Vec<Op>) -> Result<Vec<Outcome>> {
+pub(crate) fn execute_once(gem: &str, ops: Vec<Op>) -> Result<Vec<Outcome>> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     runtime.block_on(async {
         let mut session = login(gem).await?;

@@ -111,45 +111,50 @@ fn file_in(vm: &mut Vm, item: &ChunkItem) -> std::result::Result<(), String> {
     }
 }
 
-/// `onyx check PATHS`: parses and compiles every method of packages and chunk files.
+/// `onyx check PATHS`: parses and compiles every method of packages (all of them together,
+/// as one load would, changing nothing) and of chunk files, and reports every problem.
 pub fn check(setup: &Setup, paths: &[PathBuf]) -> Result<ExitCode> {
     let mut vm = setup.boot().context("the kernel did not load")?;
     let mut methods = 0;
     let mut errors: Vec<String> = Vec::new();
+    let mut packages = Vec::new();
+    let mut chunk_files = Vec::new();
     for path in paths {
-        if path.is_dir() {
-            let packages = onyx_vm::source::read_packages(path).map_err(|e| anyhow!("{e}"))?;
-            match vm.load_packages(&packages) {
-                Ok(report) => {
-                    methods += report.methods + report.errors.len();
-                    errors.extend(report.errors);
-                }
+        let mcz = path.extension().is_some_and(|e| e == "mcz");
+        if path.is_dir() || (mcz && path.is_file()) {
+            match onyx_vm::source::read_packages(path) {
+                Ok(read) => packages.extend(read),
                 Err(e) => errors.push(e.to_string()),
             }
         } else if path.is_file() {
-            let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-            let items = match read_chunks(&text) {
-                Ok(items) => items,
-                Err(e) => {
-                    errors.push(format!("{}:{}: {}", path.display(), e.line, e.message));
-                    continue;
-                }
-            };
-            for item in &items {
-                let is_method = matches!(item, ChunkItem::Method { .. });
-                let is_definition = matches!(item, ChunkItem::Doit { source, .. } if source.contains("subclass:"));
-                if !is_method && !is_definition {
-                    continue;
-                }
-                if is_method {
-                    methods += 1;
-                }
-                if let Err(message) = file_in(&mut vm, item) {
-                    errors.push(format!("{}:{}: {message}", path.display(), item_line(item)));
-                }
-            }
+            chunk_files.push(path);
         } else {
             bail!("{}: no such file or directory", path.display());
+        }
+    }
+    methods += packages.iter().map(|p| p.methods.len()).sum::<usize>();
+    errors.extend(vm.check_load(&packages).iter().map(ToString::to_string));
+    for path in chunk_files {
+        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let items = match read_chunks(&text) {
+            Ok(items) => items,
+            Err(e) => {
+                errors.push(format!("{}:{}: {}", path.display(), e.line, e.message));
+                continue;
+            }
+        };
+        for item in &items {
+            let is_method = matches!(item, ChunkItem::Method { .. });
+            let is_definition = matches!(item, ChunkItem::Doit { source, .. } if source.contains("subclass:"));
+            if !is_method && !is_definition {
+                continue;
+            }
+            if is_method {
+                methods += 1;
+            }
+            if let Err(message) = file_in(&mut vm, item) {
+                errors.push(format!("{}:{}: {message}", path.display(), item_line(item)));
+            }
         }
     }
     for e in &errors {

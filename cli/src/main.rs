@@ -88,6 +88,10 @@ fn run(args: Args) -> Result<ExitCode> {
         Command::Run { file } => local::run_file(&setup, &file),
         Command::Check { paths } => local::check(&setup, &paths),
         Command::Diff { before, after } => packages::diff(&before, &after),
+        Command::Load { paths, commit, gem } => packages::load(&paths, &gem, commit),
+        Command::Save { packages: names, to, format, message, author, gem } => {
+            packages::save(&names, &gem, &to, format, &message, &author)
+        }
         Command::Test { packages } => local::test(&setup, &packages),
         Command::Bench { runs, what: None } => bench::run(&setup, runs),
         Command::Bench { what: Some(BenchKind::Agent { gem, classes, methods, runs }), .. } => {

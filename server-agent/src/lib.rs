@@ -8,6 +8,7 @@
 //!   taking and answering the gem's own types.
 //! - `agent`: the gRPC service, a thin layer that validates messages into those types and
 //!   answers theirs.
+//! - [`packages`]: packages as the agent protocol carries them (`onyx load`, `onyx save`).
 //! - [`stone_client`]: the gem's session with its stone over gRPC, as the VM's `StoneLink`.
 //! - [`users`]: the agent's login tokens (users and passwords are the stone's).
 //! - [`repository`]: a new repository holding the kernel (`onyx init`).
@@ -23,6 +24,7 @@ mod agent;
 pub mod embedded;
 pub mod gem;
 mod ops;
+pub mod packages;
 pub mod repository;
 pub mod stone_client;
 pub mod users;

@@ -17,6 +17,8 @@
 //! - `integrity`: hostile records, and damaged files, refused or found, never read as data.
 //! - `limits`: evaluations' time limits, and clients that go away.
 //! - `malformed`: messages that do not decode, answered INVALID_ARGUMENT.
+//! - `packages`: packages loaded into a gem all or nothing (`onyx load`), and saved from it
+//!   (`onyx save`) as Tonel, FileTree and Monticello.
 //! - `logins`: what a login to an agent may do, and how long its token and handles last.
 //! - `sessions`: the stone's sessions as the agents show them, and their events.
 //! - `restart`: a gem whose stone restarts logs in again.
@@ -40,6 +42,7 @@ mod limits;
 mod logins;
 mod malformed;
 mod object_log;
+mod packages;
 mod profiles;
 mod restart;
 mod sessions;

@@ -116,6 +116,10 @@ fn breakpoint_info(e: BreakpointEntry) -> pb::BreakpointInfo {
     }
 }
 
+fn count(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
 fn non_empty(s: String) -> Option<String> {
     (!s.is_empty()).then_some(s)
 }
@@ -131,6 +135,14 @@ fn request(op: Op) -> Result<Request, Failure> {
             tag: e.tag,
         }),
         Op::Interrupt(i) => Request::Interrupt { tag: i.tag, process: i.process },
+        Op::LoadPackages(r) => Request::LoadPackages(
+            r.packages
+                .into_iter()
+                .map(crate::packages::package)
+                .collect::<Result<_, _>>()
+                .map_err(|m| Failure::new(ErrorKind::Invalid, m))?,
+        ),
+        Op::PackageContents(r) => Request::PackageContents(r.names),
         Op::Packages(_) => Request::Packages,
         Op::Classes(r) if r.of_class.is_empty() => Request::Classes(Package::Named(r.package)),
         Op::Classes(r) => Request::Classes(Package::OfClass(r.of_class)),
@@ -417,6 +429,19 @@ fn answer_of(answer: Answer) -> PbOutcome {
                 .map(|c| pb::TestClass { name: c.name, package: c.package, selectors: c.selectors })
                 .collect(),
         }),
+        Answer::Loaded(l) => PbOutcome::Loaded(pb::Loaded {
+            classes_defined: count(l.classes_defined),
+            methods_compiled: count(l.methods_compiled),
+            unchanged: count(l.unchanged),
+            classes_removed: count(l.classes_removed),
+            methods_removed: count(l.methods_removed),
+            warnings: l.warnings,
+            initialized: l.initialized,
+            initialize_errors: l.initialize_errors,
+        }),
+        Answer::Packages(list) => {
+            PbOutcome::Packages(pb::PackageList { packages: list.iter().map(crate::packages::contents).collect() })
+        }
         Answer::Breakpoints(list) => {
             PbOutcome::Breakpoints(pb::BreakpointList { breakpoints: list.into_iter().map(breakpoint_info).collect() })
         }

@@ -11,6 +11,7 @@
 //! - [`breakpoints`]: the stone's breakpoints, set, listed and removed through this gem;
 //! - [`organize`]: protocols named, renamed and removed, methods moved, class comments,
 //!   classes renamed;
+//! - [`packages`]: packages loaded all or nothing, and taken from the image to be saved;
 //! - [`tests`]: test classes, and tests run one by one for a test runner.
 //!
 //! Evaluations and interrupts run on the VM thread itself (`vm_thread`), in time slices.
@@ -21,6 +22,7 @@ pub mod debugger;
 pub mod inspect;
 pub mod object_log;
 pub mod organize;
+pub mod packages;
 pub mod request;
 pub mod search;
 pub mod tests;
@@ -155,6 +157,8 @@ pub fn run(vm: &mut Vm, state: &mut State, login: u64, request: Request, page: O
         Request::SetComment { class, comment } => organize::set_comment(vm, &class, &comment),
         Request::RenameClass { from, to } => organize::rename_class(vm, &from, &to),
         Request::TestClasses(package) => tests::classes(vm, package.as_deref()),
+        Request::LoadPackages(loaded) => packages::load(vm, &loaded),
+        Request::PackageContents(names) => packages::contents(vm, &names),
         Request::TransactionStatus => transaction::status(vm, state.auto_commit),
         Request::BeginTransaction => transaction::system_done(vm, "beginTransaction"),
         Request::AbortTransaction => transaction::system_done(vm, "abortTransaction"),

@@ -92,6 +92,10 @@ pub struct InspectRequest {
 /// One operation of a batch.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Request {
+    /// Loads packages, all or nothing.
+    LoadPackages(Vec<onyx_vm::source::Package>),
+    /// Packages as the image holds them, by name.
+    PackageContents(Vec<String>),
     /// Runs a doit.
     Evaluate(Evaluate),
     /// Stops the sending login's evaluation of this tag (0: every evaluation of the gem), or
@@ -507,6 +511,10 @@ pub struct GemSession {
 /// What an operation answers.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Answer {
+    /// What a load changed.
+    Loaded(super::packages::LoadSummary),
+    /// Packages as the image holds them.
+    Packages(Vec<onyx_vm::source::Package>),
     /// A doit's value.
     Evaluated(Evaluated),
     /// Done, with nothing to say.

@@ -33,13 +33,16 @@ pub(crate) fn extension_owner<'n>(protocol: &str, lower: &'n [String]) -> Option
 impl Vm {
     /// Every class of the image (not metaclasses), in `Smalltalk`'s order, each brought in
     /// with its metaclass.
-    pub(crate) fn image_classes(&mut self) -> Vec<Value> {
+    pub fn image_classes(&mut self) -> Vec<Value> {
         let smalltalk = self.known.smalltalk;
+        self.bring_in(&[smalltalk]);
         let bindings: Vec<Value> =
             self.dict(smalltalk).map(|d| d.entries().iter().map(|e| e.1).collect()).unwrap_or_default();
         self.bring_in(&bindings);
         let values: Vec<Value> = bindings.iter().filter_map(|&b| self.heap.slot(b, 1)).collect();
         self.bring_in(&values);
+        let metas: Vec<Value> = values.iter().filter(|v| v.is_object()).map(|&v| self.class_of(v)).collect();
+        self.bring_in(&metas);
         let classes: Vec<Value> =
             values.into_iter().filter(|&c| self.is_behavior(c) && !self.is_metaclass(c) && self.global_is(c)).collect();
         let metas: Vec<Value> = classes.iter().map(|&c| self.class_of(c)).collect();
@@ -49,6 +52,23 @@ impl Vm {
             self.bring_in(&slots);
         }
         classes
+    }
+
+    /// The class `Smalltalk` holds under `name` (brought in), if it holds one.
+    pub(crate) fn class_named(&mut self, name: &str) -> Option<Value> {
+        let smalltalk = self.known.smalltalk;
+        self.bring_in(&[smalltalk]);
+        let symbol = self.existing_symbol(name)?;
+        let binding = self.dict(smalltalk)?.get(symbol)?;
+        self.bring_in(&[binding]);
+        let value = self.heap.slot(binding, 1)?;
+        self.bring_in(&[value]);
+        if !value.is_object() {
+            return None;
+        }
+        let meta = self.class_of(value);
+        self.bring_in(&[meta]);
+        (self.is_behavior(value) && !self.is_metaclass(value)).then_some(value)
     }
 
     /// Whether `class` is the global its name names (not a class held under another name).

@@ -133,7 +133,7 @@ impl Vm {
         let mut compile = Vec::new();
         let mut unchanged = defs.len().saturating_sub(define.len());
         for m in packages.iter().flat_map(|p| &p.methods) {
-            let existing = self.global(&m.class_name).filter(|&c| self.is_behavior(c) && !self.is_metaclass(c));
+            let existing = self.class_named(&m.class_name);
             let shape = match shapes.get(&m.class_name) {
                 Some(Some(shape)) => shape.clone(),
                 Some(None) => continue,
@@ -198,7 +198,7 @@ impl Vm {
         errors: &mut Vec<SourceError>,
     ) -> Option<Shape> {
         let Some(&def) = defs.get(name) else {
-            let class = self.global(name).filter(|&c| self.is_behavior(c) && !self.is_metaclass(c))?;
+            let class = self.class_named(name)?;
             return Some(self.shape_in_image(class));
         };
         if visiting.iter().any(|v| v == name) {
@@ -234,7 +234,7 @@ impl Vm {
         }
         let spec = spec_of(def);
         let inherited = superclass.as_ref().map(|s| s.ivars.clone()).unwrap_or_default();
-        let existing = self.global(name).filter(|&c| self.is_behavior(c) && !self.is_metaclass(c));
+        let existing = self.class_named(name);
         let mut layout = match layout(&spec, superclass.as_ref().map(|s| s.layout), &inherited) {
             Ok(layout) => layout,
             Err(message) => {
@@ -266,7 +266,7 @@ impl Vm {
 
     /// Whether the image's class `class` is `ancestor` or inherits from it.
     fn image_inherits(&mut self, class: &str, ancestor: &str) -> bool {
-        let mut c = self.global(class).unwrap_or(Value::NIL);
+        let mut c = self.class_named(class).unwrap_or(Value::NIL);
         let mut guard = 0;
         while c.is_object() && guard < 10_000 {
             self.bring_in(&[c]);
@@ -325,7 +325,7 @@ impl Vm {
                 packages.iter().flat_map(|p| &p.classes).map(|c| c.name.as_str()).collect();
             for class in &held.classes {
                 if !loaded_classes.contains(class.name.as_str())
-                    && let Some(c) = self.global(&class.name)
+                    && let Some(c) = self.class_named(&class.name)
                 {
                     classes.push(c);
                 }
@@ -339,7 +339,7 @@ impl Vm {
                 if loaded.contains(&(m.class_name.as_str(), m.class_side, m.selector.as_str())) {
                     continue;
                 }
-                let Some(class) = self.global(&m.class_name) else { continue };
+                let Some(class) = self.class_named(&m.class_name) else { continue };
                 if classes.contains(&class) {
                     continue;
                 }
@@ -356,7 +356,7 @@ impl Vm {
         let mut errors = Vec::new();
         let mut new_classes = Vec::new();
         for def in &plan.define {
-            let existed = self.global(&def.name).is_some();
+            let existed = self.class_named(&def.name).is_some();
             match self.define_from(def) {
                 Ok(class) => {
                     loaded.classes_defined += 1;
@@ -372,7 +372,7 @@ impl Vm {
             if plan.define.iter().any(|d| d.name == def.name) {
                 continue;
             }
-            let Some(class) = self.global(&def.name) else { continue };
+            let Some(class) = self.class_named(&def.name) else { continue };
             let had = self.heap.slot(class, cs::COMMENT).and_then(|c| self.string_of(c)).unwrap_or_default();
             if had != def.comment {
                 let comment = self.new_string(&def.comment);
@@ -381,7 +381,7 @@ impl Vm {
         }
         let mut initialize = Vec::new();
         for m in &plan.compile {
-            let Some(class) = self.global(&m.class_name) else { continue };
+            let Some(class) = self.class_named(&m.class_name) else { continue };
             let behavior = if m.class_side { self.class_of(class) } else { class };
             let protocol = self.intern(&m.category);
             match self.compile_and_install(behavior, &m.source, protocol) {
@@ -407,7 +407,7 @@ impl Vm {
         }
         let init = self.intern("initialize");
         for def in packages.iter().flat_map(|p| &p.classes) {
-            let Some(class) = self.global(&def.name) else { continue };
+            let Some(class) = self.class_named(&def.name) else { continue };
             if !new_classes.contains(&class) && !initialize.contains(&class) {
                 continue;
             }

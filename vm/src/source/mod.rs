@@ -12,6 +12,7 @@ mod loader;
 pub mod merge;
 pub mod model;
 pub mod monticello;
+pub mod save;
 mod ston;
 pub mod tonel;
 

@@ -83,7 +83,7 @@ impl ClassKind {
 }
 
 /// A class definition.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClassDef {
     /// The class name.
     pub name: String,
@@ -119,7 +119,7 @@ pub struct ClassDef {
 }
 
 /// A method.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MethodDef {
     /// The class it belongs to (without ` class`).
     pub class_name: String,
@@ -149,7 +149,7 @@ impl MethodDef {
 
 /// A package: its classes and all its methods (class and extension methods, in file order,
 /// files sorted by name).
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Package {
     /// The package name from `package.st`.
     pub name: String,

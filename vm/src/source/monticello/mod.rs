@@ -17,6 +17,7 @@ use std::io::{Cursor, Read, Write};
 use std::path::{Path, PathBuf};
 
 pub use info::VersionInfo;
+pub(crate) use info::civil_from_days;
 
 use super::model::{Package, SourceError};
 

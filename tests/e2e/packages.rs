@@ -1,0 +1,150 @@
+//! Packages in and out of a real gem with `onyx load` and `onyx save`: Tonel packages in
+//! Pharo's own layout load, commit (another gem sees them) and save back the same bytes; the
+//! FileTree and Monticello forms of what the gem holds read back to the same definitions; a
+//! load with problems reports each with its file and line and loads nothing; an update
+//! removes what the package no longer holds.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::agent::{GemProcess, repository};
+
+fn data() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("e2e/data/shop")
+}
+
+/// Runs `onyx ARGS` (with `--gem ADDR` when a gem is given): (success, stdout, stderr).
+fn onyx(gem: Option<&GemProcess>, args: &[&str]) -> (bool, String, String) {
+    let mut command = Command::new(onyx_tests::onyx());
+    command.args(args);
+    if let Some(gem) = gem {
+        command.args(["--gem", &gem.addr]);
+    }
+    let out = command.output().expect("onyx runs");
+    (out.status.success(), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+}
+
+fn eval(gem: &GemProcess, code: &str) -> String {
+    let (ok, out, err) = onyx(Some(gem), &["eval", code]);
+    assert!(ok, "{code}: {err}");
+    out.trim().to_string()
+}
+
+/// Every file under `dir`, as (path inside it, bytes), sorted.
+fn files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(d) = pending.pop() {
+        for entry in std::fs::read_dir(&d).expect("a folder").flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                let bytes = std::fs::read(&path).expect("a file");
+                out.push((path.strip_prefix(dir).expect("inside").to_path_buf(), bytes));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn tonel_packages_load_commit_and_save_back_the_same_bytes() {
+    let (dir, stone) = repository();
+    let gem = GemProcess::start(&stone);
+    let shop = data();
+    let (ok, out, err) = onyx(Some(&gem), &["load", &shop.display().to_string(), "--commit"]);
+    assert!(ok, "{out}{err}");
+    assert!(out.contains("loaded Shop-Core, Shop-Tests: 3 classes defined, 15 methods compiled"), "{out}");
+    assert!(out.contains("committed"), "{out}");
+    // The class-side initialize ran; the code runs; another gem sees it all.
+    assert_eq!(eval(&gem, "Shop opened"), "0");
+    assert_eq!(eval(&gem, "(Shop owner: 'ann') add: (Item named: 'pen' price: 3); total"), "3");
+    let other = GemProcess::start(&stone);
+    assert_eq!(
+        eval(&other, "((Shop owner: 'bo') add: 2 items first; yourself) items first printString"),
+        "'item 1 at 1'"
+    );
+    assert_eq!(
+        eval(&other, "(ShopTest selector: #testTotal) run printString"),
+        "'1 run, 1 passes, 0 failures, 0 errors'"
+    );
+
+    // Saved back as Tonel: the same bytes as the files loaded.
+    let out_dir = dir.path().join("saved");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    std::fs::copy(shop.join(".properties"), out_dir.join(".properties")).unwrap();
+    let to = out_dir.display().to_string();
+    let (ok, out, err) = onyx(Some(&gem), &["save", "Shop-Core", "Shop-Tests", "--to", &to]);
+    assert!(ok, "{out}{err}");
+    assert_eq!(files(&out_dir), files(&shop));
+
+    // FileTree and Monticello: written, then read back to the same definitions.
+    for format in ["filetree", "mcz"] {
+        let (ok, out, err) =
+            onyx(Some(&gem), &["save", "Shop-Core", "--to", &to, "--format", format, "--author", "ab"]);
+        assert!(ok, "{out}{err}");
+    }
+    let core = out_dir.join("Shop-Core");
+    for written in [out_dir.join("Shop-Core.package"), out_dir.join("Shop-Core-ab.1.mcz")] {
+        let (same, out, err) = onyx(None, &["diff", &core.display().to_string(), &written.display().to_string()]);
+        assert!(same, "{}: {out}{err}", written.display());
+    }
+    // A second Monticello version has the first as its ancestor.
+    let (ok, _, err) = onyx(Some(&gem), &["save", "Shop-Core", "--to", &to, "--format", "mcz", "--author", "ab"]);
+    assert!(ok, "{err}");
+    let second = onyx_vm::source::monticello::read(&out_dir.join("Shop-Core-ab.2.mcz")).unwrap();
+    assert_eq!(second.info.ancestors.iter().map(|a| a.name.as_str()).collect::<Vec<_>>(), ["Shop-Core-ab.1"]);
+}
+
+#[test]
+fn a_load_with_problems_loads_nothing_and_names_each() {
+    let (dir, stone) = repository();
+    let gem = GemProcess::start(&stone);
+    let broken = dir.path().join("broken");
+    copy_tree(&data(), &broken);
+    let shop = broken.join("Shop-Core/Shop.class.st");
+    let text = std::fs::read_to_string(&shop).unwrap().replace("^ self items add: anItem", "^ self items add:");
+    std::fs::write(&shop, text).unwrap();
+    let item = broken.join("Shop-Core/Item.class.st");
+    let text = std::fs::read_to_string(&item).unwrap().replace("#superclass : #Object", "#superclass : #Thing");
+    std::fs::write(&item, text).unwrap();
+    let (ok, out, err) = onyx(Some(&gem), &["load", &broken.display().to_string()]);
+    assert!(!ok, "{out}");
+    let item_at = format!("{}:1: superclass Thing of Item is not defined", item.display());
+    let shop_at = format!("{}:39: ", shop.display());
+    assert!(err.contains(&item_at) && err.contains(&shop_at) && err.contains("nothing was loaded"), "{err}");
+    assert_eq!(eval(&gem, "Smalltalk includesKey: #Shop"), "false");
+    assert_eq!(eval(&gem, "3 respondsTo: #items"), "false");
+}
+
+#[test]
+fn an_update_removes_what_the_package_no_longer_holds() {
+    let (dir, stone) = repository();
+    let gem = GemProcess::start(&stone);
+    let (ok, _, err) = onyx(Some(&gem), &["load", &data().join("Shop-Core").display().to_string()]);
+    assert!(ok, "{err}");
+    let next = dir.path().join("next");
+    copy_tree(&data().join("Shop-Core"), &next.join("Shop-Core"));
+    std::fs::remove_file(next.join("Shop-Core/Integer.extension.st")).unwrap();
+    let shop = next.join("Shop-Core/Shop.class.st");
+    let text = std::fs::read_to_string(&shop).unwrap().replace("sum + each price", "sum + (each price * 2)");
+    std::fs::write(&shop, text).unwrap();
+    let (ok, out, err) = onyx(Some(&gem), &["load", &next.join("Shop-Core").display().to_string()]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("0 classes defined, 1 methods compiled, 14 unchanged, 0 classes and 1 methods removed"),
+        "{out}"
+    );
+    assert_eq!(eval(&gem, "3 respondsTo: #items"), "false");
+    assert_eq!(eval(&gem, "(Shop new add: (Item named: 'x' price: 4); yourself) total"), "8");
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    for (path, bytes) in files(from) {
+        let target = to.join(path);
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::write(target, bytes).unwrap();
+    }
+}

@@ -1,0 +1,156 @@
+//! Saving a package into a folder, in Tonel, FileTree or as a new Monticello version, keeping
+//! what the files already there say and the image does not know: the Tonel version the
+//! folder is written in and how each class's category is spelled, FileTree's comment stamps,
+//! and the stamps of methods that did not change since the newest Monticello version.
+
+use std::path::{Path, PathBuf};
+
+use super::model::{Package, SourceError, Version};
+use super::monticello::{self, VersionInfo};
+use super::{filetree, tonel};
+
+/// How a package is saved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// A Tonel folder `dir/Pkg/`.
+    Tonel,
+    /// A FileTree folder `dir/Pkg.package/`.
+    FileTree,
+    /// A new Monticello version `dir/Pkg-author.N.mcz`, the newest version there its
+    /// ancestor.
+    Mcz {
+        /// The author's initials.
+        author: String,
+        /// The version's message.
+        message: String,
+    },
+}
+
+fn io(path: &Path, e: std::io::Error) -> SourceError {
+    SourceError::whole(path, format!("cannot write: {e}"))
+}
+
+/// Writes `text` to `path`, making its folder.
+fn write(path: &Path, text: &[u8]) -> Result<(), SourceError> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| io(parent, e))?;
+    }
+    std::fs::write(path, text).map_err(|e| io(path, e))
+}
+
+/// Takes over from `old` (the same package as files held it) what files keep and an image
+/// does not.
+fn carry_over(package: &mut Package, old: &Package) {
+    package.version = old.version;
+    for class in &mut package.classes {
+        if let Some(was) = old.classes.iter().find(|c| c.name == class.name) {
+            class.category_spelling = was.category_spelling;
+            class.comment_stamp.clone_from(&was.comment_stamp);
+            if was.category == class.category {
+                class.package.clone_from(&was.package);
+                class.tag.clone_from(&was.tag);
+            }
+        }
+    }
+    for method in &mut package.methods {
+        let was = old.methods.iter().find(|m| {
+            m.class_name == method.class_name && m.class_side == method.class_side && m.selector == method.selector
+        });
+        if let Some(was) = was.filter(|m| m.source == method.source && m.category == method.category) {
+            method.stamp.clone_from(&was.stamp);
+        }
+    }
+}
+
+/// Saves `package` into `dir` as `format`; answers the file or folder written.
+pub fn save(dir: &Path, package: &Package, format: &Format) -> Result<PathBuf, SourceError> {
+    let mut package = package.clone();
+    match format {
+        Format::Tonel => {
+            // The version the folder's `.properties` names; else the package's files show;
+            // else v1 where a `.properties` names none (as Tonel's first writers left it);
+            // else v3.
+            let folder = dir.join(&package.name);
+            if folder.join("package.st").is_file() {
+                carry_over(&mut package, &tonel::read_package(&folder)?);
+            } else if dir.join(".properties").is_file() {
+                package.version = Version::V1;
+            } else {
+                package.version = Version::default();
+            }
+            if let Some(version) = tonel::read_properties(dir)? {
+                package.version = version;
+            }
+            let files = tonel::package_files(&package, package.version);
+            // Files of classes the package no longer holds go.
+            if let Ok(entries) = std::fs::read_dir(&folder) {
+                for entry in entries.flatten() {
+                    let name = entry.file_name().to_string_lossy().into_owned();
+                    if name.ends_with(".st") && !files.iter().any(|(f, _)| *f == name) {
+                        std::fs::remove_file(entry.path()).map_err(|e| io(&entry.path(), e))?;
+                    }
+                }
+            }
+            for (name, text) in files {
+                write(&folder.join(name), text.as_bytes())?;
+            }
+            Ok(folder)
+        }
+        Format::FileTree => {
+            let folder = dir.join(format!("{}.package", package.name));
+            if folder.is_dir() {
+                carry_over(&mut package, &filetree::read_package(&folder)?);
+                std::fs::remove_dir_all(&folder).map_err(|e| io(&folder, e))?;
+            }
+            for (path, text) in filetree::package_files(&package) {
+                write(&folder.join(path), text.as_bytes())?;
+            }
+            Ok(folder)
+        }
+        Format::Mcz { author, message } => {
+            let newest = newest_version(dir, &package.name)?;
+            let (number, ancestors) = match &newest {
+                Some((n, path)) => {
+                    let old = monticello::read(path)?;
+                    carry_over(&mut package, &old.package);
+                    (n + 1, vec![old.info])
+                }
+                None => (1, Vec::new()),
+            };
+            let stamp = stamp(author);
+            for method in package.methods.iter_mut().filter(|m| m.stamp.is_empty()) {
+                method.stamp.clone_from(&stamp);
+            }
+            let name = format!("{}-{author}.{number}", package.name);
+            let info = VersionInfo::new(&name, author, message, ancestors);
+            let path = dir.join(monticello::file_name(&info));
+            let bytes = monticello::write(&package, &info).map_err(|e| io(&path, e))?;
+            write(&path, &bytes)?;
+            Ok(path)
+        }
+    }
+}
+
+/// The number and file of the newest version of `package` in `dir` (`Pkg-author.N.mcz`).
+pub fn newest_version(dir: &Path, package: &str) -> Result<Option<(u64, PathBuf)>, SourceError> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Ok(None) };
+    let mut newest: Option<(u64, PathBuf)> = None;
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(rest) = name.strip_suffix(".mcz").and_then(|n| n.strip_prefix(package)) else { continue };
+        let Some((author, number)) = rest.strip_prefix('-').and_then(|r| r.rsplit_once('.')) else { continue };
+        let Ok(number) = number.parse::<u64>() else { continue };
+        if author.contains('.') || newest.as_ref().is_some_and(|(n, _)| *n >= number) {
+            continue;
+        }
+        newest = Some((number, entry.path()));
+    }
+    Ok(newest)
+}
+
+/// A method's stamp as Squeak writes it: `ab 12/4/2026 16:34` (UTC).
+fn stamp(author: &str) -> String {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let (year, month, day) = monticello::civil_from_days(secs / 86_400);
+    format!("{author} {month}/{day}/{year} {:02}:{:02}", secs / 3600 % 24, secs / 60 % 60)
+}
