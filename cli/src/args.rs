@@ -212,7 +212,7 @@ pub enum Command {
         #[arg(long)]
         commit: bool,
         /// The gem's agent (`host:port`).
-        #[arg(long)]
+        #[arg(long, env = "ONYX_GEM")]
         gem: String,
     },
     /// Save packages from a gem as files: Tonel (a folder per package, in the Tonel version the
@@ -235,7 +235,16 @@ pub enum Command {
         #[arg(long, env = "USER", default_value = "onyx")]
         author: String,
         /// The gem's agent (`host:port`).
-        #[arg(long)]
+        #[arg(long, env = "ONYX_GEM")]
+        gem: String,
+    },
+    /// The packages a gem remembers (or those named): the version each was loaded from or
+    /// saved as, and whether it changed since; with names, each definition that did.
+    Status {
+        /// Package names (all remembered ones when none).
+        packages: Vec<String>,
+        /// The gem's agent (`host:port`).
+        #[arg(long, env = "ONYX_GEM")]
         gem: String,
     },
     /// Run SUnit tests (all test packages, or the ones named).

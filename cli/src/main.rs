@@ -89,6 +89,7 @@ fn run(args: Args) -> Result<ExitCode> {
         Command::Check { paths } => local::check(&setup, &paths),
         Command::Diff { before, after } => packages::diff(&before, &after),
         Command::Load { paths, commit, gem } => packages::load(&paths, &gem, commit),
+        Command::Status { packages: names, gem } => packages::status(&names, &gem),
         Command::Save { packages: names, to, format, message, author, gem } => {
             packages::save(&names, &gem, &to, format, &message, &author)
         }

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{Result, anyhow, bail};
 use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
-use onyx_server_agent::packages::{contents, package};
+use onyx_server_agent::packages::{loadable, package};
 use onyx_vm::source::diff::{ChangeKind, diff as compare};
 use onyx_vm::source::save::{Format as SaveFormat, save as save_package};
 use onyx_vm::source::{Package, read_packages};
@@ -18,16 +18,27 @@ use crate::client::execute_once;
 /// or nothing, and commits if asked. Exits 1 with every problem when the gem loads nothing.
 pub fn load(paths: &[PathBuf], gem: &str, commit: bool) -> Result<ExitCode> {
     let mut packages = Vec::new();
+    let mut sent = Vec::new();
     for path in paths {
         if !path.exists() {
             bail!("{}: no such file or directory", path.display());
         }
-        packages.extend(read_packages(path).map_err(|e| anyhow!("{e}"))?);
+        let from = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone()).display().to_string();
+        if path.extension().is_some_and(|e| e == "mcz") && path.is_file() {
+            let mcz = onyx_vm::source::monticello::read(path).map_err(|e| anyhow!("{e}"))?;
+            sent.push(loadable(&mcz.package, &mcz.info.name, &from));
+            packages.push(mcz.package);
+            continue;
+        }
+        for package in read_packages(path).map_err(|e| anyhow!("{e}"))? {
+            sent.push(loadable(&package, "", &from));
+            packages.push(package);
+        }
     }
     if packages.is_empty() {
         bail!("no package in {}", paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "));
     }
-    let op = Op::LoadPackages(pb::LoadPackages { packages: packages.iter().map(contents).collect() });
+    let op = Op::LoadPackages(pb::LoadPackages { packages: sent });
     let loaded = match execute_once(gem, vec![op])?.into_iter().next() {
         Some(Outcome::Loaded(loaded)) => loaded,
         Some(Outcome::Error(e)) => {
@@ -91,6 +102,16 @@ pub fn save(names: &[String], gem: &str, to: &Path, format: Format, message: &st
     for contents in list.packages {
         let package = package(contents).map_err(|m| anyhow!("the gem answered a package Onyx cannot write: {m}"))?;
         let written = save_package(to, &package, &format).map_err(|e| anyhow!("{e}"))?;
+        let version = match format {
+            SaveFormat::Mcz { .. } => written.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(),
+            _ => String::new(),
+        };
+        let from = std::fs::canonicalize(&written).unwrap_or_else(|_| written.clone()).display().to_string();
+        let record = Op::RecordVersion(pb::RecordVersion { package: package.name.clone(), version, from });
+        if let Some(Outcome::Error(e)) = execute_once(gem, vec![record])?.into_iter().next() {
+            eprintln!("{}", e.message);
+            return Ok(ExitCode::FAILURE);
+        }
         println!(
             "saved {} ({} classes, {} methods) to {}",
             package.name,
@@ -138,4 +159,41 @@ pub fn diff(before: &Path, after: &Path) -> Result<ExitCode> {
     }
     println!("{changed} changed, {added} added, {removed} removed");
     Ok(if changed + added + removed == 0 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// `onyx status [PACKAGES] --gem ADDR`: each package the gem remembers (or those named), with
+/// the version it was loaded from or saved as and whether it changed since; with names, each
+/// definition changed.
+pub fn status(names: &[String], gem: &str) -> Result<ExitCode> {
+    let op = Op::PackageStates(pb::PackageNames { names: names.to_vec() });
+    let states = match execute_once(gem, vec![op])?.into_iter().next() {
+        Some(Outcome::PackageStates(states)) => states.states,
+        Some(Outcome::Error(e)) => {
+            eprintln!("{}", e.message);
+            return Ok(ExitCode::FAILURE);
+        }
+        other => bail!("the gem answered out of turn: {other:?}"),
+    };
+    for name in names.iter().filter(|n| !states.iter().any(|s| s.name == **n)) {
+        println!("{name}: never loaded or saved");
+    }
+    for state in &states {
+        let version = if state.version.is_empty() { "no version".to_string() } else { state.version.clone() };
+        let dirty = match state.changes.len() {
+            0 => "clean".to_string(),
+            n => format!("dirty ({n} changed)"),
+        };
+        println!("{}: {version} from {}, {dirty}", state.name, state.from);
+        if !names.is_empty() {
+            for change in &state.changes {
+                let kind = match pb::ChangeKind::try_from(change.kind) {
+                    Ok(pb::ChangeKind::Added) => "added",
+                    Ok(pb::ChangeKind::Removed) => "removed",
+                    _ => "changed",
+                };
+                println!("  {kind} {}", change.definition);
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -6,10 +6,12 @@
 use onyx_protocol::agent as pb;
 use onyx_vm::source::{ClassDef, ClassKind, MethodDef, Package};
 
-/// A package as the protocol carries it.
+/// A package as the protocol carries it (without a version: see [`loadable`]).
 pub fn contents(package: &Package) -> pb::PackageContents {
     pb::PackageContents {
         name: package.name.clone(),
+        version: String::new(),
+        from: String::new(),
         classes: package
             .classes
             .iter()
@@ -43,6 +45,11 @@ pub fn contents(package: &Package) -> pb::PackageContents {
             })
             .collect(),
     }
+}
+
+/// A package to load, with the version its files hold and where they came from.
+pub fn loadable(package: &Package, version: &str, from: &str) -> pb::PackageContents {
+    pb::PackageContents { version: version.to_string(), from: from.to_string(), ..contents(package) }
 }
 
 /// The package the protocol carries, or why it is not one.

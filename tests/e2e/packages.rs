@@ -141,6 +141,47 @@ fn an_update_removes_what_the_package_no_longer_holds() {
     assert_eq!(eval(&gem, "(Shop new add: (Item named: 'x' price: 4); yourself) total"), "8");
 }
 
+#[test]
+fn the_gem_remembers_each_version_and_what_changed_since() {
+    let (dir, stone) = repository();
+    let gem = GemProcess::start(&stone);
+    let core = data().join("Shop-Core");
+    let (ok, _, err) = onyx(Some(&gem), &["load", &core.display().to_string(), "--commit"]);
+    assert!(ok, "{err}");
+    let (_, out, _) = onyx(Some(&gem), &["status"]);
+    let from = std::fs::canonicalize(&core).unwrap();
+    assert_eq!(out.trim(), format!("Shop-Core: no version from {}, clean", from.display()));
+    // Changed in the gem: dirty, definition by definition; a new gem sees the same (committed).
+    eval(&gem, "Shop compile: 'total ^ 0' classified: 'accessing'. Shop comment: 'Changed.'. System commitTransaction");
+    let other = GemProcess::start(&stone);
+    let (_, out, _) = onyx(Some(&other), &["status", "Shop-Core"]);
+    assert_eq!(
+        out,
+        format!(
+            "Shop-Core: no version from {}, dirty (2 changed)\n  changed Shop (comment)\n  changed Shop>>total\n",
+            from.display()
+        )
+    );
+    // Saved as a Monticello version: clean, as that version; loaded from it elsewhere, likewise.
+    let mcz = dir.path().join("mcz");
+    let to = mcz.display().to_string();
+    let (ok, _, err) = onyx(Some(&other), &["save", "Shop-Core", "--to", &to, "--format", "mcz", "--author", "cd"]);
+    assert!(ok, "{err}");
+    let (_, out, _) = onyx(Some(&other), &["status"]);
+    assert!(
+        out.starts_with("Shop-Core: Shop-Core-cd.1 from ") && out.trim().ends_with("Shop-Core-cd.1.mcz, clean"),
+        "{out}"
+    );
+    let (_fresh_dir, fresh) = repository();
+    let third = GemProcess::start(&fresh);
+    let version = mcz.join("Shop-Core-cd.1.mcz");
+    let (ok, _, err) = onyx(Some(&third), &["load", &version.display().to_string()]);
+    assert!(ok, "{err}");
+    assert_eq!(eval(&third, "Shop new total"), "0");
+    let (_, out, _) = onyx(Some(&third), &["status", "Shop-Core"]);
+    assert!(out.starts_with("Shop-Core: Shop-Core-cd.1 from ") && out.trim().ends_with("clean"), "{out}");
+}
+
 fn copy_tree(from: &Path, to: &Path) {
     for (path, bytes) in files(from) {
         let target = to.join(path);

@@ -10,11 +10,13 @@ use onyx_record::Hits;
 
 use crate::ops::breakpoints::{At, BreakpointEntry, BreakpointRequest, SetBreakpoint, Within};
 use crate::ops::debugger::{DebugRequest, Debugged, Step};
+use crate::ops::packages::Loadable;
 use crate::ops::request::{
     Answer, BatchAnswer, ClassRef, Done, ErrorKind, Evaluate, Event, Failure, InspectRequest, InstVarRef, Listed,
     MethodRef, Operation, Outcome, Package, Page, Paged, Password, ProcessChange, Request, TestRef, TestStatus,
     TransactionStatus,
 };
+use onyx_vm::source::diff::ChangeKind;
 
 /// A protocol operation as the gem's: the request and its page.
 pub fn operation(o: pb::Operation) -> Result<Operation, Failure> {
@@ -138,11 +140,16 @@ fn request(op: Op) -> Result<Request, Failure> {
         Op::LoadPackages(r) => Request::LoadPackages(
             r.packages
                 .into_iter()
-                .map(crate::packages::package)
+                .map(|c| {
+                    let (version, from) = (c.version.clone(), c.from.clone());
+                    crate::packages::package(c).map(|package| Loadable { package, version, from })
+                })
                 .collect::<Result<_, _>>()
                 .map_err(|m| Failure::new(ErrorKind::Invalid, m))?,
         ),
         Op::PackageContents(r) => Request::PackageContents(r.names),
+        Op::PackageStates(r) => Request::PackageStates(r.names),
+        Op::RecordVersion(r) => Request::RecordVersion { package: r.package, version: r.version, from: r.from },
         Op::Packages(_) => Request::Packages,
         Op::Classes(r) if r.of_class.is_empty() => Request::Classes(Package::Named(r.package)),
         Op::Classes(r) => Request::Classes(Package::OfClass(r.of_class)),
@@ -442,6 +449,28 @@ fn answer_of(answer: Answer) -> PbOutcome {
         Answer::Packages(list) => {
             PbOutcome::Packages(pb::PackageList { packages: list.iter().map(crate::packages::contents).collect() })
         }
+        Answer::PackageStates(states) => PbOutcome::PackageStates(pb::PackageStates {
+            states: states
+                .into_iter()
+                .map(|s| pb::PackageState {
+                    name: s.name,
+                    version: s.version,
+                    from: s.from,
+                    changes: s
+                        .changes
+                        .into_iter()
+                        .map(|(definition, kind)| pb::DefinitionChange {
+                            definition,
+                            kind: match kind {
+                                ChangeKind::Changed => pb::ChangeKind::Changed,
+                                ChangeKind::Added => pb::ChangeKind::Added,
+                                ChangeKind::Removed => pb::ChangeKind::Removed,
+                            } as i32,
+                        })
+                        .collect(),
+                })
+                .collect(),
+        }),
         Answer::Breakpoints(list) => {
             PbOutcome::Breakpoints(pb::BreakpointList { breakpoints: list.into_iter().map(breakpoint_info).collect() })
         }

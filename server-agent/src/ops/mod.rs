@@ -159,6 +159,8 @@ pub fn run(vm: &mut Vm, state: &mut State, login: u64, request: Request, page: O
         Request::TestClasses(package) => tests::classes(vm, package.as_deref()),
         Request::LoadPackages(loaded) => packages::load(vm, &loaded),
         Request::PackageContents(names) => packages::contents(vm, &names),
+        Request::PackageStates(names) => packages::states(vm, &names),
+        Request::RecordVersion { package, version, from } => packages::record(vm, &package, &version, &from),
         Request::TransactionStatus => transaction::status(vm, state.auto_commit),
         Request::BeginTransaction => transaction::system_done(vm, "beginTransaction"),
         Request::AbortTransaction => transaction::system_done(vm, "abortTransaction"),

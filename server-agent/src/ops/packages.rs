@@ -8,6 +8,17 @@ use onyx_vm::source::Package;
 use super::request::{Answer, ErrorKind, Failure, Outcome};
 use super::{WORK_LIMIT, may_change_code};
 
+/// A package to load, with the version its files hold and where they came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Loadable {
+    /// The package.
+    pub package: Package,
+    /// The version's name ("" when the files name none).
+    pub version: String,
+    /// Where it came from.
+    pub from: String,
+}
+
 /// What a load changed, and the initializers it ran.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LoadSummary {
@@ -29,12 +40,14 @@ pub struct LoadSummary {
     pub initialize_errors: Vec<String>,
 }
 
-/// Loads `packages`: every problem, a line each, and nothing changed; or what changed.
-pub fn load(vm: &mut Vm, packages: &[Package]) -> Outcome {
+/// Loads `packages`: every problem, a line each, and nothing changed; or what changed, each
+/// package then remembered as its version.
+pub fn load(vm: &mut Vm, loadables: &[Loadable]) -> Outcome {
     may_change_code(vm)?;
     // What the load compares against must be in memory.
     vm.image_classes();
-    let loaded = vm.load(packages).map_err(|problems| {
+    let packages: Vec<Package> = loadables.iter().map(|l| l.package.clone()).collect();
+    let loaded = vm.load(&packages).map_err(|problems| {
         let lines: Vec<String> = problems.iter().map(ToString::to_string).collect();
         Failure::new(ErrorKind::CompileError, lines.join("\n"))
     })?;
@@ -47,6 +60,9 @@ pub fn load(vm: &mut Vm, packages: &[Package]) -> Outcome {
         warnings: loaded.warnings,
         ..LoadSummary::default()
     };
+    for l in loadables {
+        vm.record_package(&l.package.name, &l.version, &l.from);
+    }
     for class in loaded.to_initialize {
         let name = vm.class_name(class);
         match vm.send_within(class, "initialize", &[], WORK_LIMIT) {
@@ -70,4 +86,17 @@ pub fn contents(vm: &mut Vm, names: &[String]) -> Outcome {
         packages.push(package);
     }
     Ok(Answer::Packages(packages))
+}
+
+/// Packages as the image remembers them, with what changed since.
+pub fn states(vm: &mut Vm, names: &[String]) -> Outcome {
+    vm.image_classes();
+    Ok(Answer::PackageStates(vm.package_states(names)))
+}
+
+/// Remembers `package` as the image holds it, as version `version` saved to `from`.
+pub fn record(vm: &mut Vm, package: &str, version: &str, from: &str) -> Outcome {
+    vm.image_classes();
+    vm.record_package(package, version, from);
+    Ok(Answer::Done)
 }

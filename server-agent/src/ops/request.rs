@@ -93,9 +93,20 @@ pub struct InspectRequest {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Request {
     /// Loads packages, all or nothing.
-    LoadPackages(Vec<onyx_vm::source::Package>),
+    LoadPackages(Vec<super::packages::Loadable>),
     /// Packages as the image holds them, by name.
     PackageContents(Vec<String>),
+    /// Packages as the image remembers them, with what changed since (all, with no name).
+    PackageStates(Vec<String>),
+    /// Remembers a package as the image holds it, as a version saved.
+    RecordVersion {
+        /// The package.
+        package: String,
+        /// The version's name ("" for none).
+        version: String,
+        /// Where it was saved.
+        from: String,
+    },
     /// Runs a doit.
     Evaluate(Evaluate),
     /// Stops the sending login's evaluation of this tag (0: every evaluation of the gem), or
@@ -515,6 +526,8 @@ pub enum Answer {
     Loaded(super::packages::LoadSummary),
     /// Packages as the image holds them.
     Packages(Vec<onyx_vm::source::Package>),
+    /// Packages as the image remembers them.
+    PackageStates(Vec<onyx_vm::source::PackageState>),
     /// A doit's value.
     Evaluated(Evaluated),
     /// Done, with nothing to say.

@@ -97,11 +97,15 @@ impl Vm {
         self.code_of(method).and_then(|c| self.string_of(c.protocol.get())).unwrap_or_default()
     }
 
-    /// Package `name` as the image holds it; `others` are the names of the other packages
-    /// that may own part of it (the longest name that fits owns a category).
+    /// Package `name` as the image holds it; `others` (and the packages the image remembers,
+    /// see `registry`) are the names of the other packages that may own part of it (the
+    /// longest name that fits owns a category).
     pub fn package_snapshot(&mut self, name: &str, others: &[String]) -> Package {
         let mut names: Vec<String> = others.to_vec();
+        names.extend(self.recorded_packages());
         names.push(name.to_string());
+        names.sort();
+        names.dedup();
         let lower: Vec<String> = names.iter().map(|n| n.to_lowercase()).collect();
         let mut package = Package { name: name.to_string(), ..Package::default() };
         let mut classes = self.image_classes();

@@ -1,7 +1,8 @@
 //! Source code on disk: the package model (`model`), Tonel, FileTree, Monticello and chunk files, the
 //! STON that Tonel's metadata is written in, the per-definition diff and three-way merge of two
 //! states of a package, the loader that boots a VM from the kernel packages, loading packages
-//! into a running image all or nothing (`load`), and packages as the image holds them (`image`).
+//! into a running image all or nothing (`load`), packages as the image holds them (`image`), and
+//! what the image remembers of the versions loaded and saved (`registry`).
 
 pub mod chunk;
 pub mod diff;
@@ -12,6 +13,7 @@ mod loader;
 pub mod merge;
 pub mod model;
 pub mod monticello;
+mod registry;
 pub mod save;
 mod ston;
 pub mod tonel;
@@ -19,6 +21,7 @@ pub mod tonel;
 pub use load::Loaded;
 pub use loader::{KernelSource, LoadReport};
 pub use model::{ClassDef, ClassKind, MethodDef, Package, SourceError, Spelling, Version};
+pub use registry::PackageState;
 
 use std::path::Path;
 

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use super::*;
-use crate::source::diff::diff;
+use crate::source::diff::{ChangeKind, diff};
 use crate::source::loader::KernelSource;
 use crate::source::tonel::parse_class_file;
 
@@ -186,4 +186,37 @@ fn definitions_that_cannot_be() {
         "{dup:?}"
     );
     assert!(vm.global("A").is_none() && vm.global("C").is_none() && vm.global("W").is_none());
+}
+
+#[test]
+fn the_image_remembers_the_version_and_what_changed_since() {
+    let mut vm = vm();
+    vm.load(&[shop()]).unwrap();
+    assert!(vm.package_states(&[]).is_empty());
+    vm.record_package("Shop", "Shop-ab.1", "Shop-ab.1.mcz");
+    let state = &vm.package_states(&[])[0];
+    assert_eq!(
+        (state.name.as_str(), state.version.as_str(), state.from.as_str()),
+        ("Shop", "Shop-ab.1", "Shop-ab.1.mcz")
+    );
+    assert!(!state.dirty());
+    // A method changed, one added, one removed, a comment changed.
+    eval(&mut vm, "Shop compile: 'size ^ 0' classified: 'accessing'");
+    eval(&mut vm, "Stall compile: 'open ^ true' classified: 'accessing'");
+    eval(&mut vm, "Integer removeSelector: #shops");
+    eval(&mut vm, "Shop comment: 'A big shop.'");
+    let changes = vm.package_states(&["Shop".to_string()]).remove(0).changes;
+    assert_eq!(
+        changes,
+        vec![
+            ("Integer>>shops".to_string(), ChangeKind::Removed),
+            ("Shop (comment)".to_string(), ChangeKind::Changed),
+            ("Shop>>size".to_string(), ChangeKind::Changed),
+            ("Stall>>open".to_string(), ChangeKind::Added),
+        ]
+    );
+    // Saved (or loaded) again: clean.
+    vm.record_package("Shop", "Shop-ab.2", "Shop-ab.2.mcz");
+    assert!(!vm.package_states(&[]).remove(0).dirty());
+    assert_eq!(vm.recorded_packages(), vec!["Shop"]);
 }
