@@ -217,7 +217,9 @@ pub enum Command {
     },
     /// Save packages from a gem as files: Tonel (a folder per package, in the Tonel version the
     /// folder already uses, v3 for a new one), FileTree (`Pkg.package`), or a new Monticello
-    /// version (`Pkg-author.N.mcz`, the newest version there its ancestor).
+    /// version (`Pkg-author.N.mcz`, the newest version there its ancestor). In a git work
+    /// tree, with `--message`, the package's files (in the format its folder has) are
+    /// committed with that message.
     Save {
         /// Package names.
         #[arg(required = true)]
@@ -228,7 +230,7 @@ pub enum Command {
         /// The format.
         #[arg(long, value_enum, default_value_t = Format::Tonel)]
         format: Format,
-        /// The version's message (Monticello).
+        /// The version's message (Monticello's, or the git commit's).
         #[arg(long, default_value = "")]
         message: String,
         /// The version's author's initials (Monticello).
@@ -237,6 +239,21 @@ pub enum Command {
         /// The gem's agent (`host:port`).
         #[arg(long, env = "ONYX_GEM")]
         gem: String,
+    },
+    /// The packages a version repository holds (a folder of `.mcz` files, or a folder of a git
+    /// work tree holding Tonel or FileTree packages), or a package's versions, newest first:
+    /// name, time, author, ancestors and message.
+    Versions {
+        /// The repository's folder.
+        repository: PathBuf,
+        /// A package: list its versions.
+        package: Option<String>,
+        /// The first version listed (0 the newest).
+        #[arg(long, default_value_t = 0)]
+        from: usize,
+        /// How many versions to list.
+        #[arg(long, default_value_t = 50)]
+        size: usize,
     },
     /// The packages a gem remembers (or those named): the version each was loaded from or
     /// saved as, and whether it changed since; with names, each definition that did.

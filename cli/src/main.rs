@@ -90,6 +90,9 @@ fn run(args: Args) -> Result<ExitCode> {
         Command::Diff { before, after } => packages::diff(&before, &after),
         Command::Load { paths, commit, gem } => packages::load(&paths, &gem, commit),
         Command::Status { packages: names, gem } => packages::status(&names, &gem),
+        Command::Versions { repository, package, from, size } => {
+            packages::versions(&repository, package.as_deref(), from, size)
+        }
         Command::Save { packages: names, to, format, message, author, gem } => {
             packages::save(&names, &gem, &to, format, &message, &author)
         }

@@ -11,6 +11,8 @@ use onyx_vm::source::diff::{ChangeKind, diff as compare};
 use onyx_vm::source::save::{Format as SaveFormat, save as save_package};
 use onyx_vm::source::{Package, read_packages};
 
+use onyx_versions::Repository;
+
 use crate::args::Format;
 use crate::client::execute_once;
 
@@ -94,17 +96,32 @@ pub fn save(names: &[String], gem: &str, to: &Path, format: Format, message: &st
         }
         other => bail!("the gem answered out of turn: {other:?}"),
     };
+    let repository = Repository::open(to).ok().filter(|r| matches!(r, Repository::Git(_)) && !message.is_empty());
     let format = match format {
         Format::Tonel => SaveFormat::Tonel,
         Format::Filetree => SaveFormat::FileTree,
-        Format::Mcz => SaveFormat::Mcz { author: author.to_string(), message: message.to_string() },
+        Format::Mcz => {
+            SaveFormat::Mcz { author: author.to_string(), message: message.to_string(), ancestors: Vec::new() }
+        }
     };
     for contents in list.packages {
         let package = package(contents).map_err(|m| anyhow!("the gem answered a package Onyx cannot write: {m}"))?;
-        let written = save_package(to, &package, &format).map_err(|e| anyhow!("{e}"))?;
-        let version = match format {
-            SaveFormat::Mcz { .. } => written.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(),
-            _ => String::new(),
+        let (written, version) = match &repository {
+            Some(git) => {
+                let version = git.save(&package, author, message, &[]).map_err(|e| anyhow!("{e}"))?;
+                println!("committed {} as {}", package.name, version.name);
+                (to.to_path_buf(), version.name)
+            }
+            None => {
+                let written = save_package(to, &package, &format).map_err(|e| anyhow!("{e}"))?;
+                let version = match format {
+                    SaveFormat::Mcz { .. } => {
+                        written.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+                    }
+                    _ => String::new(),
+                };
+                (written, version)
+            }
         };
         let from = std::fs::canonicalize(&written).unwrap_or_else(|_| written.clone()).display().to_string();
         let record = Op::RecordVersion(pb::RecordVersion { package: package.name.clone(), version, from });
@@ -194,6 +211,36 @@ pub fn status(names: &[String], gem: &str) -> Result<ExitCode> {
                 println!("  {kind} {}", change.definition);
             }
         }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `onyx versions REPOSITORY [PACKAGE]`: the packages a version repository holds, or a page
+/// of a package's versions, newest first.
+pub fn versions(repository: &Path, package: Option<&str>, from: usize, size: usize) -> Result<ExitCode> {
+    let repo = Repository::open(repository).map_err(|e| anyhow!("{e}"))?;
+    let Some(package) = package else {
+        for name in repo.packages().map_err(|e| anyhow!("{e}"))? {
+            println!("{name}");
+        }
+        return Ok(ExitCode::SUCCESS);
+    };
+    let versions = repo.versions(package).map_err(|e| anyhow!("{e}"))?;
+    if versions.is_empty() {
+        eprintln!("{}: no version of {package}", repository.display());
+        return Ok(ExitCode::FAILURE);
+    }
+    for v in versions.iter().skip(from).take(size) {
+        let ancestors: Vec<&str> = v
+            .ancestors
+            .iter()
+            .map(|id| versions.iter().find(|a| a.id == *id).map_or(id.get(..8).unwrap_or(id), |a| a.name.as_str()))
+            .collect();
+        let first_line = v.message.lines().next().unwrap_or_default();
+        println!("{}  {}  {}  [{}]  {first_line}", v.name, v.time, v.author, ancestors.join(", "));
+    }
+    if from + size < versions.len() {
+        println!("... {} more (--from {})", versions.len() - from - size, from + size);
     }
     Ok(ExitCode::SUCCESS)
 }

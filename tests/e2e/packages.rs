@@ -2,7 +2,8 @@
 //! Pharo's own layout load, commit (another gem sees them) and save back the same bytes; the
 //! FileTree and Monticello forms of what the gem holds read back to the same definitions; a
 //! load with problems reports each with its file and line and loads nothing; an update
-//! removes what the package no longer holds.
+//! removes what the package no longer holds; the gem remembers versions and what changed
+//! since; versions saved as git commits and as `.mcz` files are listed with their ancestry.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -180,6 +181,48 @@ fn the_gem_remembers_each_version_and_what_changed_since() {
     assert_eq!(eval(&third, "Shop new total"), "0");
     let (_, out, _) = onyx(Some(&third), &["status", "Shop-Core"]);
     assert!(out.starts_with("Shop-Core: Shop-Core-cd.1 from ") && out.trim().ends_with("clean"), "{out}");
+}
+
+#[test]
+fn versions_in_git_and_in_a_folder_of_monticello_versions() {
+    let (dir, stone) = repository();
+    let gem = GemProcess::start(&stone);
+    let (ok, _, err) = onyx(Some(&gem), &["load", &data().join("Shop-Core").display().to_string()]);
+    assert!(ok, "{err}");
+    // Saved into a git work tree with a message: a commit each.
+    let work = dir.path().join("work");
+    git2::Repository::init(&work).unwrap();
+    std::fs::create_dir_all(work.join("src")).unwrap();
+    let src = work.join("src").display().to_string();
+    let save = |message: &str| {
+        let (ok, out, err) =
+            onyx(Some(&gem), &["save", "Shop-Core", "--to", &src, "--message", message, "--author", "ab"]);
+        assert!(ok && out.starts_with("committed Shop-Core as "), "{out}{err}");
+    };
+    save("First");
+    eval(&gem, "Shop compile: 'total ^ 42' classified: 'accessing'");
+    save("Second");
+    let (ok, out, err) = onyx(None, &["versions", &src, "Shop-Core"]);
+    assert!(ok, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert!(lines[0].ends_with("  Second") && lines[1].ends_with("  First"), "{out}");
+    let first = lines[1].split(' ').next().unwrap();
+    assert!(lines[0].contains(&format!("[{first}]")), "{out}");
+    let (_, status, _) = onyx(Some(&gem), &["status"]);
+    let second = lines[0].split(' ').next().unwrap();
+    assert!(status.starts_with(&format!("Shop-Core: {second} from ")) && status.trim().ends_with("clean"), "{status}");
+    // A folder of Monticello versions, paged.
+    let mcz = dir.path().join("mcz").display().to_string();
+    for _ in 0..3 {
+        let (ok, _, err) = onyx(Some(&gem), &["save", "Shop-Core", "--to", &mcz, "--format", "mcz", "--author", "ab"]);
+        assert!(ok, "{err}");
+    }
+    assert_eq!(onyx(None, &["versions", &mcz]).1, "Shop-Core\n");
+    let (_, out, _) = onyx(None, &["versions", &mcz, "Shop-Core", "--from", "1", "--size", "1"]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].starts_with("Shop-Core-ab.2  ") && lines[0].contains("[Shop-Core-ab.1]"), "{out}");
+    assert_eq!(lines[1], "... 1 more (--from 2)");
 }
 
 fn copy_tree(from: &Path, to: &Path) {

@@ -16,13 +16,15 @@ pub enum Format {
     Tonel,
     /// A FileTree folder `dir/Pkg.package/`.
     FileTree,
-    /// A new Monticello version `dir/Pkg-author.N.mcz`, the newest version there its
-    /// ancestor.
+    /// A new Monticello version `dir/Pkg-author.N.mcz`.
     Mcz {
         /// The author's initials.
         author: String,
         /// The version's message.
         message: String,
+        /// The ids of the versions there it is made from (two for a merge); none: the newest
+        /// version there.
+        ancestors: Vec<String>,
     },
 }
 
@@ -107,15 +109,22 @@ pub fn save(dir: &Path, package: &Package, format: &Format) -> Result<PathBuf, S
             }
             Ok(folder)
         }
-        Format::Mcz { author, message } => {
+        Format::Mcz { author, message, ancestors } => {
             let newest = newest_version(dir, &package.name)?;
-            let (number, ancestors) = match &newest {
-                Some((n, path)) => {
-                    let old = monticello::read(path)?;
-                    carry_over(&mut package, &old.package);
-                    (n + 1, vec![old.info])
+            let number = newest.as_ref().map_or(1, |(n, _)| n + 1);
+            if let Some((_, path)) = &newest {
+                carry_over(&mut package, &monticello::read(path)?.package);
+            }
+            let ancestors = if ancestors.is_empty() {
+                newest.iter().map(|(_, path)| monticello::read_info(path)).collect::<Result<Vec<_>, _>>()?
+            } else {
+                let infos = versions_in(dir, &package.name)?;
+                let mut found = Vec::new();
+                for id in ancestors {
+                    let info = infos.iter().find(|i| i.id == *id || i.name == *id);
+                    found.push(info.cloned().ok_or_else(|| SourceError::whole(dir, format!("no version {id} here")))?);
                 }
-                None => (1, Vec::new()),
+                found
             };
             let stamp = stamp(author);
             for method in package.methods.iter_mut().filter(|m| m.stamp.is_empty()) {
@@ -131,21 +140,31 @@ pub fn save(dir: &Path, package: &Package, format: &Format) -> Result<PathBuf, S
     }
 }
 
-/// The number and file of the newest version of `package` in `dir` (`Pkg-author.N.mcz`).
-pub fn newest_version(dir: &Path, package: &str) -> Result<Option<(u64, PathBuf)>, SourceError> {
-    let Ok(entries) = std::fs::read_dir(dir) else { return Ok(None) };
-    let mut newest: Option<(u64, PathBuf)> = None;
+/// The versions of `package` in `dir` (`Pkg-author.N.mcz`), as (number, file), newest first.
+pub fn version_files(dir: &Path, package: &str) -> Vec<(u64, PathBuf)> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut files = Vec::new();
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
         let Some(rest) = name.strip_suffix(".mcz").and_then(|n| n.strip_prefix(package)) else { continue };
         let Some((author, number)) = rest.strip_prefix('-').and_then(|r| r.rsplit_once('.')) else { continue };
         let Ok(number) = number.parse::<u64>() else { continue };
-        if author.contains('.') || newest.as_ref().is_some_and(|(n, _)| *n >= number) {
-            continue;
+        if !author.is_empty() && !author.contains(['.', '-']) {
+            files.push((number, entry.path()));
         }
-        newest = Some((number, entry.path()));
     }
-    Ok(newest)
+    files.sort_by(|a, b| b.cmp(a));
+    files
+}
+
+/// The newest version of `package` in `dir`, as (number, file).
+pub fn newest_version(dir: &Path, package: &str) -> Result<Option<(u64, PathBuf)>, SourceError> {
+    Ok(version_files(dir, package).into_iter().next())
+}
+
+/// The infos of the versions of `package` in `dir`, newest first.
+pub fn versions_in(dir: &Path, package: &str) -> Result<Vec<VersionInfo>, SourceError> {
+    version_files(dir, package).iter().map(|(_, path)| monticello::read_info(path)).collect()
 }
 
 /// A method's stamp as Squeak writes it: `ab 12/4/2026 16:34` (UTC).

@@ -274,7 +274,7 @@ fn squeak_now() -> (String, String) {
 }
 
 /// The calendar date of a day counted from 1970-01-01 (the proleptic Gregorian calendar).
-pub(crate) fn civil_from_days(days: u64) -> (u64, u64, u64) {
+pub fn civil_from_days(days: u64) -> (u64, u64, u64) {
     let z = days + 719_468;
     let era = z / 146_097;
     let doe = z % 146_097;

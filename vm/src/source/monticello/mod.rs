@@ -17,7 +17,7 @@ use std::io::{Cursor, Read, Write};
 use std::path::{Path, PathBuf};
 
 pub use info::VersionInfo;
-pub(crate) use info::civil_from_days;
+pub use info::civil_from_days;
 
 use super::model::{Package, SourceError};
 
@@ -36,6 +36,20 @@ const SOURCE: &str = "snapshot/source.st";
 pub fn read(path: &Path) -> Result<Mcz, SourceError> {
     let bytes = std::fs::read(path).map_err(|e| SourceError::whole(path, format!("cannot read: {e}")))?;
     read_bytes(path, &bytes)
+}
+
+/// Reads only the version info of the `.mcz` at `path` (its snapshot unread).
+pub fn read_info(path: &Path) -> Result<VersionInfo, SourceError> {
+    let bytes = std::fs::read(path).map_err(|e| SourceError::whole(path, format!("cannot read: {e}")))?;
+    let mut zip = zip::ZipArchive::new(Cursor::new(bytes.as_slice()))
+        .map_err(|e| SourceError::whole(path, format!("not a Monticello version (a zip file): {e}")))?;
+    let file = path.join("version");
+    let mut text = String::new();
+    zip.by_name("version")
+        .map_err(|e| SourceError::whole(&file, format!("cannot read: {e}")))?
+        .read_to_string(&mut text)
+        .map_err(|e| SourceError::whole(&file, format!("cannot read: {e}")))?;
+    VersionInfo::parse(&text).map_err(|m| SourceError::whole(&file, m))
 }
 
 /// Reads an `.mcz` from its bytes; `path` names it in errors.
