@@ -194,20 +194,53 @@ pub enum Command {
     },
     /// Compare two states of packages definition by definition: each class definition,
     /// comment and method added, removed or changed, with the lines that differ. Exits 1 when
-    /// anything differs.
+    /// anything differs. A state is files at a path (Tonel or FileTree packages, folders of
+    /// them, `.mcz` versions), `PKG@VERSION` of the `--repository`, or `PKG` as the `--gem`
+    /// holds it.
     Diff {
-        /// The earlier state: a Tonel or FileTree package, or a folder of packages.
-        before: PathBuf,
-        /// The later state, likewise.
-        after: PathBuf,
+        /// The earlier state.
+        before: String,
+        /// The later state.
+        after: String,
+        /// The version repository `PKG@VERSION` names a version of.
+        #[arg(long)]
+        repository: Option<PathBuf>,
+        /// The gem whose code `PKG` names.
+        #[arg(long)]
+        gem: Option<String>,
+    },
+    /// Merge a version of a package into a gem's code, three ways from their common ancestor
+    /// (the version the gem's code was made from, and this one, in the repository): what
+    /// changed on one side only is taken; conflicts are listed and nothing changes, unless
+    /// `--take` settles them all. The merged code loads all or nothing, made from both
+    /// versions (the ancestors of the next version saved).
+    Merge {
+        /// `PKG@VERSION` (the newest version without `@VERSION`).
+        version: String,
+        /// The version repository.
+        #[arg(long)]
+        repository: PathBuf,
+        /// Settle every conflict with our side (the gem's) or theirs (the version's).
+        #[arg(long, value_parser = ["ours", "theirs"])]
+        take: Option<String>,
+        /// Commit once merged.
+        #[arg(long)]
+        commit: bool,
+        /// The gem's agent (`host:port`).
+        #[arg(long, env = "ONYX_GEM")]
+        gem: String,
     },
     /// Load packages into a gem, all or nothing: Tonel or FileTree package folders, folders of
     /// packages, or Monticello `.mcz` files. A package already there is updated. Any problem
     /// loads nothing, and each is printed (`file:line: message`).
     Load {
-        /// Package folders, folders of packages, or `.mcz` files.
+        /// Package folders, folders of packages, or `.mcz` files; with `--repository`,
+        /// `PKG@VERSION` (the newest version without `@VERSION`).
         #[arg(required = true)]
-        paths: Vec<PathBuf>,
+        paths: Vec<String>,
+        /// Load versions from this version repository.
+        #[arg(long)]
+        repository: Option<PathBuf>,
         /// Commit once loaded.
         #[arg(long)]
         commit: bool,
@@ -430,6 +463,14 @@ pub enum BenchKind {
         #[arg(long, default_value_t = 9)]
         runs: usize,
     },
+}
+
+/// Where a command-line side's packages come from when it names no file.
+pub struct Side {
+    /// The version repository `PKG@VERSION` names a version of.
+    pub repository: Option<PathBuf>,
+    /// The gem whose code `PKG` names.
+    pub gem: Option<String>,
 }
 
 /// A format packages are saved in.

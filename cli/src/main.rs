@@ -14,6 +14,7 @@ mod dap;
 mod local;
 mod packages;
 mod serve;
+mod versions;
 
 use std::process::ExitCode;
 
@@ -22,7 +23,7 @@ use clap::Parser as _;
 use onyx_server_agent::Setup;
 use onyx_vm::{JitConfig, KernelSource, VmConfig};
 
-use crate::args::{Args, BenchKind, Command};
+use crate::args::{Args, BenchKind, Command, Side};
 use crate::client::Request;
 
 fn main() -> ExitCode {
@@ -87,11 +88,14 @@ fn run(args: Args) -> Result<ExitCode> {
         Command::Pause { process, gem } => client::stack(&gem, process, true),
         Command::Run { file } => local::run_file(&setup, &file),
         Command::Check { paths } => local::check(&setup, &paths),
-        Command::Diff { before, after } => packages::diff(&before, &after),
-        Command::Load { paths, commit, gem } => packages::load(&paths, &gem, commit),
+        Command::Diff { before, after, repository, gem } => packages::diff(&before, &after, &Side { repository, gem }),
+        Command::Merge { version, repository, take, commit, gem } => {
+            versions::merge(&version, &repository, &gem, take.as_deref(), commit)
+        }
+        Command::Load { paths, repository, commit, gem } => packages::load(&paths, repository.as_deref(), &gem, commit),
         Command::Status { packages: names, gem } => packages::status(&names, &gem),
         Command::Versions { repository, package, from, size } => {
-            packages::versions(&repository, package.as_deref(), from, size)
+            versions::list(&repository, package.as_deref(), from, size)
         }
         Command::Save { packages: names, to, format, message, author, gem } => {
             packages::save(&names, &gem, &to, format, &message, &author)

@@ -13,42 +13,21 @@ use onyx_vm::source::{Package, read_packages};
 
 use onyx_versions::Repository;
 
-use crate::args::Format;
+use crate::args::{Format, Side};
 use crate::client::execute_once;
+use crate::versions::{from_repository, read_side, send_load};
 
-/// `onyx load PATHS --gem ADDR [--commit]`: reads the packages, loads them into the gem all
-/// or nothing, and commits if asked. Exits 1 with every problem when the gem loads nothing.
-pub fn load(paths: &[PathBuf], gem: &str, commit: bool) -> Result<ExitCode> {
-    let mut packages = Vec::new();
-    let mut sent = Vec::new();
-    for path in paths {
-        if !path.exists() {
-            bail!("{}: no such file or directory", path.display());
-        }
-        let from = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone()).display().to_string();
-        if path.extension().is_some_and(|e| e == "mcz") && path.is_file() {
-            let mcz = onyx_vm::source::monticello::read(path).map_err(|e| anyhow!("{e}"))?;
-            sent.push(loadable(&mcz.package, &mcz.info.name, &from));
-            packages.push(mcz.package);
-            continue;
-        }
-        for package in read_packages(path).map_err(|e| anyhow!("{e}"))? {
-            sent.push(loadable(&package, "", &from));
-            packages.push(package);
-        }
-    }
-    if packages.is_empty() {
-        bail!("no package in {}", paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "));
-    }
-    let op = Op::LoadPackages(pb::LoadPackages { packages: sent });
-    let loaded = match execute_once(gem, vec![op])?.into_iter().next() {
-        Some(Outcome::Loaded(loaded)) => loaded,
-        Some(Outcome::Error(e)) => {
-            eprintln!("{}", e.message);
-            eprintln!("nothing was loaded");
-            return Ok(ExitCode::FAILURE);
-        }
-        other => bail!("the gem answered out of turn: {other:?}"),
+/// `onyx load PATHS --gem ADDR [--commit]` (or `PKG@VERSION`s with `--repository`): reads
+/// the packages, loads them into the gem all or nothing, and commits if asked. Exits 1 with
+/// every problem when the gem loads nothing.
+pub fn load(paths: &[String], repository: Option<&Path>, gem: &str, commit: bool) -> Result<ExitCode> {
+    let sent = match repository {
+        Some(repository) => from_repository(repository, paths)?,
+        None => from_files(paths)?,
+    };
+    let names: Vec<String> = sent.iter().map(|p| p.name.clone()).collect();
+    let Some(loaded) = send_load(gem, sent)? else {
+        return Ok(ExitCode::FAILURE);
     };
     for warning in &loaded.warnings {
         eprintln!("warning: {warning}");
@@ -56,7 +35,6 @@ pub fn load(paths: &[PathBuf], gem: &str, commit: bool) -> Result<ExitCode> {
     for failure in &loaded.initialize_errors {
         eprintln!("{failure}");
     }
-    let names: Vec<&str> = packages.iter().map(|p| p.name.as_str()).collect();
     println!(
         "loaded {}: {} classes defined, {} methods compiled, {} unchanged, {} classes and {} methods removed",
         names.join(", "),
@@ -66,35 +44,72 @@ pub fn load(paths: &[PathBuf], gem: &str, commit: bool) -> Result<ExitCode> {
         loaded.classes_removed,
         loaded.methods_removed
     );
-    if commit {
-        match execute_once(gem, vec![Op::CommitTransaction(pb::Empty {})])?.into_iter().next() {
-            Some(Outcome::Committed(c)) if c.committed => println!("committed"),
-            Some(Outcome::Committed(c)) => {
-                let objects: Vec<&str> = c.conflicts.iter().map(|f| f.print_string.as_str()).collect();
-                eprintln!("the commit failed: another session changed {}", objects.join(", "));
-                return Ok(ExitCode::FAILURE);
-            }
-            Some(Outcome::Error(e)) => {
-                eprintln!("{}", e.message);
-                return Ok(ExitCode::FAILURE);
-            }
-            other => bail!("the gem answered out of turn: {other:?}"),
-        }
+    if commit && commit_gem(gem)? != ExitCode::SUCCESS {
+        return Ok(ExitCode::FAILURE);
     }
     Ok(if loaded.initialize_errors.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// The packages in files at `paths`, each with the version it is (a Monticello version's).
+fn from_files(paths: &[String]) -> Result<Vec<pb::PackageContents>> {
+    let mut sent = Vec::new();
+    for path in paths.iter().map(PathBuf::from) {
+        if !path.exists() {
+            bail!("{}: no such file or directory", path.display());
+        }
+        let from = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone()).display().to_string();
+        if path.extension().is_some_and(|e| e == "mcz") && path.is_file() {
+            let mcz = onyx_vm::source::monticello::read(&path).map_err(|e| anyhow!("{e}"))?;
+            sent.push(loadable(&mcz.package, &mcz.info.name, &from, &[]));
+            continue;
+        }
+        for package in read_packages(&path).map_err(|e| anyhow!("{e}"))? {
+            sent.push(loadable(&package, "", &from, &[]));
+        }
+    }
+    if sent.is_empty() {
+        bail!("no package in {}", paths.join(", "));
+    }
+    Ok(sent)
+}
+
+/// Commits the gem's transaction, saying so; exits 1 when the commit fails.
+pub fn commit_gem(gem: &str) -> Result<ExitCode> {
+    match execute_once(gem, vec![Op::CommitTransaction(pb::Empty {})])?.into_iter().next() {
+        Some(Outcome::Committed(c)) if c.committed => {
+            println!("committed");
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Outcome::Committed(c)) => {
+            let objects: Vec<&str> = c.conflicts.iter().map(|f| f.print_string.as_str()).collect();
+            eprintln!("the commit failed: another session changed {}", objects.join(", "));
+            Ok(ExitCode::FAILURE)
+        }
+        Some(Outcome::Error(e)) => {
+            eprintln!("{}", e.message);
+            Ok(ExitCode::FAILURE)
+        }
+        other => bail!("the gem answered out of turn: {other:?}"),
+    }
 }
 
 /// `onyx save PACKAGES --gem ADDR --to DIR --format F`: writes the packages as the gem holds
 /// them.
 pub fn save(names: &[String], gem: &str, to: &Path, format: Format, message: &str, author: &str) -> Result<ExitCode> {
-    let op = Op::PackageContents(pb::PackageNames { names: names.to_vec() });
-    let list = match execute_once(gem, vec![op])?.into_iter().next() {
+    let contents = Op::PackageContents(pb::PackageNames { names: names.to_vec() });
+    let states = Op::PackageStates(pb::PackageNames { names: names.to_vec() });
+    let mut outcomes = execute_once(gem, vec![contents, states])?.into_iter();
+    let list = match outcomes.next() {
         Some(Outcome::Packages(list)) => list,
         Some(Outcome::Error(e)) => {
             eprintln!("{}", e.message);
             return Ok(ExitCode::FAILURE);
         }
         other => bail!("the gem answered out of turn: {other:?}"),
+    };
+    let states = match outcomes.next() {
+        Some(Outcome::PackageStates(states)) => states.states,
+        _ => Vec::new(),
     };
     let repository = Repository::open(to).ok().filter(|r| matches!(r, Repository::Git(_)) && !message.is_empty());
     let format = match format {
@@ -113,6 +128,22 @@ pub fn save(names: &[String], gem: &str, to: &Path, format: Format, message: &st
                 (to.to_path_buf(), version.name)
             }
             None => {
+                // A Monticello version is made from the versions the gem's code was made from,
+                // those of them this folder holds (else from the newest one here).
+                let format = match &format {
+                    SaveFormat::Mcz { author, message, .. } => {
+                        let here = onyx_vm::source::save::versions_in(to, &package.name).map_err(|e| anyhow!("{e}"))?;
+                        let ancestors = states
+                            .iter()
+                            .filter(|s| s.name == package.name)
+                            .flat_map(|s| s.ancestors.iter())
+                            .filter(|a| here.iter().any(|i| i.name == **a || i.id == **a))
+                            .cloned()
+                            .collect();
+                        SaveFormat::Mcz { author: author.clone(), message: message.clone(), ancestors }
+                    }
+                    other => other.clone(),
+                };
                 let written = save_package(to, &package, &format).map_err(|e| anyhow!("{e}"))?;
                 let version = match format {
                     SaveFormat::Mcz { .. } => {
@@ -124,7 +155,12 @@ pub fn save(names: &[String], gem: &str, to: &Path, format: Format, message: &st
             }
         };
         let from = std::fs::canonicalize(&written).unwrap_or_else(|_| written.clone()).display().to_string();
-        let record = Op::RecordVersion(pb::RecordVersion { package: package.name.clone(), version, from });
+        let record = Op::RecordVersion(pb::RecordVersion {
+            package: package.name.clone(),
+            version,
+            from,
+            ancestors: Vec::new(),
+        });
         if let Some(Outcome::Error(e)) = execute_once(gem, vec![record])?.into_iter().next() {
             eprintln!("{}", e.message);
             return Ok(ExitCode::FAILURE);
@@ -142,9 +178,8 @@ pub fn save(names: &[String], gem: &str, to: &Path, format: Format, message: &st
 
 /// `onyx diff BEFORE AFTER`: prints each definition added, removed or changed, with the lines
 /// that differ, and a count; exits 1 when anything differs.
-pub fn diff(before: &Path, after: &Path) -> Result<ExitCode> {
-    let read = |path: &Path| read_packages(path).map_err(|e| anyhow!("{e}"));
-    let (before, after) = (read(before)?, read(after)?);
+pub fn diff(before: &str, after: &str, sides: &Side) -> Result<ExitCode> {
+    let (before, after) = (read_side(before, sides)?, read_side(after, sides)?);
     let mut names: Vec<&str> = before.iter().chain(&after).map(|p| p.name.as_str()).collect();
     names.sort_unstable();
     names.dedup();
@@ -211,36 +246,6 @@ pub fn status(names: &[String], gem: &str) -> Result<ExitCode> {
                 println!("  {kind} {}", change.definition);
             }
         }
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-/// `onyx versions REPOSITORY [PACKAGE]`: the packages a version repository holds, or a page
-/// of a package's versions, newest first.
-pub fn versions(repository: &Path, package: Option<&str>, from: usize, size: usize) -> Result<ExitCode> {
-    let repo = Repository::open(repository).map_err(|e| anyhow!("{e}"))?;
-    let Some(package) = package else {
-        for name in repo.packages().map_err(|e| anyhow!("{e}"))? {
-            println!("{name}");
-        }
-        return Ok(ExitCode::SUCCESS);
-    };
-    let versions = repo.versions(package).map_err(|e| anyhow!("{e}"))?;
-    if versions.is_empty() {
-        eprintln!("{}: no version of {package}", repository.display());
-        return Ok(ExitCode::FAILURE);
-    }
-    for v in versions.iter().skip(from).take(size) {
-        let ancestors: Vec<&str> = v
-            .ancestors
-            .iter()
-            .map(|id| versions.iter().find(|a| a.id == *id).map_or(id.get(..8).unwrap_or(id), |a| a.name.as_str()))
-            .collect();
-        let first_line = v.message.lines().next().unwrap_or_default();
-        println!("{}  {}  {}  [{}]  {first_line}", v.name, v.time, v.author, ancestors.join(", "));
-    }
-    if from + size < versions.len() {
-        println!("... {} more (--from {})", versions.len() - from - size, from + size);
     }
     Ok(ExitCode::SUCCESS)
 }

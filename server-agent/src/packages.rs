@@ -12,6 +12,7 @@ pub fn contents(package: &Package) -> pb::PackageContents {
         name: package.name.clone(),
         version: String::new(),
         from: String::new(),
+        ancestors: Vec::new(),
         classes: package
             .classes
             .iter()
@@ -47,9 +48,15 @@ pub fn contents(package: &Package) -> pb::PackageContents {
     }
 }
 
-/// A package to load, with the version its files hold and where they came from.
-pub fn loadable(package: &Package, version: &str, from: &str) -> pb::PackageContents {
-    pb::PackageContents { version: version.to_string(), from: from.to_string(), ..contents(package) }
+/// A package to load, with the version its files hold, where they came from, and the
+/// versions it was made from (none: the version itself).
+pub fn loadable(package: &Package, version: &str, from: &str, ancestors: &[String]) -> pb::PackageContents {
+    pb::PackageContents {
+        version: version.to_string(),
+        from: from.to_string(),
+        ancestors: ancestors.to_vec(),
+        ..contents(package)
+    }
 }
 
 /// The package the protocol carries, or why it is not one.

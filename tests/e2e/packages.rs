@@ -3,7 +3,8 @@
 //! FileTree and Monticello forms of what the gem holds read back to the same definitions; a
 //! load with problems reports each with its file and line and loads nothing; an update
 //! removes what the package no longer holds; the gem remembers versions and what changed
-//! since; versions saved as git commits and as `.mcz` files are listed with their ancestry.
+//! since; versions saved as git commits and as `.mcz` files are listed with their ancestry;
+//! a version merges into a gem's code three ways, its conflicts listed or settled.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -223,6 +224,65 @@ fn versions_in_git_and_in_a_folder_of_monticello_versions() {
     let lines: Vec<&str> = out.lines().collect();
     assert!(lines[0].starts_with("Shop-Core-ab.2  ") && lines[0].contains("[Shop-Core-ab.1]"), "{out}");
     assert_eq!(lines[1], "... 1 more (--from 2)");
+}
+
+#[test]
+fn a_version_merges_into_a_gems_code_from_their_common_ancestor() {
+    let (dir, stone) = repository();
+    let ours = GemProcess::start(&stone);
+    let mcz = dir.path().join("mcz").display().to_string();
+    let save = |gem: &GemProcess, author: &str| {
+        let (ok, out, err) =
+            onyx(Some(gem), &["save", "Shop-Core", "--to", &mcz, "--format", "mcz", "--author", author]);
+        assert!(ok, "{out}{err}");
+    };
+    let (ok, _, err) = onyx(Some(&ours), &["load", &data().join("Shop-Core").display().to_string()]);
+    assert!(ok, "{err}");
+    save(&ours, "ab");
+    eval(&ours, "Shop compile: 'total ^ 1' classified: 'accessing'");
+    save(&ours, "ab");
+    // Another repository's gem takes the first version and changes it its own way.
+    let (_their_dir, their_stone) = repository();
+    let theirs = GemProcess::start(&their_stone);
+    let (ok, out, err) = onyx(Some(&theirs), &["load", "--repository", &mcz, "Shop-Core@Shop-Core-ab.1"]);
+    assert!(ok, "{out}{err}");
+    eval(
+        &theirs,
+        "Shop compile: 'total ^ 7' classified: 'accessing'. Item compile: 'printOn: aStream aStream nextPutAll: name' classified: 'printing'. Shop removeSelector: #owner",
+    );
+    save(&theirs, "cd");
+    let (_, out, _) = onyx(None, &["versions", &mcz, "Shop-Core"]);
+    assert!(out.starts_with("Shop-Core-cd.3  ") && out.contains("[Shop-Core-ab.1]"), "{out}");
+    // Compared: a version against the gem's code.
+    let (same, out, _) =
+        onyx(None, &["diff", "Shop-Core@Shop-Core-ab.1", "Shop-Core", "--repository", &mcz, "--gem", &ours.addr]);
+    assert!(
+        !same && out.contains("Shop>>total (changed)") && out.ends_with("1 changed, 0 added, 0 removed\n"),
+        "{out}"
+    );
+    // Both changed total: a conflict, listed, and nothing merged.
+    let merge = |take: &[&str]| {
+        let mut args = vec!["merge", "Shop-Core@Shop-Core-cd.3", "--repository", mcz.as_str()];
+        args.extend(take);
+        onyx(Some(&ours), &args)
+    };
+    let (ok, out, err) = merge(&[]);
+    assert!(
+        !ok && out.starts_with("conflict: Shop>>total") && err.contains("1 conflicts: nothing merged"),
+        "{out}{err}"
+    );
+    assert_eq!(eval(&ours, "Shop new total"), "1");
+    assert_eq!(eval(&ours, "Shop includesSelector: #owner"), "true");
+    // Settled with our side: our total, their printOn: and their removal of owner.
+    let (ok, out, err) = merge(&["--take", "ours"]);
+    assert!(ok, "{out}{err}");
+    assert_eq!(eval(&ours, "Shop new total"), "1");
+    assert_eq!(eval(&ours, "(Item named: 'pen' price: 3) printString"), "'pen'");
+    assert_eq!(eval(&ours, "Shop includesSelector: #owner"), "false");
+    // The next version saved is made from both.
+    save(&ours, "ab");
+    let (_, out, _) = onyx(None, &["versions", &mcz, "Shop-Core", "--size", "1"]);
+    assert!(out.starts_with("Shop-Core-ab.4  ") && out.contains("[Shop-Core-ab.2, Shop-Core-cd.3]"), "{out}");
 }
 
 fn copy_tree(from: &Path, to: &Path) {

@@ -141,15 +141,17 @@ fn request(op: Op) -> Result<Request, Failure> {
             r.packages
                 .into_iter()
                 .map(|c| {
-                    let (version, from) = (c.version.clone(), c.from.clone());
-                    crate::packages::package(c).map(|package| Loadable { package, version, from })
+                    let (version, from, ancestors) = (c.version.clone(), c.from.clone(), c.ancestors.clone());
+                    crate::packages::package(c).map(|package| Loadable { package, version, from, ancestors })
                 })
                 .collect::<Result<_, _>>()
                 .map_err(|m| Failure::new(ErrorKind::Invalid, m))?,
         ),
         Op::PackageContents(r) => Request::PackageContents(r.names),
         Op::PackageStates(r) => Request::PackageStates(r.names),
-        Op::RecordVersion(r) => Request::RecordVersion { package: r.package, version: r.version, from: r.from },
+        Op::RecordVersion(r) => {
+            Request::RecordVersion { package: r.package, version: r.version, from: r.from, ancestors: r.ancestors }
+        }
         Op::Packages(_) => Request::Packages,
         Op::Classes(r) if r.of_class.is_empty() => Request::Classes(Package::Named(r.package)),
         Op::Classes(r) => Request::Classes(Package::OfClass(r.of_class)),
@@ -456,6 +458,7 @@ fn answer_of(answer: Answer) -> PbOutcome {
                     name: s.name,
                     version: s.version,
                     from: s.from,
+                    ancestors: s.ancestors,
                     changes: s
                         .changes
                         .into_iter()

@@ -160,7 +160,9 @@ pub fn run(vm: &mut Vm, state: &mut State, login: u64, request: Request, page: O
         Request::LoadPackages(loaded) => packages::load(vm, &loaded),
         Request::PackageContents(names) => packages::contents(vm, &names),
         Request::PackageStates(names) => packages::states(vm, &names),
-        Request::RecordVersion { package, version, from } => packages::record(vm, &package, &version, &from),
+        Request::RecordVersion { package, version, from, ancestors } => {
+            packages::record(vm, &package, &version, &from, &ancestors)
+        }
         Request::TransactionStatus => transaction::status(vm, state.auto_commit),
         Request::BeginTransaction => transaction::system_done(vm, "beginTransaction"),
         Request::AbortTransaction => transaction::system_done(vm, "abortTransaction"),

@@ -17,6 +17,8 @@ pub struct Loadable {
     pub version: String,
     /// Where it came from.
     pub from: String,
+    /// The versions it was made from (two for a merge; none: the version itself).
+    pub ancestors: Vec<String>,
 }
 
 /// What a load changed, and the initializers it ran.
@@ -61,7 +63,7 @@ pub fn load(vm: &mut Vm, loadables: &[Loadable]) -> Outcome {
         ..LoadSummary::default()
     };
     for l in loadables {
-        vm.record_package(&l.package.name, &l.version, &l.from);
+        vm.record_package(&l.package.name, &l.version, &l.from, &l.ancestors);
     }
     for class in loaded.to_initialize {
         let name = vm.class_name(class);
@@ -95,8 +97,8 @@ pub fn states(vm: &mut Vm, names: &[String]) -> Outcome {
 }
 
 /// Remembers `package` as the image holds it, as version `version` saved to `from`.
-pub fn record(vm: &mut Vm, package: &str, version: &str, from: &str) -> Outcome {
+pub fn record(vm: &mut Vm, package: &str, version: &str, from: &str, ancestors: &[String]) -> Outcome {
     vm.image_classes();
-    vm.record_package(package, version, from);
+    vm.record_package(package, version, from, ancestors);
     Ok(Answer::Done)
 }

@@ -106,6 +106,8 @@ pub enum Request {
         version: String,
         /// Where it was saved.
         from: String,
+        /// The versions it was made from (none: itself).
+        ancestors: Vec<String>,
     },
     /// Runs a doit.
     Evaluate(Evaluate),

@@ -5,7 +5,9 @@
 //! The record lives in the image, so it is committed with the code: the global
 //! `LoadedPackages`, a SymbolDictionary from package name to an Array of the version's name,
 //! where it came from, the definitions' names (`Foo>>bar`, `Foo class>>new`,
-//! `Foo (definition)`, `Foo (comment)`) and their fingerprints (SmallIntegers).
+//! `Foo (definition)`, `Foo (comment)`), their fingerprints (SmallIntegers), and the versions
+//! the code was made from (the version itself, or the two versions a merge joined): the
+//! ancestors of the next version saved.
 
 use std::collections::BTreeMap;
 
@@ -25,6 +27,8 @@ pub struct PackageState {
     pub version: String,
     /// Where that version came from (a folder, a file).
     pub from: String,
+    /// The versions the code was made from: the ancestors of the next version saved.
+    pub ancestors: Vec<String>,
     /// The definitions changed, added or removed in the image since, by name.
     pub changes: Vec<(String, ChangeKind)>,
 }
@@ -52,15 +56,27 @@ impl Vm {
         names
     }
 
-    /// Remembers package `name` as the image now holds it, as version `version` from `from`.
-    pub fn record_package(&mut self, name: &str, version: &str, from: &str) {
+    /// Remembers package `name` as the image now holds it, as version `version` from `from`,
+    /// made from the versions `ancestors` (the version itself when none are given).
+    pub fn record_package(&mut self, name: &str, version: &str, from: &str, ancestors: &[String]) {
         let held = self.package_snapshot(name, &[]);
         let (mut keys, mut prints) = (Vec::new(), Vec::new());
         for (key, definition) in definitions(&held) {
             keys.push(self.new_string(&key.to_string()));
             prints.push(Value::int(fingerprint(&definition.text())).unwrap_or(Value::NIL));
         }
-        let entry = vec![self.new_string(version), self.new_string(from), self.new_array(keys), self.new_array(prints)];
+        let ancestors: Vec<String> = match ancestors {
+            [] if !version.is_empty() => vec![version.to_string()],
+            given => given.to_vec(),
+        };
+        let ancestors = ancestors.iter().map(|a| self.new_string(a)).collect();
+        let entry = vec![
+            self.new_string(version),
+            self.new_string(from),
+            self.new_array(keys),
+            self.new_array(prints),
+            self.new_array(ancestors),
+        ];
         let entry = self.new_array(entry);
         let record = match self.record() {
             Some(record) => record,
@@ -88,7 +104,7 @@ impl Vm {
             self.bring_in(&[entry]);
             let items = self.array_items(entry).unwrap_or_default();
             let item = |i: usize| items.get(i).copied().unwrap_or(Value::NIL);
-            self.bring_in(&[item(2), item(3)]);
+            self.bring_in(&[item(2), item(3), item(4)]);
             let text = |vm: &Vm, v: Value| vm.string_of(v).unwrap_or_default();
             let keys = self.array_items(item(2)).unwrap_or_default();
             let prints = self.array_items(item(3)).unwrap_or_default();
@@ -108,7 +124,16 @@ impl Vm {
             }
             changes.extend(then.keys().filter(|k| !now.contains_key(*k)).map(|k| (k.clone(), ChangeKind::Removed)));
             changes.sort_by(|a, b| a.0.cmp(&b.0));
-            states.push(PackageState { version: text(self, item(0)), from: text(self, item(1)), name, changes });
+            let ancestors = self.array_items(item(4)).unwrap_or_default();
+            self.bring_in(&ancestors);
+            let ancestors = ancestors.into_iter().map(|a| text(self, a)).collect();
+            states.push(PackageState {
+                version: text(self, item(0)),
+                from: text(self, item(1)),
+                ancestors,
+                name,
+                changes,
+            });
         }
         states
     }

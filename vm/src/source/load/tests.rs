@@ -193,7 +193,7 @@ fn the_image_remembers_the_version_and_what_changed_since() {
     let mut vm = vm();
     vm.load(&[shop()]).unwrap();
     assert!(vm.package_states(&[]).is_empty());
-    vm.record_package("Shop", "Shop-ab.1", "Shop-ab.1.mcz");
+    vm.record_package("Shop", "Shop-ab.1", "Shop-ab.1.mcz", &[]);
     let state = &vm.package_states(&[])[0];
     assert_eq!(
         (state.name.as_str(), state.version.as_str(), state.from.as_str()),
@@ -215,8 +215,12 @@ fn the_image_remembers_the_version_and_what_changed_since() {
             ("Stall>>open".to_string(), ChangeKind::Added),
         ]
     );
-    // Saved (or loaded) again: clean.
-    vm.record_package("Shop", "Shop-ab.2", "Shop-ab.2.mcz");
+    assert_eq!(vm.package_states(&[])[0].ancestors, vec!["Shop-ab.1"]);
+    // Saved (or loaded) again: clean. A merge names both versions it joined.
+    vm.record_package("Shop", "Shop-ab.2", "Shop-ab.2.mcz", &[]);
     assert!(!vm.package_states(&[]).remove(0).dirty());
+    let both = vec!["Shop-ab.2".to_string(), "Shop-cd.2".to_string()];
+    vm.record_package("Shop", "", "merged", &both);
+    assert_eq!(vm.package_states(&[])[0].ancestors, both);
     assert_eq!(vm.recorded_packages(), vec!["Shop"]);
 }
