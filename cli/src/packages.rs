@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Result, anyhow, bail};
+use indicatif::{ProgressBar, ProgressStyle};
 use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
 use onyx_server_agent::packages::{loadable, package};
 use onyx_vm::source::diff::{ChangeKind, diff as compare};
@@ -21,12 +22,17 @@ use crate::versions::{from_repository, read_side, send_load};
 /// the packages, loads them into the gem all or nothing, and commits if asked. Exits 1 with
 /// every problem when the gem loads nothing.
 pub fn load(paths: &[String], repository: Option<&Path>, gem: &str, commit: bool) -> Result<ExitCode> {
+    let progress = spinner("reading the packages");
     let sent = match repository {
         Some(repository) => from_repository(repository, paths)?,
         None => from_files(paths)?,
     };
     let names: Vec<String> = sent.iter().map(|p| p.name.clone()).collect();
-    let Some(loaded) = send_load(gem, sent)? else {
+    let methods: usize = sent.iter().map(|p| p.methods.len()).sum();
+    progress.set_message(format!("loading {} packages ({methods} methods) into the gem", names.len()));
+    let loaded = send_load(gem, sent);
+    progress.finish_and_clear();
+    let Some(loaded) = loaded? else {
         return Ok(ExitCode::FAILURE);
     };
     for warning in &loaded.warnings {
@@ -44,7 +50,13 @@ pub fn load(paths: &[String], repository: Option<&Path>, gem: &str, commit: bool
         loaded.classes_removed,
         loaded.methods_removed
     );
-    if commit && commit_gem(gem)? != ExitCode::SUCCESS {
+    let committed = commit.then(|| {
+        let progress = spinner("committing");
+        let committed = commit_gem(gem);
+        progress.finish_and_clear();
+        committed
+    });
+    if committed.transpose()?.is_some_and(|c| c != ExitCode::SUCCESS) {
         return Ok(ExitCode::FAILURE);
     }
     Ok(if loaded.initialize_errors.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
@@ -71,6 +83,14 @@ fn from_files(paths: &[String]) -> Result<Vec<pb::PackageContents>> {
         bail!("no package in {}", paths.join(", "));
     }
     Ok(sent)
+}
+
+/// A spinner on standard error (shown only on a terminal) saying what is under way.
+fn spinner(message: &str) -> ProgressBar {
+    let progress = ProgressBar::new_spinner();
+    progress.set_message(message.to_string());
+    progress.enable_steady_tick(std::time::Duration::from_millis(120));
+    progress
 }
 
 /// Commits the gem's transaction, saying so; exits 1 when the commit fails.
@@ -119,12 +139,18 @@ pub fn save(names: &[String], gem: &str, to: &Path, format: Format, message: &st
             SaveFormat::Mcz { author: author.to_string(), message: message.to_string(), ancestors: Vec::new() }
         }
     };
+    let progress = ProgressBar::new(list.packages.len() as u64);
+    if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}") {
+        progress.set_style(style);
+    }
     for contents in list.packages {
+        progress.set_message(format!("writing {}", contents.name));
+        progress.inc(1);
         let package = package(contents).map_err(|m| anyhow!("the gem answered a package Onyx cannot write: {m}"))?;
         let (written, version) = match &repository {
             Some(git) => {
                 let version = git.save(&package, author, message, &[]).map_err(|e| anyhow!("{e}"))?;
-                println!("committed {} as {}", package.name, version.name);
+                progress.suspend(|| println!("committed {} as {}", package.name, version.name));
                 (to.to_path_buf(), version.name)
             }
             None => {
@@ -165,14 +191,17 @@ pub fn save(names: &[String], gem: &str, to: &Path, format: Format, message: &st
             eprintln!("{}", e.message);
             return Ok(ExitCode::FAILURE);
         }
-        println!(
-            "saved {} ({} classes, {} methods) to {}",
-            package.name,
-            package.classes.len(),
-            package.methods.len(),
-            written.display()
-        );
+        progress.suspend(|| {
+            println!(
+                "saved {} ({} classes, {} methods) to {}",
+                package.name,
+                package.classes.len(),
+                package.methods.len(),
+                written.display()
+            );
+        });
     }
+    progress.finish_and_clear();
     Ok(ExitCode::SUCCESS)
 }
 
