@@ -3,7 +3,7 @@
 //! image holds them (`Vm::package_snapshot`) for a save.
 
 use onyx_vm::Vm;
-use onyx_vm::source::Package;
+use onyx_vm::source::{Loaded, Package};
 
 use super::request::{Answer, ErrorKind, Failure, Outcome};
 use super::{WORK_LIMIT, may_change_code};
@@ -24,18 +24,8 @@ pub struct Loadable {
 /// What a load changed, and the initializers it ran.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LoadSummary {
-    /// Classes defined or redefined.
-    pub classes_defined: usize,
-    /// Methods compiled.
-    pub methods_compiled: usize,
-    /// Definitions found as they were.
-    pub unchanged: usize,
-    /// Classes removed.
-    pub classes_removed: usize,
-    /// Methods removed.
-    pub methods_removed: usize,
-    /// Undeclared variables, as `file:line: message`.
-    pub warnings: Vec<String>,
+    /// What the load changed (its classes to initialize, run since, left out).
+    pub loaded: Loaded,
     /// The classes whose class-side `initialize` ran.
     pub initialized: Vec<String>,
     /// Initializers that failed, as `Class class>>initialize: error`.
@@ -49,23 +39,16 @@ pub fn load(vm: &mut Vm, loadables: &[Loadable]) -> Outcome {
     // What the load compares against must be in memory.
     vm.image_classes();
     let packages: Vec<Package> = loadables.iter().map(|l| l.package.clone()).collect();
-    let loaded = vm.load(&packages).map_err(|problems| {
+    let mut loaded = vm.load(&packages).map_err(|problems| {
         let lines: Vec<String> = problems.iter().map(ToString::to_string).collect();
         Failure::new(ErrorKind::CompileError, lines.join("\n"))
     })?;
-    let mut summary = LoadSummary {
-        classes_defined: loaded.classes_defined,
-        methods_compiled: loaded.methods_compiled,
-        unchanged: loaded.unchanged,
-        classes_removed: loaded.classes_removed,
-        methods_removed: loaded.methods_removed,
-        warnings: loaded.warnings,
-        ..LoadSummary::default()
-    };
+    let to_initialize = std::mem::take(&mut loaded.to_initialize);
+    let mut summary = LoadSummary { loaded, ..LoadSummary::default() };
     for l in loadables {
         vm.record_package(&l.package.name, &l.version, &l.from, &l.ancestors);
     }
-    for class in loaded.to_initialize {
+    for class in to_initialize {
         let name = vm.class_name(class);
         match vm.send_within(class, "initialize", &[], WORK_LIMIT) {
             Ok(_) => summary.initialized.push(name),

@@ -19,7 +19,7 @@ use crate::value::Value;
 use crate::vm::{Vm, class_slots as cs};
 
 /// What a load changed.
-#[derive(Debug, Default, Clone, PartialEq)]
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Loaded {
     /// Classes defined or redefined.
     pub classes_defined: usize,
@@ -45,6 +45,18 @@ struct Shape {
     layout: (Kind, usize),
     ivars: Vec<String>,
     class_ivars: Vec<String>,
+}
+
+/// The classes of a load while their shapes are worked out.
+struct Classes<'a, 'p> {
+    /// The definitions in the load, by name.
+    defs: &'a HashMap<&'p str, &'p ClassDef>,
+    /// Each class's shape once loaded (none for a definition in error).
+    shapes: HashMap<String, Option<Shape>>,
+    /// The definitions that define or change a class, superclasses first.
+    define: Vec<&'p ClassDef>,
+    /// The classes whose superclasses are being worked out (a cycle comes back to one).
+    visiting: Vec<String>,
 }
 
 /// What a load will do, worked out before anything changes.
@@ -124,11 +136,11 @@ impl Vm {
         // Every class's shape, superclasses first.
         let mut names: Vec<&str> = defs.keys().copied().collect();
         names.sort_unstable();
-        let mut shapes: HashMap<String, Option<Shape>> = HashMap::new();
-        let mut define = Vec::new();
+        let mut classes = Classes { defs: &defs, shapes: HashMap::new(), define: Vec::new(), visiting: Vec::new() };
         for name in names {
-            self.plan_class(name, &defs, &mut shapes, &mut define, &mut Vec::new(), &mut errors);
+            self.plan_class(name, &mut classes, &mut errors);
         }
+        let Classes { shapes, define, .. } = classes;
         // Methods, compiled against the shapes to come.
         let mut compile = Vec::new();
         let mut unchanged = defs.len().saturating_sub(define.len());
@@ -169,65 +181,49 @@ impl Vm {
     /// Works out the shape of class `name` (and of its superclasses first), defined in the
     /// load (`defs`) or in the image; records definitions that change something in `define`,
     /// and the shape (none for a definition in error) in `shapes`.
-    fn plan_class<'p>(
-        &mut self,
-        name: &str,
-        defs: &HashMap<&str, &'p ClassDef>,
-        shapes: &mut HashMap<String, Option<Shape>>,
-        define: &mut Vec<&'p ClassDef>,
-        visiting: &mut Vec<String>,
-        errors: &mut Vec<SourceError>,
-    ) -> Option<Shape> {
-        if let Some(shape) = shapes.get(name) {
+    fn plan_class(&mut self, name: &str, c: &mut Classes<'_, '_>, errors: &mut Vec<SourceError>) -> Option<Shape> {
+        if let Some(shape) = c.shapes.get(name) {
             return shape.clone();
         }
-        let shape = self.plan_definition(name, defs, shapes, define, visiting, errors);
-        if defs.contains_key(name) {
-            shapes.insert(name.to_string(), shape.clone());
+        let shape = self.plan_definition(name, c, errors);
+        if c.defs.contains_key(name) {
+            c.shapes.insert(name.to_string(), shape.clone());
         }
         shape
     }
 
-    fn plan_definition<'p>(
-        &mut self,
-        name: &str,
-        defs: &HashMap<&str, &'p ClassDef>,
-        shapes: &mut HashMap<String, Option<Shape>>,
-        define: &mut Vec<&'p ClassDef>,
-        visiting: &mut Vec<String>,
-        errors: &mut Vec<SourceError>,
-    ) -> Option<Shape> {
-        let Some(&def) = defs.get(name) else {
+    fn plan_definition(&mut self, name: &str, c: &mut Classes<'_, '_>, errors: &mut Vec<SourceError>) -> Option<Shape> {
+        let Some(&def) = c.defs.get(name) else {
             let class = self.class_named(name)?;
             return Some(self.shape_in_image(class));
         };
-        if visiting.iter().any(|v| v == name) {
+        if c.visiting.iter().any(|v| v == name) {
             errors.push(error_at(&def.file, def.line, format!("{name} would inherit from itself")));
             return None;
         }
-        visiting.push(name.to_string());
+        c.visiting.push(name.to_string());
         let superclass = match def.superclass.as_deref() {
             None => None,
-            Some(s) => match self.plan_class(s, defs, shapes, define, visiting, errors) {
+            Some(s) => match self.plan_class(s, c, errors) {
                 Some(shape) => {
-                    if !defs.contains_key(s) && self.image_inherits(s, name) {
+                    if !c.defs.contains_key(s) && self.image_inherits(s, name) {
                         errors.push(error_at(&def.file, def.line, format!("{name} would inherit from itself")));
-                        visiting.pop();
+                        c.visiting.pop();
                         return None;
                     }
                     Some(shape)
                 }
                 None => {
                     // A superclass in the load has its own error; one nowhere is this one's.
-                    if !defs.contains_key(s) {
+                    if !c.defs.contains_key(s) {
                         errors.push(error_at(&def.file, def.line, format!("superclass {s} of {name} is not defined")));
                     }
-                    visiting.pop();
+                    c.visiting.pop();
                     return None;
                 }
             },
         };
-        visiting.pop();
+        c.visiting.pop();
         if let Some(message) = core_mismatch(def) {
             errors.push(error_at(&def.file, def.line, message));
             return None;
@@ -259,7 +255,7 @@ impl Vm {
         class_ivars.extend(def.class_inst_vars.iter().cloned());
         let shape = Shape { layout, ivars, class_ivars };
         if existing.is_none_or(|c| !self.same_class(c, def)) {
-            define.push(def);
+            c.define.push(def);
         }
         Some(shape)
     }
