@@ -285,6 +285,53 @@ fn a_version_merges_into_a_gems_code_from_their_common_ancestor() {
     assert!(out.starts_with("Shop-Core-ab.4  ") && out.contains("[Shop-Core-ab.2, Shop-Core-cd.3]"), "{out}");
 }
 
+#[test]
+fn the_agent_lists_a_repositorys_packages_and_pages_its_versions() {
+    use crate::agent::{add_reader, client, error, execute, op, runtime};
+    use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
+    let (dir, stone) = repository();
+    let gem = GemProcess::start(&stone);
+    let (ok, _, err) = onyx(Some(&gem), &["load", &data().join("Shop-Core").display().to_string()]);
+    assert!(ok, "{err}");
+    let mcz = dir.path().join("mcz");
+    for _ in 0..3 {
+        let to = mcz.display().to_string();
+        let (ok, _, err) = onyx(Some(&gem), &["save", "Shop-Core", "--to", &to, "--format", "mcz", "--author", "ab"]);
+        assert!(ok, "{err}");
+    }
+    let path = mcz.display().to_string();
+    let packages = || op(Op::RepositoryPackages(pb::RepositoryRef { path: path.clone(), package: String::new() }));
+    let versions = |from: u64, size: u32| pb::Operation {
+        op: Some(Op::RepositoryVersions(pb::RepositoryRef { path: path.clone(), package: "Shop-Core".into() })),
+        page: Some(pb::Page { from, size }),
+    };
+    runtime().block_on(async {
+        let mut curator = client(&gem).await;
+        let missing = op(Op::RepositoryPackages(pb::RepositoryRef {
+            path: dir.path().join("nowhere").display().to_string(),
+            package: String::new(),
+        }));
+        let out = execute(&mut curator, vec![packages(), versions(1, 1), missing]).await;
+        assert!(matches!(&out[0], Outcome::Names(n) if n.names == ["Shop-Core"]), "{:?}", out[0]);
+        let Outcome::Versions(list) = &out[1] else { panic!("{:?}", out[1]) };
+        let names: Vec<&str> = list.versions.iter().map(|v| v.name.as_str()).collect();
+        assert_eq!(names, ["Shop-Core-ab.2"]);
+        assert_eq!(list.versions[0].ancestors.len(), 1);
+        assert_eq!(list.paged.as_ref().map(|p| (p.total, p.next)), Some((3, 2)));
+        assert_eq!(error(&out[2]).code, pb::Code::NotFound as i32);
+        add_reader(&mut curator).await;
+    });
+    // A user who may not change code reaches no file of the gem's host.
+    let reader = GemProcess::start_as(&stone, "reader", "secret");
+    runtime().block_on(async {
+        let mut agent = crate::agent::login(&reader, "reader", "secret").await.expect("reader logs in");
+        let out = execute(&mut agent, vec![packages(), versions(0, 0)]).await;
+        for outcome in &out {
+            assert_eq!(error(outcome).code, pb::Code::PermissionDenied as i32, "{outcome:?}");
+        }
+    });
+}
+
 fn copy_tree(from: &Path, to: &Path) {
     for (path, bytes) in files(from) {
         let target = to.join(path);

@@ -149,6 +149,8 @@ fn request(op: Op) -> Result<Request, Failure> {
         ),
         Op::PackageContents(r) => Request::PackageContents(r.names),
         Op::PackageStates(r) => Request::PackageStates(r.names),
+        Op::RepositoryPackages(r) => Request::RepositoryPackages(r.path.into()),
+        Op::RepositoryVersions(r) => Request::RepositoryVersions { path: r.path.into(), package: r.package },
         Op::RecordVersion(r) => {
             Request::RecordVersion { package: r.package, version: r.version, from: r.from, ancestors: r.ancestors }
         }
@@ -451,6 +453,20 @@ fn answer_of(answer: Answer) -> PbOutcome {
         Answer::Packages(list) => {
             PbOutcome::Packages(pb::PackageList { packages: list.iter().map(crate::packages::contents).collect() })
         }
+        Answer::Versions(Listed { items, paged: p }) => PbOutcome::Versions(pb::VersionList {
+            versions: items
+                .into_iter()
+                .map(|v| pb::VersionEntry {
+                    id: v.id,
+                    name: v.name,
+                    author: v.author,
+                    time: v.time,
+                    message: v.message,
+                    ancestors: v.ancestors,
+                })
+                .collect(),
+            paged: paged(p),
+        }),
         Answer::PackageStates(states) => PbOutcome::PackageStates(pb::PackageStates {
             states: states
                 .into_iter()

@@ -160,6 +160,8 @@ pub fn run(vm: &mut Vm, state: &mut State, login: u64, request: Request, page: O
         Request::LoadPackages(loaded) => packages::load(vm, &loaded),
         Request::PackageContents(names) => packages::contents(vm, &names),
         Request::PackageStates(names) => packages::states(vm, &names),
+        Request::RepositoryPackages(path) => packages::repository_packages(vm, &path),
+        Request::RepositoryVersions { path, package } => packages::repository_versions(vm, &path, &package),
         Request::RecordVersion { package, version, from, ancestors } => {
             packages::record(vm, &package, &version, &from, &ancestors)
         }

@@ -96,6 +96,15 @@ pub enum Request {
     LoadPackages(Vec<super::packages::Loadable>),
     /// Packages as the image holds them, by name.
     PackageContents(Vec<String>),
+    /// The packages of a version repository on the gem's host.
+    RepositoryPackages(std::path::PathBuf),
+    /// A package's versions in a version repository on the gem's host, newest first.
+    RepositoryVersions {
+        /// The repository's folder.
+        path: std::path::PathBuf,
+        /// The package.
+        package: String,
+    },
     /// Packages as the image remembers them, with what changed since (all, with no name).
     PackageStates(Vec<String>),
     /// Remembers a package as the image holds it, as a version saved.
@@ -528,6 +537,8 @@ pub enum Answer {
     Loaded(super::packages::LoadSummary),
     /// Packages as the image holds them.
     Packages(Vec<onyx_vm::source::Package>),
+    /// A package's versions.
+    Versions(Listed<onyx_versions::Version>),
     /// Packages as the image remembers them.
     PackageStates(Vec<onyx_vm::source::PackageState>),
     /// A doit's value.

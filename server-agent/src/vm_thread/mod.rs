@@ -571,6 +571,7 @@ fn paged(answer: Answer, page: Option<Page>) -> Answer {
         Answer::Names(n) => Answer::Names(cut(n, page)),
         Answer::Classes(c) => Answer::Classes(cut(c, page)),
         Answer::Methods(m) => Answer::Methods(cut(m, page)),
+        Answer::Versions(v) => Answer::Versions(cut(v, page)),
         other => other,
     }
 }
