@@ -67,7 +67,7 @@ done
 
 check=$(printf '%s\n' "${checks[@]}" | median)
 load=$(printf '%s\n' "${loads[@]}" | median)
-echo "files: $files, methods: $methods"
+echo "files: $files, methods: $methods; check: $(tail -n 1 "$work/check.out"); $(grep '^loaded' "$work/load.out" | cut -c1-60)..."
 echo "check (parse and compile): ${check} ms  [${checks[*]}]"
 echo "load and commit:           ${load} ms  [${loads[*]}]"
 echo "load / check:              $(awk -v l="$load" -v c="$check" 'BEGIN { printf "%.2f", l / c }')"

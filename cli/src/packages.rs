@@ -139,6 +139,7 @@ pub fn save(names: &[String], gem: &str, to: &Path, format: Format, message: &st
             SaveFormat::Mcz { author: author.to_string(), message: message.to_string(), ancestors: Vec::new() }
         }
     };
+    let mut records = Vec::new();
     let progress = ProgressBar::new(list.packages.len() as u64);
     if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}") {
         progress.set_style(style);
@@ -181,16 +182,7 @@ pub fn save(names: &[String], gem: &str, to: &Path, format: Format, message: &st
             }
         };
         let from = std::fs::canonicalize(&written).unwrap_or_else(|_| written.clone()).display().to_string();
-        let record = Op::RecordVersion(pb::RecordVersion {
-            package: package.name.clone(),
-            version,
-            from,
-            ancestors: Vec::new(),
-        });
-        if let Some(Outcome::Error(e)) = execute_once(gem, vec![record])?.into_iter().next() {
-            eprintln!("{}", e.message);
-            return Ok(ExitCode::FAILURE);
-        }
+        records.push(pb::RecordVersion { package: package.name.clone(), version, from, ancestors: Vec::new() });
         progress.suspend(|| {
             println!(
                 "saved {} ({} classes, {} methods) to {}",
@@ -202,6 +194,12 @@ pub fn save(names: &[String], gem: &str, to: &Path, format: Format, message: &st
         });
     }
     progress.finish_and_clear();
+    // The gem remembers every package saved as its version, in one operation.
+    let record = Op::RecordVersions(pb::RecordVersions { records });
+    if let Some(Outcome::Error(e)) = execute_once(gem, vec![record])?.into_iter().next() {
+        eprintln!("{}", e.message);
+        return Ok(ExitCode::FAILURE);
+    }
     Ok(ExitCode::SUCCESS)
 }
 

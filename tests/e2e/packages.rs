@@ -319,6 +319,17 @@ fn the_agent_lists_a_repositorys_packages_and_pages_its_versions() {
         assert_eq!(list.versions[0].ancestors.len(), 1);
         assert_eq!(list.paged.as_ref().map(|p| (p.total, p.next)), Some((3, 2)));
         assert_eq!(error(&out[2]).code, pb::Code::NotFound as i32);
+        // Packages that cannot be: refused with a clear error, the gem answering on.
+        let class = pb::PackageClass { name: "Odd".into(), layout: "triangle".into(), ..Default::default() };
+        let odd = pb::PackageContents { name: "Odd".into(), classes: vec![class], ..Default::default() };
+        let method = pb::PackageMethod { class_name: "Nowhere".into(), selector: "x".into(), ..Default::default() };
+        let stray = pb::PackageContents { name: "Stray".into(), methods: vec![method], ..Default::default() };
+        let load = |p: pb::PackageContents| op(Op::LoadPackages(pb::LoadPackages { packages: vec![p] }));
+        let out = execute(&mut curator, vec![load(odd), load(stray), packages()]).await;
+        assert_eq!(error(&out[0]).code, pb::Code::Invalid as i32, "{:?}", out[0]);
+        assert!(error(&out[0]).message.contains("triangle"), "{:?}", out[0]);
+        assert!(error(&out[1]).message.contains("class Nowhere is not defined"), "{:?}", out[1]);
+        assert!(matches!(&out[2], Outcome::Names(_)));
         add_reader(&mut curator).await;
     });
     // A user who may not change code reaches no file of the gem's host.

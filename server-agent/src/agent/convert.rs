@@ -151,9 +151,17 @@ fn request(op: Op) -> Result<Request, Failure> {
         Op::PackageStates(r) => Request::PackageStates(r.names),
         Op::RepositoryPackages(r) => Request::RepositoryPackages(r.path.into()),
         Op::RepositoryVersions(r) => Request::RepositoryVersions { path: r.path.into(), package: r.package },
-        Op::RecordVersion(r) => {
-            Request::RecordVersion { package: r.package, version: r.version, from: r.from, ancestors: r.ancestors }
-        }
+        Op::RecordVersions(r) => Request::RecordVersions(
+            r.records
+                .into_iter()
+                .map(|r| onyx_vm::source::Record {
+                    name: r.package,
+                    version: r.version,
+                    from: r.from,
+                    ancestors: r.ancestors,
+                })
+                .collect(),
+        ),
         Op::Packages(_) => Request::Packages,
         Op::Classes(r) if r.of_class.is_empty() => Request::Classes(Package::Named(r.package)),
         Op::Classes(r) => Request::Classes(Package::OfClass(r.of_class)),

@@ -162,9 +162,7 @@ pub fn run(vm: &mut Vm, state: &mut State, login: u64, request: Request, page: O
         Request::PackageStates(names) => packages::states(vm, &names),
         Request::RepositoryPackages(path) => packages::repository_packages(vm, &path),
         Request::RepositoryVersions { path, package } => packages::repository_versions(vm, &path, &package),
-        Request::RecordVersion { package, version, from, ancestors } => {
-            packages::record(vm, &package, &version, &from, &ancestors)
-        }
+        Request::RecordVersions(records) => packages::record(vm, &records),
         Request::TransactionStatus => transaction::status(vm, state.auto_commit),
         Request::BeginTransaction => transaction::system_done(vm, "beginTransaction"),
         Request::AbortTransaction => transaction::system_done(vm, "abortTransaction"),

@@ -5,7 +5,7 @@
 //! by a user who may change code.
 
 use onyx_vm::Vm;
-use onyx_vm::source::{Loaded, Package};
+use onyx_vm::source::{Loaded, Package, Record};
 
 use onyx_versions::{Repository, VersionError};
 
@@ -49,9 +49,16 @@ pub fn load(vm: &mut Vm, loadables: &[Loadable]) -> Outcome {
     })?;
     let to_initialize = std::mem::take(&mut loaded.to_initialize);
     let mut summary = LoadSummary { loaded, ..LoadSummary::default() };
-    for l in loadables {
-        vm.record_package(&l.package.name, &l.version, &l.from, &l.ancestors);
-    }
+    let records: Vec<Record> = loadables
+        .iter()
+        .map(|l| Record {
+            name: l.package.name.clone(),
+            version: l.version.clone(),
+            from: l.from.clone(),
+            ancestors: l.ancestors.clone(),
+        })
+        .collect();
+    vm.record_packages(&records);
     for class in to_initialize {
         let name = vm.class_name(class);
         match vm.send_within(class, "initialize", &[], WORK_LIMIT) {
@@ -65,14 +72,9 @@ pub fn load(vm: &mut Vm, loadables: &[Loadable]) -> Outcome {
 /// The packages named, as the image holds them; a name no class or method of the image
 /// belongs to is not found.
 pub fn contents(vm: &mut Vm, names: &[String]) -> Outcome {
-    let mut packages = Vec::with_capacity(names.len());
-    for name in names {
-        let others: Vec<String> = names.iter().filter(|n| *n != name).cloned().collect();
-        let package = vm.package_snapshot(name, &others);
-        if package.classes.is_empty() && package.methods.is_empty() {
-            return Err(Failure::new(ErrorKind::NotFound, format!("no package named {name}")));
-        }
-        packages.push(package);
+    let packages = vm.package_snapshots(names);
+    if let Some(empty) = packages.iter().find(|p| p.classes.is_empty() && p.methods.is_empty()) {
+        return Err(Failure::new(ErrorKind::NotFound, format!("no package named {}", empty.name)));
     }
     Ok(Answer::Packages(packages))
 }
@@ -83,10 +85,10 @@ pub fn states(vm: &mut Vm, names: &[String]) -> Outcome {
     Ok(Answer::PackageStates(vm.package_states(names)))
 }
 
-/// Remembers `package` as the image holds it, as version `version` saved to `from`.
-pub fn record(vm: &mut Vm, package: &str, version: &str, from: &str, ancestors: &[String]) -> Outcome {
+/// Remembers packages as the image holds them, each as the version saved.
+pub fn record(vm: &mut Vm, records: &[Record]) -> Outcome {
     vm.image_classes();
-    vm.record_package(package, version, from, ancestors);
+    vm.record_packages(records);
     Ok(Answer::Done)
 }
 

@@ -107,17 +107,8 @@ pub enum Request {
     },
     /// Packages as the image remembers them, with what changed since (all, with no name).
     PackageStates(Vec<String>),
-    /// Remembers a package as the image holds it, as a version saved.
-    RecordVersion {
-        /// The package.
-        package: String,
-        /// The version's name ("" for none).
-        version: String,
-        /// Where it was saved.
-        from: String,
-        /// The versions it was made from (none: itself).
-        ancestors: Vec<String>,
-    },
+    /// Remembers packages as the image holds them, each as a version saved.
+    RecordVersions(Vec<onyx_vm::source::Record>),
     /// Runs a doit.
     Evaluate(Evaluate),
     /// Stops the sending login's evaluation of this tag (0: every evaluation of the gem), or

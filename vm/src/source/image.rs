@@ -97,43 +97,42 @@ impl Vm {
         self.code_of(method).and_then(|c| self.string_of(c.protocol.get())).unwrap_or_default()
     }
 
-    /// Package `name` as the image holds it; `others` (and the packages the image remembers,
-    /// see `registry`) are the names of the other packages that may own part of it (the
-    /// longest name that fits owns a category).
-    pub fn package_snapshot(&mut self, name: &str, others: &[String]) -> Package {
-        let mut names: Vec<String> = others.to_vec();
+    /// The packages `wanted` as the image holds them, in that order, from one pass over the
+    /// image. They and the packages the image remembers (see `registry`) compete for each
+    /// class and method: the longest name that fits owns it.
+    pub fn package_snapshots(&mut self, wanted: &[String]) -> Vec<Package> {
+        let mut names: Vec<String> = wanted.to_vec();
         names.extend(self.recorded_packages());
-        names.push(name.to_string());
         names.sort();
         names.dedup();
         let lower: Vec<String> = names.iter().map(|n| n.to_lowercase()).collect();
-        let mut package = Package { name: name.to_string(), ..Package::default() };
+        let mut packages: Vec<Package> =
+            wanted.iter().map(|name| Package { name: name.clone(), ..Package::default() }).collect();
+        let index = |owner: &str| wanted.iter().position(|w| w.eq_ignore_ascii_case(owner));
         let mut classes = self.image_classes();
         classes.sort_by_cached_key(|&c| self.class_name(c));
         for class in classes {
             let category = self.category_of(class);
-            let ours = owner(&category, &names) == Some(name);
-            if ours {
-                package.classes.push(self.class_def(class, category));
+            let home = owner(&category, &names).and_then(|o| wanted.iter().position(|w| w == o));
+            if let Some(i) = home {
+                let def = self.class_def(class, category);
+                packages.get_mut(i).into_iter().for_each(|p| p.classes.push(def.clone()));
             }
             for class_side in [false, true] {
                 let behavior = if class_side { self.class_of(class) } else { class };
                 for (selector, method) in self.methods_of(behavior) {
                     let protocol = self.protocol_of(method);
                     let belongs = match extension_owner(&protocol, &lower) {
-                        Some(owner) => owner == name.to_lowercase(),
-                        None => ours,
+                        Some(owner) => index(owner),
+                        None => home,
                     };
-                    if !belongs {
-                        continue;
-                    }
-                    let source = self.code_of(method).map(|c| c.source.to_string()).unwrap_or_default();
+                    let Some(package) = belongs.and_then(|i| packages.get_mut(i)) else { continue };
                     package.methods.push(MethodDef {
                         class_name: self.class_name(class),
                         class_side,
                         selector,
                         category: protocol,
-                        source,
+                        source: self.code_of(method).map(|c| c.source.to_string()).unwrap_or_default(),
                         stamp: String::new(),
                         file: PathBuf::new(),
                         line: 1,
@@ -141,7 +140,12 @@ impl Vm {
                 }
             }
         }
-        package
+        packages
+    }
+
+    /// Package `name` as the image holds it (see [`Vm::package_snapshots`]).
+    pub fn package_snapshot(&mut self, name: &str) -> Package {
+        self.package_snapshots(&[name.to_string()]).pop().unwrap_or_default()
     }
 
     /// A class's definition as the image holds it.

@@ -11,7 +11,9 @@
 use std::collections::{HashMap, HashSet};
 
 use super::loader::{core_mismatch, spec_of};
+use super::message_pattern;
 use super::model::{ClassDef, MethodDef, Package, SourceError};
+use crate::compiler::lexer::Lexer;
 use crate::compiler::{all_ivar_names, check_method};
 use crate::heap::Kind;
 use crate::primitives::{layout, remove_class, remove_method};
@@ -131,6 +133,13 @@ impl Vm {
                 ));
             }
             errors.extend(latin1(&m.source, &m.file, m.line, "the method").err());
+            // The selector a definition names is the one its source defines (removals and the
+            // record go by it).
+            let defined = message_pattern(&mut Lexer::new(&m.source)).map(|(s, _)| s);
+            if defined.as_deref().is_some_and(|d| d != m.selector) {
+                let message = format!("the source defines {}, not {}", defined.unwrap_or_default(), m.selector);
+                errors.push(error_at(&m.file, m.line, message));
+            }
             errors.extend(latin1(&m.category, &m.file, m.line, "the protocol").err());
         }
         // Every class's shape, superclasses first.
@@ -312,13 +321,15 @@ impl Vm {
     /// methods of the classes that stay.
     fn removals(&mut self, packages: &[Package]) -> (Vec<Value>, Vec<(Value, Value)>) {
         let names: Vec<String> = packages.iter().map(|p| p.name.clone()).collect();
+        let loaded_classes: HashSet<&str> = packages.iter().flat_map(|p| &p.classes).map(|c| c.name.as_str()).collect();
+        let loaded: HashSet<(&str, bool, &str)> = packages
+            .iter()
+            .flat_map(|p| &p.methods)
+            .map(|m| (m.class_name.as_str(), m.class_side, m.selector.as_str()))
+            .collect();
         let mut classes = Vec::new();
         let mut methods = Vec::new();
-        for package in packages {
-            let others: Vec<String> = names.iter().filter(|n| **n != package.name).cloned().collect();
-            let held = self.package_snapshot(&package.name, &others);
-            let loaded_classes: HashSet<&str> =
-                packages.iter().flat_map(|p| &p.classes).map(|c| c.name.as_str()).collect();
+        for held in self.package_snapshots(&names) {
             for class in &held.classes {
                 if !loaded_classes.contains(class.name.as_str())
                     && let Some(c) = self.class_named(&class.name)
@@ -326,11 +337,6 @@ impl Vm {
                     classes.push(c);
                 }
             }
-            let loaded: HashSet<(&str, bool, &str)> = packages
-                .iter()
-                .flat_map(|p| &p.methods)
-                .map(|m| (m.class_name.as_str(), m.class_side, m.selector.as_str()))
-                .collect();
             for m in &held.methods {
                 if loaded.contains(&(m.class_name.as_str(), m.class_side, m.selector.as_str())) {
                     continue;

@@ -21,7 +21,7 @@ pub mod tonel;
 pub use load::Loaded;
 pub use loader::{KernelSource, LoadReport};
 pub use model::{ClassDef, ClassKind, MethodDef, Package, SourceError, Spelling, Version};
-pub use registry::PackageState;
+pub use registry::{PackageState, Record};
 
 use std::path::Path;
 

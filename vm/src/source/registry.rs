@@ -4,8 +4,9 @@
 //!
 //! The record lives in the image, so it is committed with the code: the global
 //! `LoadedPackages`, a SymbolDictionary from package name to an Array of the version's name,
-//! where it came from, the definitions' names (`Foo>>bar`, `Foo class>>new`,
-//! `Foo (definition)`, `Foo (comment)`), their fingerprints (SmallIntegers), and the versions
+//! where it came from, the definitions' fingerprints (one String, a line per definition: its
+//! name, `Foo>>bar`, `Foo class>>new`, `Foo (definition)` or `Foo (comment)`, a tab, and the
+//! fingerprint in hexadecimal; one object however large the package), and the versions
 //! the code was made from (the version itself, or the two versions a merge joined): the
 //! ancestors of the next version saved.
 
@@ -17,6 +18,19 @@ use crate::vm::Vm;
 
 /// The global that holds the record.
 const GLOBAL: &str = "LoadedPackages";
+
+/// What to remember of a package loaded or saved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Record {
+    /// The package's name.
+    pub name: String,
+    /// The version's name ("" when the files had none).
+    pub version: String,
+    /// Where it came from or was saved to.
+    pub from: String,
+    /// The versions it was made from (none: the version itself).
+    pub ancestors: Vec<String>,
+}
 
 /// A package as the image remembers it, and what changed since.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,7 +54,7 @@ impl PackageState {
     }
 }
 
-/// A fingerprint of a definition's text (FNV-1a, 60 bits: a SmallInteger).
+/// A fingerprint of a definition's text (FNV-1a, 60 bits).
 fn fingerprint(text: &str) -> i64 {
     let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
     (hash >> 4) as i64
@@ -59,24 +73,32 @@ impl Vm {
     /// Remembers package `name` as the image now holds it, as version `version` from `from`,
     /// made from the versions `ancestors` (the version itself when none are given).
     pub fn record_package(&mut self, name: &str, version: &str, from: &str, ancestors: &[String]) {
-        let held = self.package_snapshot(name, &[]);
-        let (mut keys, mut prints) = (Vec::new(), Vec::new());
-        for (key, definition) in definitions(&held) {
-            keys.push(self.new_string(&key.to_string()));
-            prints.push(Value::int(fingerprint(&definition.text())).unwrap_or(Value::NIL));
+        let record =
+            Record { name: name.into(), version: version.into(), from: from.into(), ancestors: ancestors.into() };
+        self.record_packages(&[record]);
+    }
+
+    /// Remembers each package as the image now holds it (one pass over the image for all).
+    pub fn record_packages(&mut self, records: &[Record]) {
+        let names: Vec<String> = records.iter().map(|r| r.name.clone()).collect();
+        for (r, held) in records.iter().zip(self.package_snapshots(&names)) {
+            self.record_held(&held, &r.version, &r.from, &r.ancestors);
+        }
+    }
+
+    fn record_held(&mut self, held: &super::model::Package, version: &str, from: &str, ancestors: &[String]) {
+        let name = held.name.as_str();
+        let mut prints = String::new();
+        for (key, definition) in definitions(held) {
+            prints.push_str(&format!("{key}\t{:x}\n", fingerprint(&definition.text())));
         }
         let ancestors: Vec<String> = match ancestors {
             [] if !version.is_empty() => vec![version.to_string()],
             given => given.to_vec(),
         };
         let ancestors = ancestors.iter().map(|a| self.new_string(a)).collect();
-        let entry = vec![
-            self.new_string(version),
-            self.new_string(from),
-            self.new_array(keys),
-            self.new_array(prints),
-            self.new_array(ancestors),
-        ];
+        let entry =
+            vec![self.new_string(version), self.new_string(from), self.new_string(&prints), self.new_array(ancestors)];
         let entry = self.new_array(entry);
         let record = match self.record() {
             Some(record) => record,
@@ -99,19 +121,19 @@ impl Vm {
         let names = if names.is_empty() { self.recorded_packages() } else { names.to_vec() };
         let Some(record) = self.record() else { return Vec::new() };
         let mut states = Vec::new();
-        for name in names {
+        let snapshots = self.package_snapshots(&names);
+        for (name, held) in names.into_iter().zip(snapshots) {
             let Some(entry) = self.existing_symbol(&name).and_then(|k| self.dict(record)?.get(k)) else { continue };
             self.bring_in(&[entry]);
             let items = self.array_items(entry).unwrap_or_default();
             let item = |i: usize| items.get(i).copied().unwrap_or(Value::NIL);
-            self.bring_in(&[item(2), item(3), item(4)]);
+            self.bring_in(&[item(2), item(3)]);
             let text = |vm: &Vm, v: Value| vm.string_of(v).unwrap_or_default();
-            let keys = self.array_items(item(2)).unwrap_or_default();
-            let prints = self.array_items(item(3)).unwrap_or_default();
-            self.bring_in(&keys);
-            let then: BTreeMap<String, i64> =
-                keys.iter().zip(&prints).map(|(&k, p)| (text(self, k), p.as_int().unwrap_or(-1))).collect();
-            let held = self.package_snapshot(&name, &[]);
+            let then: BTreeMap<String, i64> = text(self, item(2))
+                .lines()
+                .filter_map(|l| l.split_once('\t'))
+                .map(|(k, p)| (k.to_string(), i64::from_str_radix(p, 16).unwrap_or(-1)))
+                .collect();
             let now: BTreeMap<String, i64> =
                 definitions(&held).iter().map(|(k, d)| (k.to_string(), fingerprint(&d.text()))).collect();
             let mut changes = Vec::new();
@@ -124,7 +146,7 @@ impl Vm {
             }
             changes.extend(then.keys().filter(|k| !now.contains_key(*k)).map(|k| (k.clone(), ChangeKind::Removed)));
             changes.sort_by(|a, b| a.0.cmp(&b.0));
-            let ancestors = self.array_items(item(4)).unwrap_or_default();
+            let ancestors = self.array_items(item(3)).unwrap_or_default();
             self.bring_in(&ancestors);
             let ancestors = ancestors.into_iter().map(|a| text(self, a)).collect();
             states.push(PackageState {

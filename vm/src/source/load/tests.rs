@@ -91,7 +91,7 @@ fn a_package_loads_and_the_image_holds_it_as_written() {
     vm.initialize_classes(&loaded.to_initialize).unwrap();
     assert_eq!(eval(&mut vm, "Stall new items add: 3; yourself. Stall new size + 21 shops"), "42");
     // The image holds what was loaded, definition for definition.
-    let held = vm.package_snapshot("Shop", &[]);
+    let held = vm.package_snapshot("Shop");
     assert_eq!(diff(&shop(), &held), vec![]);
     // Loading the same again changes nothing.
     let again = vm.load(&[shop()]).unwrap();
@@ -146,7 +146,7 @@ fn an_update_changes_what_changed_and_removes_what_went() {
     assert_eq!(eval(&mut vm, "Kept instVarNamed: 'owner'"), "nil");
     assert!(vm.global("Stall").is_none());
     assert_eq!(eval(&mut vm, "3 respondsTo: #shops"), "false");
-    assert_eq!(diff(&update, &vm.package_snapshot("Shop", &[])), vec![]);
+    assert_eq!(diff(&update, &vm.package_snapshot("Shop")), vec![]);
 }
 
 #[test]
@@ -158,7 +158,7 @@ fn a_failed_update_leaves_the_package_as_it_was() {
     let errors = vm.load(&[package(&[("Shop.class.st", &shop2)])]).unwrap_err();
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert_eq!(errors[0].line, 28);
-    assert_eq!(diff(&shop(), &vm.package_snapshot("Shop", &[])), vec![]);
+    assert_eq!(diff(&shop(), &vm.package_snapshot("Shop")), vec![]);
     assert_eq!(eval(&mut vm, "Kept size"), "1");
 }
 
@@ -180,6 +180,11 @@ fn definitions_that_cannot_be() {
     assert!(found.iter().any(|e| e.starts_with("C.st:1: instance variable x is defined twice in C")), "{found:#?}");
     assert!(found.iter().any(|e| e.starts_with("O.st:1: SmallInteger is a VM class")), "{found:#?}");
     assert!(found.iter().any(|e| e.starts_with("W.st:9: the method holds '€'")), "{found:#?}");
+    let mut lying = shop();
+    lying.methods[1].selector = "total".into();
+    let said = vm.load(&[lying]).unwrap_err();
+    assert_eq!(said.len(), 1, "{said:?}");
+    assert!(said[0].message.starts_with("the source defines items, not total"), "{said:?}");
     let dup = vm.load(&[package(&[("S1.st", SHOP)]), package(&[("S2.st", SHOP)])]).unwrap_err();
     assert!(
         dup.iter().any(|e| e.to_string().starts_with("S2.st:4: Shop is defined twice (also at S1.st:4)")),
