@@ -252,6 +252,10 @@ pub struct Vm {
     pub(crate) transcript: String,
     /// Warnings from the compiler (undeclared variables), not yet taken.
     pub(crate) warnings: Vec<crate::error::CompileError>,
+    /// While a load defines its classes: the (superclass, class) pairs whose subclass entries
+    /// are made together at the end (`Vm::with_subclasses_gathered`), one Array per superclass
+    /// rather than one per class.
+    pub(crate) gathered_subclasses: Option<Vec<(Value, Value)>>,
     /// The process whose end makes [`Vm::run`] return.
     pub(crate) watch: Option<Value>,
     /// Set when the watched process finished or was suspended.
@@ -303,6 +307,7 @@ impl Vm {
             handles: Vec::new(),
             transcript: String::new(),
             warnings: Vec::new(),
+            gathered_subclasses: None,
             watch: None,
             watch_stopped: false,
             started: std::time::Instant::now(),

@@ -157,7 +157,7 @@ pub fn run(vm: &mut Vm, state: &mut State, login: u64, request: Request, page: O
         Request::SetComment { class, comment } => organize::set_comment(vm, &class, &comment),
         Request::RenameClass { from, to } => organize::rename_class(vm, &from, &to),
         Request::TestClasses(package) => tests::classes(vm, package.as_deref()),
-        Request::LoadPackages(loaded) => packages::load(vm, &loaded),
+        Request::LoadPackages(loaded) => packages::load(vm, loaded),
         Request::PackageContents(names) => packages::contents(vm, &names),
         Request::PackageStates(names) => packages::states(vm, &names),
         Request::RepositoryPackages(path) => packages::repository_packages(vm, &path),

@@ -38,26 +38,25 @@ pub struct LoadSummary {
 
 /// Loads `packages`: every problem, a line each, and nothing changed; or what changed, each
 /// package then remembered as its version.
-pub fn load(vm: &mut Vm, loadables: &[Loadable]) -> Outcome {
+pub fn load(vm: &mut Vm, loadables: Vec<Loadable>) -> Outcome {
     may_change_code(vm)?;
     // What the load compares against must be in memory.
     vm.image_classes();
-    let packages: Vec<Package> = loadables.iter().map(|l| l.package.clone()).collect();
+    let (packages, records): (Vec<Package>, Vec<Record>) = loadables
+        .into_iter()
+        .map(|l| {
+            let record =
+                Record { name: l.package.name.clone(), version: l.version, from: l.from, ancestors: l.ancestors };
+            (l.package, record)
+        })
+        .unzip();
     let mut loaded = vm.load(&packages).map_err(|problems| {
         let lines: Vec<String> = problems.iter().map(ToString::to_string).collect();
         Failure::new(ErrorKind::CompileError, lines.join("\n"))
     })?;
+    drop(packages);
     let to_initialize = std::mem::take(&mut loaded.to_initialize);
     let mut summary = LoadSummary { loaded, ..LoadSummary::default() };
-    let records: Vec<Record> = loadables
-        .iter()
-        .map(|l| Record {
-            name: l.package.name.clone(),
-            version: l.version.clone(),
-            from: l.from.clone(),
-            ancestors: l.ancestors.clone(),
-        })
-        .collect();
     vm.record_packages(&records);
     for class in to_initialize {
         let name = vm.class_name(class);

@@ -79,13 +79,21 @@ pub(super) struct Gen<'a> {
     /// For a doit evaluated in a debugger's frame: the frame's variable names, and the Array
     /// that holds their values while it runs.
     pub frame_vars: Option<(&'a [String], Value)>,
-    /// Compiling only to find errors (`compiler::check_method`): a name nothing declares
-    /// is not entered in Undeclared, nor warned about.
+    /// Compiling before the class has its final shape (`compiler::check_method`): names
+    /// are not bound, nor entered in Undeclared, nor warned about.
     pub checking: bool,
+    /// In a check, each name of a class variable or global, the placeholder binding it got,
+    /// and where it first stands.
+    pub placeholders: Vec<Placeholder>,
 }
 
+/// A name a check left unbound: its Symbol, the placeholder Association standing for its
+/// binding among the literals, and where it first stands in the source.
+pub(super) type Placeholder = (Value, Value, Span);
+
 /// Generates the code of a parsed method or doit; `ivars`, when given, stand for the class's
-/// instance variables and make the compilation a check (see `Gen::checking`).
+/// instance variables and make the compilation a check (see `Gen::checking`), whose names
+/// are left unbound: the placeholders come with the code.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn generate(
     vm: &mut Vm,
@@ -96,7 +104,7 @@ pub(super) fn generate(
     doit: bool,
     frame_vars: Option<(&[String], Value)>,
     ivars: Option<Vec<String>>,
-) -> CResult<Rc<CompiledCode>> {
+) -> CResult<(Rc<CompiledCode>, Vec<Placeholder>)> {
     let checking = ivars.is_some();
     let ivars = ivars.unwrap_or_else(|| all_ivar_names(vm, class));
     let mut vector_slot = HashMap::new();
@@ -130,6 +138,7 @@ pub(super) fn generate(
         special: Vec::new(),
         frame_vars,
         checking,
+        placeholders: Vec::new(),
     };
     let mut primitive = 0u16;
     let mut pragma_values = Vec::new();
@@ -168,7 +177,7 @@ pub(super) fn generate(
     }
     code.special_selectors = special.into_boxed_slice();
     crate::verify::verify(&code).map_err(|e| error_at(source, 0, format!("internal compiler error: {e}")))?;
-    Ok(Rc::new(code))
+    Ok((Rc::new(code), std::mem::take(&mut g.placeholders)))
 }
 
 fn new_fun(scope: ScopeId, span: Span) -> Fun {

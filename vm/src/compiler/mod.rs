@@ -52,21 +52,70 @@ pub fn compile(vm: &mut Vm, source: &str, class: Value, mode: Mode) -> Result<Rc
     // In a gem, what the compiler reads of the class, and the bindings the code refers to,
     // must be in memory.
     vm.fault_for_compile(class);
-    let code = codegen::generate(vm, source, class, &node, &analysis, mode == Mode::Doit, None, None)?;
+    let (code, _) = codegen::generate(vm, source, class, &node, &analysis, mode == Mode::Doit, None, None)?;
     vm.fault_code_literals(&code);
     Ok(code)
 }
 
+/// A method compiled by [`check_method`]: its code, with placeholders where class variables
+/// and globals will be bound ([`bind_checked`]).
+pub struct CheckedMethod {
+    code: Rc<CompiledCode>,
+    placeholders: Vec<codegen::Placeholder>,
+}
+
 /// Compiles `source` as a method of a class whose instance variables are `ivars` (which
-/// `class`, the nearest class that exists, may not have yet), only to find its errors: nothing
-/// the VM holds changes (a name nothing declares is neither declared nor warned about).
-pub fn check_method(vm: &mut Vm, source: &str, class: Value, ivars: Vec<String>) -> Result<(), CompileError> {
+/// `class`, the nearest class that exists, may not have yet), to find its errors before
+/// anything changes: nothing the VM holds changes (the names it refers to are left unbound,
+/// neither declared nor warned about). Once the class is defined with those instance
+/// variables, [`bind_checked`] makes the code what [`compile`] would have made.
+pub fn check_method(
+    vm: &mut Vm,
+    source: &str,
+    class: Value,
+    ivars: Vec<String>,
+) -> Result<CheckedMethod, CompileError> {
     let node = parser::parse_method(source).map_err(|e| error_at(source, e.offset, e.message))?;
     let analysis = scope::analyse(&node);
     if !class.is_nil() {
         vm.fault_for_compile(class);
     }
-    codegen::generate(vm, source, class, &node, &analysis, false, None, Some(ivars)).map(|_| ())
+    let (code, placeholders) = codegen::generate(vm, source, class, &node, &analysis, false, None, Some(ivars))?;
+    Ok(CheckedMethod { code, placeholders })
+}
+
+/// The code of a checked method as a method of `class`, which now has the instance variables
+/// the check was given: each name bound as [`compile`] binds it (undeclared ones in
+/// `Undeclared`, with a warning). None if the code is shared, which a check's code never is.
+pub fn bind_checked(vm: &mut Vm, checked: CheckedMethod, class: Value) -> Option<Rc<CompiledCode>> {
+    let CheckedMethod { mut code, placeholders } = checked;
+    vm.fault_for_compile(class);
+    let mut bindings = Vec::with_capacity(placeholders.len());
+    for (sym, placeholder, span) in placeholders {
+        let assoc = match variables::bound(vm, class, false, sym) {
+            Some(assoc) => assoc,
+            None => {
+                let name = vm.string_of(sym).unwrap_or_default();
+                variables::warn_undeclared(vm, &code.source, span, &name);
+                variables::undeclared(vm, sym)
+            }
+        };
+        bindings.push((placeholder, assoc));
+    }
+    let bind = |literals: &mut [Value]| {
+        for lit in literals.iter_mut() {
+            if let Some(&(_, assoc)) = bindings.iter().find(|(p, _)| p == lit) {
+                *lit = assoc;
+            }
+        }
+    };
+    let c = Rc::get_mut(&mut code)?;
+    bind(&mut c.literals);
+    for block in c.blocks.iter_mut() {
+        bind(&mut Rc::get_mut(block)?.literals);
+    }
+    vm.fault_code_literals(&code);
+    Some(code)
 }
 
 /// Compiles `source` as a doit for a receiver of `class` that also sees `names`, the
@@ -82,7 +131,7 @@ pub fn compile_in_frame(
     let node = parser::parse_doit(source).map_err(|e| error_at(source, e.offset, e.message))?;
     let analysis = scope::analyse(&node);
     vm.fault_for_compile(class);
-    let code = codegen::generate(vm, source, class, &node, &analysis, true, Some((names, holder)), None)?;
+    let (code, _) = codegen::generate(vm, source, class, &node, &analysis, true, Some((names, holder)), None)?;
     vm.fault_code_literals(&code);
     Ok(code)
 }

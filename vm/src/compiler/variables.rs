@@ -7,7 +7,7 @@ use super::codegen::{CResult, Gen, Place};
 use crate::bytecode::{Instr, Reg};
 use crate::error::CompileError;
 use crate::value::Value;
-use crate::vm::class_slots;
+use crate::vm::{Vm, class_slots};
 
 impl Gen<'_> {
     /// Resolves a name. `for_store` reports assignments to read-only names as errors.
@@ -59,62 +59,30 @@ impl Gen<'_> {
         Ok(Place::Binding(binding))
     }
 
-    /// The Association for a class variable or global (looked up in the session's symbol
-    /// list: see `crate::profile`), or a new Undeclared one.
+    /// The Association for a class variable or global (see [`bound`]), or a new Undeclared
+    /// one, with a warning. A check binds nothing: each name gets a placeholder of its own,
+    /// which [`super::bind_checked`] replaces once the method's class is what the check
+    /// assumed.
     fn binding(&mut self, name: &str, span: Span) -> CResult<Value> {
         let sym = self.vm.intern(name);
-        // Class variables, up the (instance side) superclass chain.
-        let mut c = self.class;
-        if self.vm.is_metaclass(c) {
-            c = self.vm.heap.slot(c, class_slots::THIS_CLASS).unwrap_or(Value::NIL);
-        }
-        let mut guard = 0;
-        while !c.is_nil() && guard < 10_000 {
-            let pool = self.vm.heap.slot(c, class_slots::CLASS_POOL).unwrap_or(Value::NIL);
-            if let Some(assoc) = self.vm.dict(pool).and_then(|d| d.get(sym)) {
-                return Ok(assoc);
-            }
-            c = self.vm.superclass_of(c);
-            guard += 1;
-        }
-        // Globals: a doit's through the session's symbol list; a method's in `Smalltalk`
-        // first, so that code in classes means the same in every session (whoever compiled
-        // or loaded it), then through the symbol list.
-        let mut dicts = self.vm.symbol_list();
-        if !self.doit {
-            let smalltalk = self.vm.known.smalltalk;
-            dicts.retain(|&d| d != smalltalk);
-            dicts.insert(0, smalltalk);
-        }
-        for dict in dicts {
-            if let Some(assoc) = self.vm.dict(dict).and_then(|d| d.get(sym)) {
-                return Ok(assoc);
-            }
-        }
         if self.checking {
-            return Ok(self.vm.new_association(sym, Value::NIL));
+            if let Some(&(_, placeholder, _)) = self.placeholders.iter().find(|(s, _, _)| *s == sym) {
+                return Ok(placeholder);
+            }
+            let placeholder = self.vm.new_association(sym, Value::NIL);
+            self.placeholders.push((sym, placeholder, span));
+            return Ok(placeholder);
         }
-        let undeclared = self.vm.known.undeclared;
-        if let Some(assoc) = self.vm.dict(undeclared).and_then(|d| d.get(sym)) {
-            self.warn(span, name);
+        if let Some(assoc) = bound(self.vm, self.class, self.doit, sym) {
             return Ok(assoc);
         }
-        let assoc = self.vm.new_association(sym, Value::NIL);
-        if let Some(d) = self.vm.dict_mut(undeclared) {
-            d.insert(sym, assoc);
-        }
+        let assoc = undeclared(self.vm, sym);
         self.warn(span, name);
         Ok(assoc)
     }
 
     fn warn(&mut self, span: Span, name: &str) {
-        let (line, column) = super::parser::line_col(self.source, span.start as usize);
-        let warning =
-            CompileError { message: format!("undeclared variable {name}"), offset: span.start as usize, line, column };
-        // A variable may be resolved more than once where it stands: one warning for the place.
-        if !self.vm.warnings.contains(&warning) {
-            self.vm.warnings.push(warning);
-        }
+        warn_undeclared(self.vm, self.source, span, name);
     }
 
     pub fn load(&mut self, place: &Place, t: Reg, span: Span) -> CResult<()> {
@@ -185,5 +153,56 @@ impl Gen<'_> {
             Place::SelfRef | Place::Super | Place::Context => {}
         }
         Ok(())
+    }
+}
+
+/// The Association `sym` names in code of `class` (a doit's when `doit`): a class variable
+/// up the (instance side) superclass chain, else a global. A doit sees the globals through the
+/// session's symbol list; a method sees `Smalltalk` first, so that code in classes means the
+/// same in every session (whoever compiled or loaded it), then the symbol list.
+pub(super) fn bound(vm: &mut Vm, class: Value, doit: bool, sym: Value) -> Option<Value> {
+    let mut c = class;
+    if vm.is_metaclass(c) {
+        c = vm.heap.slot(c, class_slots::THIS_CLASS).unwrap_or(Value::NIL);
+    }
+    let mut guard = 0;
+    while !c.is_nil() && guard < 10_000 {
+        let pool = vm.heap.slot(c, class_slots::CLASS_POOL).unwrap_or(Value::NIL);
+        if let Some(assoc) = vm.dict(pool).and_then(|d| d.get(sym)) {
+            return Some(assoc);
+        }
+        c = vm.superclass_of(c);
+        guard += 1;
+    }
+    let mut dicts = vm.symbol_list();
+    if !doit {
+        let smalltalk = vm.known.smalltalk;
+        dicts.retain(|&d| d != smalltalk);
+        dicts.insert(0, smalltalk);
+    }
+    dicts.into_iter().find_map(|dict| vm.dict(dict).and_then(|d| d.get(sym)))
+}
+
+/// The Undeclared binding of `sym`, made if there is none.
+pub(super) fn undeclared(vm: &mut Vm, sym: Value) -> Value {
+    let undeclared = vm.known.undeclared;
+    if let Some(assoc) = vm.dict(undeclared).and_then(|d| d.get(sym)) {
+        return assoc;
+    }
+    let assoc = vm.new_association(sym, Value::NIL);
+    if let Some(d) = vm.dict_mut(undeclared) {
+        d.insert(sym, assoc);
+    }
+    assoc
+}
+
+/// Warns that `name`, at `span` of `source`, is undeclared.
+pub(super) fn warn_undeclared(vm: &mut Vm, source: &str, span: Span, name: &str) {
+    let (line, column) = super::parser::line_col(source, span.start as usize);
+    let warning =
+        CompileError { message: format!("undeclared variable {name}"), offset: span.start as usize, line, column };
+    // A variable may be resolved more than once where it stands: one warning for the place.
+    if !vm.warnings.contains(&warning) {
+        vm.warnings.push(warning);
     }
 }

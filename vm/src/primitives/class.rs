@@ -1,7 +1,10 @@
 //! Class primitives (250-279): defining and redefining classes (instances migrate, methods
 //! recompile), compiling and removing methods, lookup, and CompiledMethod accessors.
 
+use std::rc::Rc;
+
 use super::{Args, Prim, PrimResult, table};
+use crate::bytecode::CompiledCode;
 use crate::compiler::{self, Mode};
 use crate::heap::{Body, Kind, object::format};
 use crate::value::Value;
@@ -208,12 +211,47 @@ fn add_subclass(vm: &mut Vm, sup: Value, class: Value) {
     if sup.is_nil() {
         return;
     }
-    let mut subs = vm.heap.slot(sup, cs::SUBCLASSES).and_then(|s| vm.array_items(s)).unwrap_or_default();
-    if !subs.contains(&class) {
-        subs.push(class);
+    if let Some(gathered) = vm.gathered_subclasses.as_mut() {
+        gathered.push((sup, class));
+        return;
     }
+    add_subclasses(vm, sup, &[class]);
+}
+
+/// Adds `classes` (those not there yet) to the subclasses of `sup`, in one new Array.
+fn add_subclasses(vm: &mut Vm, sup: Value, classes: &[Value]) {
+    let mut subs = vm.heap.slot(sup, cs::SUBCLASSES).and_then(|s| vm.array_items(s)).unwrap_or_default();
+    let held: std::collections::HashSet<Value> = subs.iter().copied().collect();
+    let mut added = std::collections::HashSet::new();
+    subs.extend(classes.iter().copied().filter(|c| !held.contains(c) && added.insert(*c)));
     let arr = vm.new_array(subs);
     vm.heap.set_slot(sup, cs::SUBCLASSES, arr);
+}
+
+impl Vm {
+    /// Runs `f`, which defines classes, entering the new subclasses of each superclass at the
+    /// end, together (defining thousands of subclasses of one class one at a time would copy
+    /// its subclasses Array thousands of times). A class removed meanwhile is not entered.
+    pub(crate) fn with_subclasses_gathered<T>(&mut self, f: impl FnOnce(&mut Vm) -> T) -> T {
+        let outer = self.gathered_subclasses.replace(Vec::new());
+        let result = f(self);
+        let gathered = std::mem::replace(&mut self.gathered_subclasses, outer).unwrap_or_default();
+        let mut by_superclass: Vec<(Value, Vec<Value>)> = Vec::new();
+        for (sup, class) in gathered {
+            // Entered only if `sup` is still its superclass (a later redefinition may have moved it).
+            if self.superclass_of(class) != sup {
+                continue;
+            }
+            match by_superclass.iter_mut().find(|(s, _)| *s == sup) {
+                Some((_, classes)) => classes.push(class),
+                None => by_superclass.push((sup, vec![class])),
+            }
+        }
+        for (sup, classes) in by_superclass {
+            add_subclasses(self, sup, &classes);
+        }
+        result
+    }
 }
 
 fn symbols(vm: &mut Vm, names: &[String]) -> Value {
@@ -508,7 +546,7 @@ fn recompile_all(vm: &mut Vm, class: Value) {
 
 impl Vm {
     /// Wraps compiled code in a CompiledMethod object.
-    pub fn new_method(&mut self, code: std::rc::Rc<crate::bytecode::CompiledCode>) -> Value {
+    pub fn new_method(&mut self, code: Rc<CompiledCode>) -> Value {
         let class = self.known.compiled_method;
         self.heap.alloc(class, 0, Body::Method(code))
     }
@@ -525,6 +563,12 @@ impl Vm {
             return Err(crate::error::CompileError { message: NO_CODE_CHANGES.into(), offset: 0, line: 1, column: 1 });
         }
         let code = compiler::compile(self, source, class, Mode::Method)?;
+        Ok(self.install_code(class, code, protocol))
+    }
+
+    /// Installs compiled `code` as a method of `class`, in `protocol` (nil: the protocol of
+    /// the method it replaces, or the one new methods go in), and answers the method.
+    pub(crate) fn install_code(&mut self, class: Value, code: Rc<CompiledCode>, protocol: Value) -> Value {
         code.method_class.set(class);
         let selector = code.selector;
         let dict = self.heap.slot(class, cs::METHOD_DICT).unwrap_or(Value::NIL);
@@ -546,6 +590,6 @@ impl Vm {
         self.heap.note_store(dict);
         self.flush_caches();
         self.code_changed();
-        Ok(method)
+        method
     }
 }

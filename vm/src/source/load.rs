@@ -14,7 +14,7 @@ use super::loader::{core_mismatch, spec_of};
 use super::message_pattern;
 use super::model::{ClassDef, MethodDef, Package, SourceError};
 use crate::compiler::lexer::Lexer;
-use crate::compiler::{all_ivar_names, check_method};
+use crate::compiler::{CheckedMethod, all_ivar_names, bind_checked, check_method};
 use crate::heap::Kind;
 use crate::primitives::{layout, remove_class, remove_method};
 use crate::value::Value;
@@ -65,8 +65,9 @@ struct Classes<'a, 'p> {
 struct Plan<'p> {
     /// Class definitions that define or change a class, superclasses first.
     define: Vec<&'p ClassDef>,
-    /// Methods to compile.
-    compile: Vec<&'p MethodDef>,
+    /// Methods to install: compiled by the check where the class's shape is final (only
+    /// their names are left to bind), else compiled again once the classes are defined.
+    compile: Vec<(&'p MethodDef, Option<CheckedMethod>)>,
     unchanged: usize,
     remove_classes: Vec<Value>,
     remove_methods: Vec<(Value, Value)>,
@@ -150,16 +151,23 @@ impl Vm {
             self.plan_class(name, &mut classes, &mut errors);
         }
         let Classes { shapes, define, .. } = classes;
+        let redefined: HashSet<&str> = define.iter().map(|d| d.name.as_str()).collect();
         // Methods, compiled against the shapes to come.
         let mut compile = Vec::new();
         let mut unchanged = defs.len().saturating_sub(define.len());
+        let mut finals = HashMap::new();
         for m in packages.iter().flat_map(|p| &p.methods) {
             let existing = self.class_named(&m.class_name);
-            let shape = match shapes.get(&m.class_name) {
-                Some(Some(shape)) => shape.clone(),
+            let (shape, is_final) = match shapes.get(&m.class_name) {
+                Some(Some(shape)) => (shape.clone(), true),
                 Some(None) => continue,
                 None => match existing {
-                    Some(class) => self.shape_in_image(class),
+                    Some(class) => {
+                        let is_final = *finals
+                            .entry(m.class_name.as_str())
+                            .or_insert_with(|| !self.image_inherits_any(class, &redefined));
+                        (self.shape_in_image(class), is_final)
+                    }
                     None => {
                         errors.push(error_at(&m.file, m.line, format!("class {} is not defined", m.class_name)));
                         continue;
@@ -176,7 +184,7 @@ impl Vm {
             }
             let ivars = if m.class_side { shape.class_ivars } else { shape.ivars };
             match check_method(self, &m.source, behavior.unwrap_or(Value::NIL), ivars) {
-                Ok(()) => compile.push(m),
+                Ok(checked) => compile.push((m, is_final.then_some(checked))),
                 Err(e) => errors.push(error_at(&m.file, m.file_line(e.line), e.message)),
             }
         }
@@ -284,6 +292,21 @@ impl Vm {
         false
     }
 
+    /// Whether the image's `class` or one of its superclasses is named in `names`.
+    fn image_inherits_any(&mut self, class: Value, names: &HashSet<&str>) -> bool {
+        let mut c = class;
+        let mut guard = 0;
+        while c.is_object() && guard < 10_000 {
+            self.bring_in(&[c]);
+            if names.contains(self.class_name(c).as_str()) {
+                return true;
+            }
+            c = self.superclass_of(c);
+            guard += 1;
+        }
+        false
+    }
+
     /// The shape of a class of the image, as it stands.
     fn shape_in_image(&mut self, class: Value) -> Shape {
         self.bring_in(&[class]);
@@ -357,18 +380,20 @@ impl Vm {
         let mut loaded = Loaded { unchanged: plan.unchanged, ..Loaded::default() };
         let mut errors = Vec::new();
         let mut new_classes = Vec::new();
-        for def in &plan.define {
-            let existed = self.class_named(&def.name).is_some();
-            match self.define_from(def) {
-                Ok(class) => {
-                    loaded.classes_defined += 1;
-                    if !existed {
-                        new_classes.push(class);
+        self.with_subclasses_gathered(|vm| {
+            for def in &plan.define {
+                let existed = vm.class_named(&def.name).is_some();
+                match vm.define_from(def) {
+                    Ok(class) => {
+                        loaded.classes_defined += 1;
+                        if !existed {
+                            new_classes.push(class);
+                        }
                     }
+                    Err(e) => errors.push(error_at(&def.file, def.line, e.to_string())),
                 }
-                Err(e) => errors.push(error_at(&def.file, def.line, e.to_string())),
             }
-        }
+        });
         // Comments of classes whose definition stays.
         for def in packages.iter().flat_map(|p| &p.classes) {
             if plan.define.iter().any(|d| d.name == def.name) {
@@ -382,11 +407,16 @@ impl Vm {
             }
         }
         let mut initialize = Vec::new();
-        for m in &plan.compile {
+        for (m, checked) in plan.compile {
             let Some(class) = self.class_named(&m.class_name) else { continue };
             let behavior = if m.class_side { self.class_of(class) } else { class };
             let protocol = self.intern(&m.category);
-            match self.compile_and_install(behavior, &m.source, protocol) {
+            let code = checked.and_then(|checked| bind_checked(self, checked, behavior));
+            let installed = match code {
+                Some(code) => Ok(self.install_code(behavior, code, protocol)),
+                None => self.compile_and_install(behavior, &m.source, protocol),
+            };
+            match installed {
                 Ok(_) => loaded.methods_compiled += 1,
                 Err(e) => errors.push(error_at(&m.file, m.file_line(e.line), e.message)),
             }

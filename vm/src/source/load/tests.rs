@@ -90,6 +90,9 @@ fn a_package_loads_and_the_image_holds_it_as_written() {
     assert_eq!(loaded.to_initialize, vec![vm.global("Shop").unwrap()]);
     vm.initialize_classes(&loaded.to_initialize).unwrap();
     assert_eq!(eval(&mut vm, "Stall new items add: 3; yourself. Stall new size + 21 shops"), "42");
+    // Each new class is among its superclass's subclasses, once.
+    assert_eq!(eval(&mut vm, "Shop subclasses = {Stall}"), "true");
+    assert_eq!(eval(&mut vm, "(Object subclasses select: [:c | c == Shop]) size"), "1");
     // The image holds what was loaded, definition for definition.
     let held = vm.package_snapshot("Shop");
     assert_eq!(diff(&shop(), &held), vec![]);
@@ -97,6 +100,46 @@ fn a_package_loads_and_the_image_holds_it_as_written() {
     let again = vm.load(&[shop()]).unwrap();
     assert_eq!((again.classes_defined, again.methods_compiled, again.unchanged), (0, 0, 7));
     assert!(again.to_initialize.is_empty());
+}
+
+#[test]
+fn a_loaded_method_means_each_name_as_a_method_compiled_in_its_class() {
+    let mut vm = vm();
+    // A global of the name of Shop's class variable, which the class variable hides.
+    eval(&mut vm, "Smalltalk at: #Opened put: 99");
+    let names = "Extension { #name : 'Shop' }
+
+{ #category : '*Shop' }
+Shop >> opened [
+\t^ Opened
+]
+
+{ #category : '*Shop' }
+Shop >> stallKind [
+\t^ Stall new kind
+]
+
+{ #category : '*Shop' }
+Shop >> nowhere [
+\t^ Nowhere
+]
+";
+    let mut loading = shop();
+    loading.methods.extend(package(&[("Shop.extension.st", names)]).methods);
+    let loaded = vm.load(&[loading]).unwrap();
+    vm.initialize_classes(&loaded.to_initialize).unwrap();
+    assert_eq!(eval(&mut vm, "Shop new opened"), "0");
+    assert_eq!(eval(&mut vm, "Smalltalk at: #Opened"), "99");
+    assert_eq!(eval(&mut vm, "Shop new stallKind"), "#stall");
+    assert_eq!(loaded.warnings, vec!["Shop.extension.st:15: undeclared variable Nowhere"]);
+    assert_eq!(eval(&mut vm, "Shop new nowhere"), "nil");
+    // A class of the image, outside the package, whose superclass the load changes: its
+    // method in the package is compiled against the instance variables it will have.
+    eval(&mut vm, "Shop subclass: #Booth instanceVariableNames: '' classVariableNames: '' category: 'Booths'");
+    let shop2 = SHOP.replace("\t\t'items'\n", "\t\t'owner',\n\t\t'items'\n");
+    let booth = "Extension { #name : 'Booth' }\n\n{ #category : '*Shop' }\nBooth >> held [\n\t^ items\n]\n";
+    vm.load(&[package(&[("Shop.class.st", &shop2), ("Booth.extension.st", booth)])]).unwrap();
+    assert_eq!(eval(&mut vm, "(Booth new instVarNamed: 'items' put: 5; yourself) held"), "5");
 }
 
 #[test]
