@@ -3,7 +3,6 @@
 //! --repository`) is files at a path, `PKG@VERSION` of a repository, or `PKG` as a gem holds
 //! it; `onyx merge` joins a version into a gem's code three ways from their common ancestor.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -11,8 +10,6 @@ use anyhow::{Result, anyhow, bail};
 use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
 use onyx_server_agent::packages::{loadable, package};
 use onyx_versions::{Repository, Version};
-use onyx_vm::source::diff::Definition;
-use onyx_vm::source::merge::{Resolution, merge as merge_three};
 use onyx_vm::source::{Package, read_packages};
 
 use crate::args::Side;
@@ -90,16 +87,6 @@ fn from_gem(gem: &str, name: &str) -> Result<Package> {
     }
 }
 
-/// What the gem remembers of package `name`: its version and the versions it was made from.
-fn state_in_gem(gem: &str, name: &str) -> Result<Option<pb::PackageState>> {
-    let op = Op::PackageStates(pb::PackageNames { names: vec![name.to_string()] });
-    match execute_once(gem, vec![op])?.into_iter().next() {
-        Some(Outcome::PackageStates(states)) => Ok(states.states.into_iter().next()),
-        Some(Outcome::Error(e)) => bail!("{}", e.message),
-        other => bail!("the gem answered out of turn: {other:?}"),
-    }
-}
-
 /// Loads `packages` (with their versions) into the gem, all or nothing; prints the problems.
 pub fn send_load(gem: &str, packages: Vec<pb::PackageContents>) -> Result<Option<pb::Loaded>> {
     let op = Op::LoadPackages(pb::LoadPackages { packages });
@@ -128,61 +115,52 @@ pub fn from_repository(repository: &Path, specs: &[String]) -> Result<Vec<pb::Pa
 }
 
 /// `onyx merge PKG@VERSION --repository R --gem G`: joins the version into the gem's code
-/// from their common ancestor (the version the gem's code was made from, and this one).
-/// Conflicts are listed and nothing changes, unless `take` settles them all; the merged code
-/// is loaded all or nothing and remembered as made from both versions.
+/// from their common ancestor (the version the gem's code was made from, and this one), the
+/// gem's own merge (the repository is read on the gem's host). Conflicts are listed and
+/// nothing changes, unless `take` settles them all; the merged code is loaded all or nothing
+/// and remembered as made from both versions.
 pub fn merge(spec: &str, repository: &Path, gem: &str, take: Option<&str>, commit: bool) -> Result<ExitCode> {
-    let repo = Repository::open(repository).map_err(|e| anyhow!("{e}"))?;
-    let (name, theirs_version) = version_of(&repo, spec)?;
-    let state = state_in_gem(gem, &name)?.ok_or_else(|| anyhow!("the gem has no version of {name} to merge into"))?;
-    let versions = repo.versions(&name).map_err(|e| anyhow!("{e}"))?;
-    let ours_id = state
-        .ancestors
-        .iter()
-        .find_map(|a| versions.iter().find(|v| v.name == *a || v.id == *a))
-        .map(|v| v.id.clone())
-        .ok_or_else(|| anyhow!("the version the gem's {name} was made from is not in {}", repository.display()))?;
-    let base_id = repo
-        .common_ancestor(&name, &ours_id, &theirs_version.id)
-        .map_err(|e| anyhow!("{e}"))?
-        .ok_or_else(|| anyhow!("{name}: the gem's version and {} have no common ancestor", theirs_version.name))?;
-    let base = repo.read(&name, &base_id).map_err(|e| anyhow!("{e}"))?;
-    let theirs = repo.read(&name, &theirs_version.id).map_err(|e| anyhow!("{e}"))?;
-    let ours = from_gem(gem, &name)?;
-    let merged = merge_three(&base, &ours, &theirs);
-    let resolution = match take {
+    let take = match take {
         None => None,
-        Some("ours") => Some(Resolution::Ours),
-        Some("theirs") => Some(Resolution::Theirs),
+        Some("ours") => Some(pb::merge_resolution::Take::Ours(pb::Empty {})),
+        Some("theirs") => Some(pb::merge_resolution::Take::Theirs(pb::Empty {})),
         Some(other) => bail!("--take ours or --take theirs, not {other}"),
     };
-    if !merged.conflicts.is_empty() && resolution.is_none() {
-        for conflict in &merged.conflicts {
-            println!("conflict: {}", conflict.key);
-            for (side, definition) in [("ours", &conflict.ours), ("theirs", &conflict.theirs)] {
-                let text = definition.as_ref().map_or("(removed)".to_string(), Definition::text);
+    let (package, version) = spec.split_once('@').map_or((spec, ""), |(p, v)| (p, v));
+    let path = std::fs::canonicalize(repository).unwrap_or_else(|_| repository.to_path_buf()).display().to_string();
+    let request = |resolutions: Vec<pb::MergeResolution>, apply: bool| pb::MergeVersion {
+        path: path.clone(),
+        package: package.to_string(),
+        version: version.to_string(),
+        resolutions,
+        apply,
+    };
+    let told = send_merge(gem, request(Vec::new(), false))?;
+    if !told.conflicts.is_empty() && take.is_none() {
+        for conflict in &told.conflicts {
+            println!("conflict: {}", conflict.definition);
+            for (side, text) in [("ours", &conflict.ours), ("theirs", &conflict.theirs)] {
+                let text = text.as_deref().unwrap_or("(removed)");
                 println!("  {side}:\n    {}", text.replace('\n', "\n    "));
             }
         }
         eprintln!(
             "{} conflicts: nothing merged (resolve them with --take ours|theirs, or in the IDE)",
-            merged.conflicts.len()
+            told.conflicts.len()
         );
         return Ok(ExitCode::FAILURE);
     }
-    let resolutions: BTreeMap<_, _> =
-        merged.conflicts.iter().filter_map(|c| Some((c.key.clone(), resolution.clone()?))).collect();
-    let result = merged.resolve(&resolutions).map_err(|e| anyhow!("{e}"))?;
-    let ours_name = versions.iter().find(|v| v.id == ours_id).map_or(ours_id.clone(), |v| v.name.clone());
-    let ancestors = vec![ours_name, theirs_version.name.clone()];
-    let from = std::fs::canonicalize(repository).unwrap_or_else(|_| repository.to_path_buf()).display().to_string();
-    let Some(loaded) = send_load(gem, vec![loadable(&result, "", &from, &ancestors)])? else {
-        return Ok(ExitCode::FAILURE);
-    };
+    let resolutions = told
+        .conflicts
+        .iter()
+        .map(|c| pb::MergeResolution { definition: c.definition.clone(), take: take.clone() })
+        .collect();
+    let merged = send_merge(gem, request(resolutions, true))?;
+    let loaded = merged.loaded.unwrap_or_default();
     println!(
-        "merged {} into {name} (from {}): {} conflicts settled, {} methods compiled, {} removed",
-        theirs_version.name,
-        ancestors[0],
+        "merged {} into {package} (from {}): {} conflicts settled, {} methods compiled, {} removed",
+        merged.theirs,
+        merged.ours,
         merged.conflicts.len(),
         loaded.methods_compiled,
         loaded.methods_removed
@@ -191,4 +169,13 @@ pub fn merge(spec: &str, repository: &Path, gem: &str, take: Option<&str>, commi
         return crate::packages::commit_gem(gem);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Sends a merge to the gem; its answer.
+fn send_merge(gem: &str, merge: pb::MergeVersion) -> Result<pb::Merged> {
+    match execute_once(gem, vec![Op::RepositoryMerge(merge)])?.into_iter().next() {
+        Some(Outcome::Merged(merged)) => Ok(merged),
+        Some(Outcome::Error(e)) => bail!("{}\nnothing was merged", e.message),
+        other => bail!("the gem answered out of turn: {other:?}"),
+    }
 }

@@ -49,4 +49,5 @@ mod sessions;
 mod stone;
 mod tidy;
 mod tls;
+mod versions;
 mod wrong_server;

@@ -11,12 +11,12 @@ use std::process::Command;
 
 use crate::agent::{GemProcess, repository};
 
-fn data() -> PathBuf {
+pub(crate) fn data() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("e2e/data/shop")
 }
 
 /// Runs `onyx ARGS` (with `--gem ADDR` when a gem is given): (success, stdout, stderr).
-fn onyx(gem: Option<&GemProcess>, args: &[&str]) -> (bool, String, String) {
+pub(crate) fn onyx(gem: Option<&GemProcess>, args: &[&str]) -> (bool, String, String) {
     let mut command = Command::new(onyx_tests::onyx());
     command.args(args);
     if let Some(gem) = gem {
@@ -26,7 +26,7 @@ fn onyx(gem: Option<&GemProcess>, args: &[&str]) -> (bool, String, String) {
     (out.status.success(), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
 }
 
-fn eval(gem: &GemProcess, code: &str) -> String {
+pub(crate) fn eval(gem: &GemProcess, code: &str) -> String {
     let (ok, out, err) = onyx(Some(gem), &["eval", code]);
     assert!(ok, "{code}: {err}");
     out.trim().to_string()

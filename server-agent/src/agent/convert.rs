@@ -10,12 +10,13 @@ use onyx_record::Hits;
 
 use crate::ops::breakpoints::{At, BreakpointEntry, BreakpointRequest, SetBreakpoint, Within};
 use crate::ops::debugger::{DebugRequest, Debugged, Step};
-use crate::ops::packages::Loadable;
+use crate::ops::packages::{LoadSummary, Loadable};
 use crate::ops::request::{
     Answer, BatchAnswer, ClassRef, Done, ErrorKind, Evaluate, Event, Failure, InspectRequest, InstVarRef, Listed,
     MethodRef, Operation, Outcome, Package, Page, Paged, Password, ProcessChange, Request, TestRef, TestStatus,
     TransactionStatus,
 };
+use crate::ops::versions::{DefinitionDiff, MergeRequest, PackageSide, Take};
 use onyx_vm::source::diff::ChangeKind;
 
 /// A protocol operation as the gem's: the request and its page.
@@ -151,6 +152,35 @@ fn request(op: Op) -> Result<Request, Failure> {
         Op::PackageStates(r) => Request::PackageStates(r.names),
         Op::RepositoryPackages(r) => Request::RepositoryPackages(r.path.into()),
         Op::RepositoryVersions(r) => Request::RepositoryVersions { path: r.path.into(), package: r.package },
+        Op::RepositoryLoad(r) => {
+            Request::RepositoryLoad { path: r.path.into(), package: r.package, version: r.version }
+        }
+        Op::RepositorySave(r) => {
+            Request::RepositorySave { path: r.path.into(), package: r.package, message: r.message, author: r.author }
+        }
+        Op::ComparePackages(r) => Request::ComparePackages(side(r.left), side(r.right)),
+        Op::RepositoryMerge(r) => Request::RepositoryMerge(MergeRequest {
+            path: r.path.into(),
+            package: r.package,
+            version: r.version,
+            resolutions: r
+                .resolutions
+                .into_iter()
+                .map(|r| {
+                    let take = match r.take {
+                        Some(pb::merge_resolution::Take::Ours(_)) => Take::Ours,
+                        Some(pb::merge_resolution::Take::Theirs(_)) => Take::Theirs,
+                        Some(pb::merge_resolution::Take::Edited(text)) => Take::Edited(text),
+                        None => {
+                            let message = format!("{}: a resolution takes ours, theirs or edited text", r.definition);
+                            return Err(Failure::new(ErrorKind::Invalid, message));
+                        }
+                    };
+                    Ok((r.definition, take))
+                })
+                .collect::<Result<_, _>>()?,
+            apply: r.apply,
+        }),
         Op::RecordVersions(r) => Request::RecordVersions(
             r.records
                 .into_iter()
@@ -448,16 +478,7 @@ fn answer_of(answer: Answer) -> PbOutcome {
                 .map(|c| pb::TestClass { name: c.name, package: c.package, selectors: c.selectors })
                 .collect(),
         }),
-        Answer::Loaded(l) => PbOutcome::Loaded(pb::Loaded {
-            classes_defined: count(l.loaded.classes_defined),
-            methods_compiled: count(l.loaded.methods_compiled),
-            unchanged: count(l.loaded.unchanged),
-            classes_removed: count(l.loaded.classes_removed),
-            methods_removed: count(l.loaded.methods_removed),
-            warnings: l.loaded.warnings,
-            initialized: l.initialized,
-            initialize_errors: l.initialize_errors,
-        }),
+        Answer::Loaded(l) => PbOutcome::Loaded(loaded(l)),
         Answer::Packages(list) => {
             PbOutcome::Packages(pb::PackageList { packages: list.iter().map(crate::packages::contents).collect() })
         }
@@ -486,17 +507,31 @@ fn answer_of(answer: Answer) -> PbOutcome {
                     changes: s
                         .changes
                         .into_iter()
-                        .map(|(definition, kind)| pb::DefinitionChange {
-                            definition,
-                            kind: match kind {
-                                ChangeKind::Changed => pb::ChangeKind::Changed,
-                                ChangeKind::Added => pb::ChangeKind::Added,
-                                ChangeKind::Removed => pb::ChangeKind::Removed,
-                            } as i32,
-                        })
+                        .map(|(definition, kind)| pb::DefinitionChange { definition, kind: change_kind(kind) as i32 })
                         .collect(),
                 })
                 .collect(),
+        }),
+        Answer::Changes(changes) => {
+            PbOutcome::Changes(pb::Changes { changes: changes.into_iter().map(definition_diff).collect() })
+        }
+        Answer::Merged(m) => PbOutcome::Merged(pb::Merged {
+            ours: m.ours,
+            theirs: m.theirs,
+            base: m.base,
+            incoming: m.incoming.into_iter().map(definition_diff).collect(),
+            conflicts: m
+                .conflicts
+                .into_iter()
+                .map(|c| pb::MergeConflict {
+                    definition: c.definition,
+                    base: c.base,
+                    ours: c.ours,
+                    theirs: c.theirs,
+                    editable: c.editable,
+                })
+                .collect(),
+            loaded: m.loaded.map(loaded),
         }),
         Answer::Breakpoints(list) => {
             PbOutcome::Breakpoints(pb::BreakpointList { breakpoints: list.into_iter().map(breakpoint_info).collect() })
@@ -567,4 +602,39 @@ pub fn event(e: Event) -> pb::Event {
         }
     };
     pb::Event { event: Some(event) }
+}
+
+fn loaded(l: LoadSummary) -> pb::Loaded {
+    pb::Loaded {
+        classes_defined: count(l.loaded.classes_defined),
+        methods_compiled: count(l.loaded.methods_compiled),
+        unchanged: count(l.loaded.unchanged),
+        classes_removed: count(l.loaded.classes_removed),
+        methods_removed: count(l.loaded.methods_removed),
+        warnings: l.loaded.warnings,
+        initialized: l.initialized,
+        initialize_errors: l.initialize_errors,
+    }
+}
+
+fn change_kind(kind: ChangeKind) -> pb::ChangeKind {
+    match kind {
+        ChangeKind::Changed => pb::ChangeKind::Changed,
+        ChangeKind::Added => pb::ChangeKind::Added,
+        ChangeKind::Removed => pb::ChangeKind::Removed,
+    }
+}
+
+fn definition_diff(d: DefinitionDiff) -> pb::DefinitionDiff {
+    pb::DefinitionDiff { definition: d.definition, kind: change_kind(d.kind) as i32, before: d.before, after: d.after }
+}
+
+/// A package's state as a request names it: the image's code without a repository.
+fn side(side: Option<pb::PackageSide>) -> PackageSide {
+    let side = side.unwrap_or_default();
+    if side.path.is_empty() {
+        PackageSide::Image(side.package)
+    } else {
+        PackageSide::Version { path: side.path.into(), package: side.package, version: side.version }
+    }
 }

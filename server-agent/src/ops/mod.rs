@@ -27,6 +27,7 @@ pub mod request;
 pub mod search;
 pub mod tests;
 pub mod transaction;
+pub mod versions;
 
 use std::time::Duration;
 
@@ -160,8 +161,14 @@ pub fn run(vm: &mut Vm, state: &mut State, login: u64, request: Request, page: O
         Request::LoadPackages(loaded) => packages::load(vm, loaded),
         Request::PackageContents(names) => packages::contents(vm, &names),
         Request::PackageStates(names) => packages::states(vm, &names),
-        Request::RepositoryPackages(path) => packages::repository_packages(vm, &path),
-        Request::RepositoryVersions { path, package } => packages::repository_versions(vm, &path, &package),
+        Request::RepositoryPackages(path) => versions::packages(vm, &path),
+        Request::RepositoryVersions { path, package } => versions::versions(vm, &path, &package),
+        Request::RepositoryLoad { path, package, version } => versions::load_version(vm, &path, &package, &version),
+        Request::RepositorySave { path, package, message, author } => {
+            versions::save_version(vm, &path, &package, &message, &author)
+        }
+        Request::ComparePackages(left, right) => versions::compare(vm, &left, &right),
+        Request::RepositoryMerge(merge) => versions::merge(vm, merge),
         Request::RecordVersions(records) => packages::record(vm, &records),
         Request::TransactionStatus => transaction::status(vm, state.auto_commit),
         Request::BeginTransaction => transaction::system_done(vm, "beginTransaction"),

@@ -1,15 +1,12 @@
 //! Packages in and out of the gem's image: loading them all or nothing (`Vm::load`), then
 //! running new classes' class-side `initialize` as any code runs, and taking packages as the
-//! image holds them (`Vm::package_snapshot`) for a save; what the image remembers of their
-//! versions; and the version repositories on the gem's host (`onyx_versions`), reached only
-//! by a user who may change code.
+//! image holds them (`Vm::package_snapshot`) for a save; and what the image remembers of their
+//! versions. Version repositories are `versions.rs`'s.
 
 use onyx_vm::Vm;
 use onyx_vm::source::{Loaded, Package, Record};
 
-use onyx_versions::{Repository, VersionError};
-
-use super::request::{Answer, ErrorKind, Failure, Listed, Outcome};
+use super::request::{Answer, ErrorKind, Failure, Outcome};
 use super::{WORK_LIMIT, may_change_code};
 
 /// A package to load, with the version its files hold and where they came from.
@@ -89,26 +86,4 @@ pub fn record(vm: &mut Vm, records: &[Record]) -> Outcome {
     vm.image_classes();
     vm.record_packages(records);
     Ok(Answer::Done)
-}
-
-fn repository_failure(e: VersionError) -> Failure {
-    let kind = match e {
-        VersionError::NotFound(_) => ErrorKind::NotFound,
-        VersionError::Source(_) | VersionError::Git { .. } => ErrorKind::Invalid,
-    };
-    Failure::new(kind, e.to_string())
-}
-
-/// The packages of the version repository at `path`.
-pub fn repository_packages(vm: &Vm, path: &std::path::Path) -> Outcome {
-    may_change_code(vm)?;
-    let repository = Repository::open(path).map_err(repository_failure)?;
-    Ok(Answer::Names(Listed::whole(repository.packages().map_err(repository_failure)?)))
-}
-
-/// The versions of `package` in the version repository at `path`, newest first.
-pub fn repository_versions(vm: &Vm, path: &std::path::Path, package: &str) -> Outcome {
-    may_change_code(vm)?;
-    let repository = Repository::open(path).map_err(repository_failure)?;
-    Ok(Answer::Versions(Listed::whole(repository.versions(package).map_err(repository_failure)?)))
 }

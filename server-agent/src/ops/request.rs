@@ -105,6 +105,30 @@ pub enum Request {
         /// The package.
         package: String,
     },
+    /// Loads a version of a repository's package.
+    RepositoryLoad {
+        /// The repository's folder.
+        path: std::path::PathBuf,
+        /// The package.
+        package: String,
+        /// The version (by name or id; the newest when empty).
+        version: String,
+    },
+    /// Saves a package as the image holds it as a new version of a repository.
+    RepositorySave {
+        /// The repository's folder.
+        path: std::path::PathBuf,
+        /// The package.
+        package: String,
+        /// The version's message.
+        message: String,
+        /// Its author.
+        author: String,
+    },
+    /// The definitions that differ between two states of a package.
+    ComparePackages(super::versions::PackageSide, super::versions::PackageSide),
+    /// Merges a version into the image's code.
+    RepositoryMerge(super::versions::MergeRequest),
     /// Packages as the image remembers them, with what changed since (all, with no name).
     PackageStates(Vec<String>),
     /// Remembers packages as the image holds them, each as a version saved.
@@ -532,6 +556,10 @@ pub enum Answer {
     Versions(Listed<onyx_versions::Version>),
     /// Packages as the image remembers them.
     PackageStates(Vec<onyx_vm::source::PackageState>),
+    /// The definitions that differ between two states of a package.
+    Changes(Vec<super::versions::DefinitionDiff>),
+    /// A merge, told or applied.
+    Merged(super::versions::Merged),
     /// A doit's value.
     Evaluated(Evaluated),
     /// Done, with nothing to say.

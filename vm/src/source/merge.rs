@@ -25,6 +25,13 @@ pub struct Conflict {
     pub theirs: Option<Definition>,
 }
 
+impl Conflict {
+    /// Whether text edited by hand can settle it: a method or a comment a side holds.
+    pub fn editable(&self) -> bool {
+        matches!(self.ours.as_ref().or(self.theirs.as_ref()), Some(Definition::Method(_) | Definition::Comment(_)))
+    }
+}
+
 /// How a conflict is settled.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Resolution {
