@@ -92,7 +92,12 @@ impl Ctx<'_> {
 
     /// Sends one operation of gesture `name` asking for one page of its list.
     pub fn send_page(&mut self, name: &'static str, op: Op, page: pb::Page) -> Ticket {
-        let ticket = self.link.execute_page(op, page);
+        self.send_ops_page(name, vec![op], page)
+    }
+
+    /// Sends the batch of gesture `name`, its last operation asking for one page of its list.
+    pub fn send_ops_page(&mut self, name: &'static str, ops: Vec<Op>, page: pb::Page) -> Ticket {
+        let ticket = self.link.execute_page(ops, page);
         self.sent_as(ticket, name)
     }
 }

@@ -15,6 +15,7 @@ use crate::processes::Processes;
 use crate::runner::TestRunner;
 use crate::sessions::Sessions;
 use crate::settings::Settings;
+use crate::versions::VersionBrowser;
 use crate::workspace::Workspace;
 
 /// The key the layout is kept under in egui's storage.
@@ -64,6 +65,11 @@ pub enum Saved {
         /// The package whose test classes it lists.
         package: Option<String>,
     },
+    /// The package-version browser and its repositories.
+    Versions {
+        /// The version repositories added to it.
+        repositories: Vec<String>,
+    },
     /// The help pane.
     Help,
     /// The settings pane.
@@ -82,6 +88,7 @@ impl Saved {
             Saved::Sessions => Box::new(Sessions::new(ctx)),
             Saved::Processes => Box::new(Processes::new(ctx)),
             Saved::TestRunner { package } => Box::new(TestRunner::restored(ctx, package)),
+            Saved::Versions { repositories } => Box::new(VersionBrowser::new(repositories, &ctx.link.user)),
             Saved::Help => Box::new(Help),
             Saved::Settings => Box::new(Settings),
         }

@@ -180,11 +180,17 @@ impl Link {
         ticket
     }
 
-    /// Sends one paged operation as a batch.
-    pub fn execute_page(&mut self, op: Op, page: pb::Page) -> Ticket {
+    /// Sends `ops` as one batch, the last asking for one page of its list.
+    pub fn execute_page(&mut self, ops: Vec<Op>, page: pb::Page) -> Ticket {
         let ticket = Ticket(NEXT_TICKET.fetch_add(1, Ordering::Relaxed));
         self.sent.fetch_add(1, Ordering::Relaxed);
-        self.send(ticket, pb::Batch { operations: vec![pb::Operation { op: Some(op), page: Some(page) }] });
+        let last = ops.len().saturating_sub(1);
+        let operations = ops
+            .into_iter()
+            .enumerate()
+            .map(|(i, op)| pb::Operation { op: Some(op), page: (i == last).then_some(page) })
+            .collect();
+        self.send(ticket, pb::Batch { operations });
         ticket
     }
 

@@ -9,6 +9,7 @@ use crate::processes::Processes;
 use crate::runner::TestRunner;
 use crate::sessions::Sessions;
 use crate::settings::Settings;
+use crate::versions::VersionBrowser;
 use crate::workspace::Workspace;
 
 /// A kind of pane the menus and the tool bar open.
@@ -20,6 +21,7 @@ pub enum Tool {
     Sessions,
     Processes,
     Breakpoints,
+    Versions,
     TestRunner,
     Help,
     Settings,
@@ -27,13 +29,14 @@ pub enum Tool {
 
 impl Tool {
     /// The menus' entries, and the tool bar's buttons.
-    pub const ALL: [(Tool, &'static str, &'static str); 9] = [
+    pub const ALL: [(Tool, &'static str, &'static str); 10] = [
         (Tool::Browser, "Browser", "New browser"),
         (Tool::Workspace, "Workspace", "New workspace"),
         (Tool::Transcript, "Transcript", "New transcript"),
         (Tool::Sessions, "Sessions", "Sessions"),
         (Tool::Processes, "Processes", "Processes"),
         (Tool::Breakpoints, "Breakpoints", "Breakpoints"),
+        (Tool::Versions, "Package versions", "Versions"),
         (Tool::TestRunner, "Test runner", "Test runner"),
         (Tool::Help, "Shortcuts and help (F1)", ""),
         (Tool::Settings, "Settings", ""),
@@ -51,6 +54,7 @@ impl Tool {
                 ctx.read_breakpoints();
                 Box::new(BreakpointBrowser)
             }
+            Tool::Versions => Box::new(VersionBrowser::new(Vec::new(), &ctx.link.user)),
             Tool::TestRunner => Box::new(TestRunner::new(ctx)),
             Tool::Help => Box::new(Help),
             Tool::Settings => Box::new(Settings),

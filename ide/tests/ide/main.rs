@@ -34,6 +34,7 @@ mod organizing;
 mod running;
 mod tls;
 mod transactions;
+mod versioning;
 
 /// A repository with a class `Probe` (package `Probes`, method `answer ^ 42` in `accessing`)
 /// and its subclass `SubProbe` (package `Probes-Sub`), served in this process.
