@@ -80,4 +80,38 @@ export ONYX_PASSWORD=swordfish
 shot breakpoint-margin 'browser:Meter:add:' --connect "$gem_b"
 shot breakpoints 'breakpoints' --connect "$gem_b"
 shot suspended-across-gems 'sessions' --connect "$gem_b"
+
+# Versions: a package saved as Monticello versions along two lines (ab's and cd's, from the
+# same first version), and the merge of cd's into ab's told, one conflict open.
+"$onyx" init "$repo/shelves" >/dev/null
+serve stone "$repo/shelves"
+serve gem --stone "$address"
+gem_v=$address
+versions=$repo/versions
+mkdir -p "$versions"
+v() { "$onyx" "$@" --gem "$gem_v" >/dev/null; }
+v eval "Object subclass: #Shelf instanceVariableNames: 'books' classVariableNames: '' package: 'Shelf'.
+Shelf compile: 'capacity
+	^ 10' classified: #accessing.
+Shelf compile: 'describe
+	^ ''a shelf of '', self capacity printString' classified: #printing.
+System commitTransaction"
+v save Shelf --to "$versions" --format mcz --author ab --message 'A shelf'
+v eval "Shelf compile: 'capacity
+	\"Wider boards.\"
+	^ 12' classified: #accessing.
+Shelf compile: 'width
+	^ 80' classified: #accessing.
+System commitTransaction"
+v save Shelf --to "$versions" --format mcz --author ab --message 'Wider'
+v load --repository "$versions" Shelf@Shelf-ab.1 --commit
+v eval "Shelf compile: 'capacity
+	^ 16' classified: #accessing.
+Shelf compile: 'describe
+	^ ''a tall shelf of '', self capacity printString' classified: #printing.
+System commitTransaction"
+v save Shelf --to "$versions" --format mcz --author cd --message 'Taller'
+v load --repository "$versions" Shelf@Shelf-ab.2 --commit
+export ONYX_PASSWORD=swordfish
+shot versions "versions:$versions:Shelf:Shelf-cd.3" --connect "$gem_v"
 echo "screenshots written to docs/screenshots/"

@@ -27,6 +27,7 @@ use crate::show::Show;
 use crate::tabs::Behavior;
 use crate::tools::Tool;
 use crate::transaction::{Gesture, Quit, Transaction};
+use crate::versions::VersionBrowser;
 use crate::workspace::{Action, Workspace};
 
 /// The last gesture that went to the gem, as the status bar shows it.
@@ -140,6 +141,9 @@ impl Ide {
             Show::Tests(package) => {
                 let scope = TestScope { package: package.clone(), tests: Vec::new() };
                 Box::new(TestRunner::running(&mut ctx, scope))
+            }
+            Show::Versions { repository, package, merge } => {
+                Box::new(VersionBrowser::showing(&mut ctx, repository, package, merge.as_deref()))
             }
             Show::Help => Box::new(Help),
         };

@@ -4,8 +4,9 @@
 /// A pane to open at start (`onyx-ide --show`): `browser:CLASS[:SELECTOR]`,
 /// `hierarchy:CLASS`, `print:CODE`, `inspect:CODE`, `transcript:CODE` (done, then the
 /// transcript shown), `debug:CODE` (done, and a debugger opened where it stops), `sessions`,
-/// `processes`, `breakpoints`, `tests[:PACKAGE]` (the test runner, running a package's tests)
-/// or `help`.
+/// `processes`, `breakpoints`, `tests[:PACKAGE]` (the test runner, running a package's tests),
+/// `versions:REPOSITORY:PACKAGE[:VERSION]` (the package-version browser on a package of a
+/// repository, telling the merge of a version into the gem's code) or `help`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Show {
     /// A browser on a class, and a method of it.
@@ -33,6 +34,16 @@ pub enum Show {
     Breakpoints,
     /// The test runner, running a package's tests (every package's without one).
     Tests(Option<String>),
+    /// The package-version browser on a package of a repository, and a version whose merge
+    /// it tells.
+    Versions {
+        /// The repository's folder.
+        repository: String,
+        /// The package.
+        package: String,
+        /// The version to merge.
+        merge: Option<String>,
+    },
     /// The help pane.
     Help,
 }
@@ -63,12 +74,20 @@ impl std::str::FromStr for Show {
             "processes" => Show::Processes,
             "breakpoints" => Show::Breakpoints,
             "tests" => Show::Tests((!rest.is_empty()).then(|| rest.to_string())),
+            "versions" => {
+                let mut parts = rest.splitn(3, ':');
+                let (repository, package) = match (parts.next(), parts.next()) {
+                    (Some(r), Some(p)) if !r.is_empty() && !p.is_empty() => (r.to_string(), p.to_string()),
+                    _ => return Err("versions needs a repository and a package: versions:REPOSITORY:PACKAGE".into()),
+                };
+                Show::Versions { repository, package, merge: parts.next().map(str::to_string) }
+            }
             "help" => Show::Help,
             other => {
                 return Err(format!(
                     "{other:?} is not a pane: one of browser:CLASS[:SELECTOR], hierarchy:CLASS, print:CODE, \
                      inspect:CODE, transcript:CODE, debug:CODE, sessions, processes, breakpoints, tests[:PACKAGE], \
-                     help"
+                     versions:REPOSITORY:PACKAGE[:VERSION], help"
                 ));
             }
         })

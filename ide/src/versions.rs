@@ -85,6 +85,23 @@ impl VersionBrowser {
         }
     }
 
+    /// A browser on `package` of `repository`, telling the merge of version `merge` into the
+    /// gem's code (`onyx-ide --show`).
+    pub fn showing(ctx: &mut Ctx, repository: &str, package: &str, merge: Option<&str>) -> VersionBrowser {
+        let mut browser = VersionBrowser::new(vec![repository.to_string()], &ctx.link.user);
+        browser.repository = Some(repository.to_string());
+        let names = Op::RepositoryPackages(pb::RepositoryRef { path: repository.to_string(), package: String::new() });
+        let ticket = ctx.send("list a repository's packages", vec![names]);
+        browser.ask(ticket, Asked::Packages);
+        browser.choose_package(ctx, package.to_string());
+        if let Some(version) = merge {
+            browser.selected = Some(version.to_string());
+            let ticket = ctx.send("tell a merge", vec![browser.merge_op(version, Vec::new(), false)]);
+            browser.ask(ticket, Asked::Merge(version.to_string()));
+        }
+        browser
+    }
+
     fn repository_ref(&self) -> pb::RepositoryRef {
         pb::RepositoryRef {
             path: self.repository.clone().unwrap_or_default(),
@@ -271,12 +288,14 @@ impl VersionBrowser {
             }
         });
         ui.horizontal(|ui| {
-            ui.label("Save");
+            let label = ui.label("Save package").id;
             ui.add(egui::TextEdit::singleline(&mut self.save_package).hint_text("package").desired_width(140.0))
-                .labelled_by(ui.label("package").id);
+                .labelled_by(label);
+            let label = ui.label("message").id;
             ui.add(egui::TextEdit::singleline(&mut self.message).hint_text("message").desired_width(260.0))
-                .labelled_by(ui.label("message").id);
-            ui.add(egui::TextEdit::singleline(&mut self.author).desired_width(60.0)).labelled_by(ui.label("author").id);
+                .labelled_by(label);
+            let label = ui.label("author").id;
+            ui.add(egui::TextEdit::singleline(&mut self.author).desired_width(60.0)).labelled_by(label);
             let ready = may && self.repository.is_some() && !self.save_package.is_empty();
             if ui.add_enabled(ready, egui::Button::new("Save a new version")).clicked() {
                 self.save(ctx);
@@ -393,12 +412,13 @@ impl View for VersionBrowser {
 
     fn ui(&mut self, ui: &mut egui::Ui, ctx: &mut Ctx) {
         ui.horizontal(|ui| {
-            let field = ui.add(
+            let label = ui.label("Repository folder").id;
+            ui.add(
                 egui::TextEdit::singleline(&mut self.typed_repository)
                     .hint_text("a folder of .mcz files, or of a git work tree")
                     .desired_width(420.0),
-            );
-            field.labelled_by(ui.label("Repository folder").id);
+            )
+            .labelled_by(label);
             let typed = self.typed_repository.trim().to_string();
             if ui.add_enabled(!typed.is_empty(), egui::Button::new("Add repository")).clicked() {
                 if !self.repositories.contains(&typed) {

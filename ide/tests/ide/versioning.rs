@@ -29,7 +29,7 @@ fn versions_are_saved_compared_loaded_and_merged_with_a_conflict_settled_by_hand
     let mut h = harness(&server.gem);
     versions_of(&mut h, dir.path());
     h.get_by_label_contains("No package in this repository yet");
-    local(&mut h, |h| h.get_by_label("package").set_text_value_accesskit("Probes"));
+    local(&mut h, |h| h.get_by_label("Save package").set_text_value_accesskit("Probes"));
     local(&mut h, |h| h.get_by_label("author").set_text_value_accesskit("ab"));
     save(&mut h, "The first");
     h.get_by_label("Saved Probes-ab.1");

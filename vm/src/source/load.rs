@@ -411,6 +411,9 @@ impl Vm {
             let Some(class) = self.class_named(&m.class_name) else { continue };
             let behavior = if m.class_side { self.class_of(class) } else { class };
             let protocol = self.intern(&m.category);
+            // The warnings taken after are this method's alone (those left by code compiled
+            // before, such as a doit's, are no one's here).
+            self.take_warnings();
             let code = checked.and_then(|checked| bind_checked(self, checked, behavior));
             let installed = match code {
                 Some(code) => Ok(self.install_code(behavior, code, protocol)),
