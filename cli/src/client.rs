@@ -266,17 +266,49 @@ pub(crate) fn execute_once(gem: &str, ops: Vec<Op>) -> Result<Vec<Outcome>> {
     runtime.block_on(async {
         let mut session = login(gem).await?;
         let reply = execute(&mut session, ops).await?;
-        let mut outcomes: Vec<Outcome> = reply.results.into_iter().filter_map(|r| r.outcome).collect();
-        for outcome in &mut outcomes {
-            if let Outcome::Evaluated(e) = outcome
-                && e.rest != 0
-            {
-                read_rest(&mut session, e).await?;
-            }
-        }
-        session.logout().await.map_err(|s| anyhow!(peer::call_error(&s, gem, Peer::Gem)))?;
-        Ok(outcomes)
+        finish(session, reply).await
     })
+}
+
+/// As [`execute_once`], while `tell` hears how far the batch has come, as the gem tells it
+/// (a load, a save, a merge).
+pub(crate) fn execute_telling(gem: &str, ops: Vec<Op>, tell: &mut dyn FnMut(&pb::Progress)) -> Result<Vec<Outcome>> {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    runtime.block_on(async {
+        let mut session = login(gem).await?;
+        let mut events = session.events().await.map_err(|s| anyhow!(peer::call_error(&s, gem, Peer::Gem)))?;
+        let reply = {
+            let batch = execute(&mut session, ops);
+            tokio::pin!(batch);
+            loop {
+                tokio::select! {
+                    reply = &mut batch => break reply?,
+                    event = events.message() => match event {
+                        Ok(Some(pb::Event { event: Some(pb::event::Event::Progress(p)) })) => tell(&p),
+                        Ok(Some(_)) => {}
+                        // No more progress to hear: the reply is all there is to wait for.
+                        Ok(None) | Err(_) => break (&mut batch).await?,
+                    },
+                }
+            }
+        };
+        finish(session, reply).await
+    })
+}
+
+/// The outcomes of `reply` (printStrings read whole), and the login ended.
+async fn finish(mut session: AgentSession, reply: pb::BatchResult) -> Result<Vec<Outcome>> {
+    let mut outcomes: Vec<Outcome> = reply.results.into_iter().filter_map(|r| r.outcome).collect();
+    for outcome in &mut outcomes {
+        if let Outcome::Evaluated(e) = outcome
+            && e.rest != 0
+        {
+            read_rest(&mut session, e).await?;
+        }
+    }
+    let gem = session.address().to_string();
+    session.logout().await.map_err(|s| anyhow!(peer::call_error(&s, &gem, Peer::Gem)))?;
+    Ok(outcomes)
 }
 
 /// Reads the rest of a printString too long for one reply, a part at a time, onto its start.

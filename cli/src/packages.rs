@@ -30,7 +30,7 @@ pub fn load(paths: &[String], repository: Option<&Path>, gem: &str, commit: bool
     let names: Vec<String> = sent.iter().map(|p| p.name.clone()).collect();
     let methods: usize = sent.iter().map(|p| p.methods.len()).sum();
     progress.set_message(format!("loading {} packages ({methods} methods) into the gem", names.len()));
-    let loaded = send_load(gem, sent);
+    let loaded = send_load(gem, sent, &mut |told| show(&progress, told));
     progress.finish_and_clear();
     let Some(loaded) = loaded? else {
         return Ok(ExitCode::FAILURE);
@@ -85,12 +85,33 @@ fn from_files(paths: &[String]) -> Result<Vec<pb::PackageContents>> {
     Ok(sent)
 }
 
+/// How a bar of packages written or methods loaded looks.
+const BAR: &str = "{bar:40} {pos}/{len} {msg}";
+
 /// A spinner on standard error (shown only on a terminal) saying what is under way.
 fn spinner(message: &str) -> ProgressBar {
     let progress = ProgressBar::new_spinner();
     progress.set_message(message.to_string());
     progress.enable_steady_tick(std::time::Duration::from_millis(120));
     progress
+}
+
+/// Shows on `progress` what the gem told of a load: a bar over a step that counts, the
+/// spinner over one that does not.
+fn show(progress: &ProgressBar, told: &pb::Progress) {
+    progress.set_message(told.step.clone());
+    if told.total == 0 {
+        progress.set_style(ProgressStyle::default_spinner());
+        progress.unset_length();
+        return;
+    }
+    if progress.length() != Some(told.total) {
+        if let Ok(style) = ProgressStyle::with_template(BAR) {
+            progress.set_style(style);
+        }
+        progress.set_length(told.total);
+    }
+    progress.set_position(told.done);
 }
 
 /// Commits the gem's transaction, saying so; exits 1 when the commit fails.
@@ -141,7 +162,7 @@ pub fn save(names: &[String], gem: &str, to: &Path, format: Format, message: &st
     };
     let mut records = Vec::new();
     let progress = ProgressBar::new(list.packages.len() as u64);
-    if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}") {
+    if let Ok(style) = ProgressStyle::with_template(BAR) {
         progress.set_style(style);
     }
     for contents in list.packages {

@@ -13,7 +13,7 @@ use onyx_versions::{Repository, Version};
 use onyx_vm::source::{Package, read_packages};
 
 use crate::args::Side;
-use crate::client::execute_once;
+use crate::client::{execute_once, execute_telling};
 
 /// `onyx versions REPOSITORY [PACKAGE]`: the packages a version repository holds, or a page
 /// of a package's versions, newest first.
@@ -88,9 +88,13 @@ fn from_gem(gem: &str, name: &str) -> Result<Package> {
 }
 
 /// Loads `packages` (with their versions) into the gem, all or nothing; prints the problems.
-pub fn send_load(gem: &str, packages: Vec<pb::PackageContents>) -> Result<Option<pb::Loaded>> {
+pub fn send_load(
+    gem: &str,
+    packages: Vec<pb::PackageContents>,
+    tell: &mut dyn FnMut(&pb::Progress),
+) -> Result<Option<pb::Loaded>> {
     let op = Op::LoadPackages(pb::LoadPackages { packages });
-    match execute_once(gem, vec![op])?.into_iter().next() {
+    match execute_telling(gem, vec![op], tell)?.into_iter().next() {
         Some(Outcome::Loaded(loaded)) => Ok(Some(loaded)),
         Some(Outcome::Error(e)) => {
             eprintln!("{}", e.message);

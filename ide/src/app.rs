@@ -402,7 +402,8 @@ impl Ide {
                         | Event::Sessions(_)
                         | Event::Process(_)
                         | Event::Suspended(_)
-                        | Event::Breakpoints(_) => {}
+                        | Event::Breakpoints(_)
+                        | Event::Progress(_) => {}
                     }
                     let mut opened = Vec::new();
                     let mut ctx = Ctx::new(&mut self.link, &mut self.sent, &mut opened);

@@ -150,7 +150,8 @@ impl View for Transcript {
             | Event::Relogged(_)
             | Event::Process(_)
             | Event::Suspended(_)
-            | Event::Breakpoints(_) => {}
+            | Event::Breakpoints(_)
+            | Event::Progress(_) => {}
         }
     }
 

@@ -69,7 +69,7 @@ impl View for Sessions {
     fn hear(&mut self, event: &Event, ctx: &mut Ctx) {
         match event {
             Event::Sessions(_) | Event::Relogged(_) | Event::Stale(_) | Event::Suspended(_) => self.read(ctx),
-            Event::Transcript(_) | Event::Process(_) | Event::Breakpoints(_) => {}
+            Event::Transcript(_) | Event::Process(_) | Event::Breakpoints(_) | Event::Progress(_) => {}
         }
     }
 

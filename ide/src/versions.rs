@@ -6,7 +6,7 @@
 //! message) and Merge (see `merging.rs`). Each gesture is one batch.
 
 use eframe::egui;
-use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
+use onyx_protocol::agent::{self as pb, event::Event, operation::Op, result::Outcome};
 
 use crate::changes::side_by_side;
 use crate::ctx::Ctx;
@@ -28,6 +28,31 @@ enum Asked {
     Save,
     Merge(String),
     Merged,
+}
+
+impl Asked {
+    /// A load, a save or a merge applied: long enough that the gem tells its progress.
+    fn is_long(&self) -> bool {
+        matches!(self, Asked::Load(_) | Asked::Save | Asked::Merged)
+    }
+}
+
+/// What a batch under way does, and how far it has come (a fraction, when its step counts).
+fn under_way(asked: &Asked, progress: Option<&pb::Progress>) -> (Option<f32>, String) {
+    let doing = match asked {
+        Asked::Load(v) => format!("Loading {v}"),
+        Asked::Save => "Saving a new version".to_string(),
+        Asked::Merged => "Merging".to_string(),
+        _ => return (None, "Asking the gem…".to_string()),
+    };
+    match progress {
+        Some(p) if p.total > 0 => {
+            let fraction = p.done as f32 / p.total as f32;
+            (Some(fraction), format!("{doing}: {} {} of {}", p.step, p.done, p.total))
+        }
+        Some(p) => (None, format!("{doing}: {}…", p.step)),
+        None => (None, format!("{doing}…")),
+    }
 }
 
 /// What the lower half shows.
@@ -56,6 +81,8 @@ pub struct VersionBrowser {
     author: String,
     shown: Shown,
     pending: Vec<(Ticket, Asked)>,
+    /// How far the load, save or merge under way has come, as the gem told.
+    progress: Option<pb::Progress>,
     status: String,
     error: String,
 }
@@ -80,6 +107,7 @@ impl VersionBrowser {
             author: author.to_string(),
             shown: Shown::Nothing,
             pending: Vec::new(),
+            progress: None,
             status: String::new(),
             error: String::new(),
         }
@@ -358,11 +386,32 @@ impl View for VersionBrowser {
 
     fn forget_pending(&mut self) {
         self.pending.clear();
+        self.progress = None;
+    }
+
+    /// The gem tells how far a load, save or merge of this login has come.
+    fn hear(&mut self, event: &Event, _ctx: &mut Ctx) {
+        match event {
+            Event::Progress(p) if self.pending.iter().any(|(_, asked)| asked.is_long()) => {
+                self.progress = Some(p.clone());
+            }
+            Event::Progress(_)
+            | Event::Transcript(_)
+            | Event::Stale(_)
+            | Event::Sessions(_)
+            | Event::Relogged(_)
+            | Event::Process(_)
+            | Event::Suspended(_)
+            | Event::Breakpoints(_) => {}
+        }
     }
 
     fn receive(&mut self, reply: Reply) {
         let Some(at) = self.pending.iter().position(|(t, _)| *t == reply.ticket) else { return };
         let (_, asked) = self.pending.remove(at);
+        if asked.is_long() {
+            self.progress = None;
+        }
         let answered = match outcomes(reply) {
             Ok(answered) => answered,
             Err(e) => {
@@ -434,15 +483,15 @@ impl View for VersionBrowser {
         self.lists(ui, ctx);
         self.actions(ui, ctx);
         if let Some((_, asked)) = self.pending.first() {
-            let doing = match asked {
-                Asked::Load(v) => format!("Loading {v}…"),
-                Asked::Save => "Saving a new version…".to_string(),
-                Asked::Merged => "Merging…".to_string(),
-                _ => "Asking the gem…".to_string(),
-            };
-            ui.horizontal(|ui| {
-                ui.add(egui::Spinner::new());
-                ui.label(doing);
+            let (fraction, doing) = under_way(asked, self.progress.as_ref());
+            ui.horizontal(|ui| match fraction {
+                Some(fraction) => {
+                    ui.add(egui::ProgressBar::new(fraction).desired_width(320.0).text(doing));
+                }
+                None => {
+                    ui.add(egui::Spinner::new());
+                    ui.label(doing);
+                }
             });
         }
         if !self.error.is_empty() {
@@ -477,5 +526,26 @@ impl View for VersionBrowser {
 
     fn holds_unaccepted_edits(&mut self) -> bool {
         matches!(&self.shown, Shown::Merge(view) if !view.resolutions().is_empty())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn told(step: &str, done: u64, total: u64) -> pb::Progress {
+        pb::Progress { step: step.into(), done, total }
+    }
+
+    #[test]
+    fn a_step_that_counts_shows_as_a_bar_and_one_that_does_not_as_its_name() {
+        let load = Asked::Load("Shop-ab.2".into());
+        assert_eq!(under_way(&load, None), (None, "Loading Shop-ab.2…".to_string()));
+        let (fraction, text) = under_way(&load, Some(&told("checking methods", 30, 120)));
+        assert_eq!((fraction, text.as_str()), (Some(0.25), "Loading Shop-ab.2: checking methods 30 of 120"));
+        let recording = under_way(&Asked::Merged, Some(&told("recording the packages", 0, 0)));
+        assert_eq!(recording, (None, "Merging: recording the packages…".to_string()));
+        // A list asked for says no more than that.
+        assert_eq!(under_way(&Asked::Packages, Some(&told("checking methods", 1, 2))).0, None);
     }
 }

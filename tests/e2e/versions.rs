@@ -3,7 +3,8 @@
 //! version loaded into another gem, two states compared (a version and a gem's code), and a
 //! version merged into a gem's code: told first (what comes in, every conflict with its three
 //! texts), refused while a conflict is unsettled or settled by text that does not fit, then
-//! applied with a conflict settled by text edited by hand, the result made from both versions.
+//! applied with a conflict settled by text edited by hand, the result made from both versions;
+//! and a load telling its own login, and no other, how far it has come.
 
 use onyx_protocol::agent::{self as pb, operation::Op, result::Outcome};
 
@@ -165,4 +166,45 @@ fn the_agent_saves_loads_compares_and_merges_versions_with_conflicts_settled_by_
     assert_eq!(names(&out[0]), ["Shop-Core-ab.4"]);
     let Outcome::Versions(list) = &out[1] else { panic!("{:?}", out[1]) };
     assert_eq!(list.versions[0].ancestors.len(), 2, "{list:?}");
+}
+
+/// The steps a stream of events told, up to the transcript's `done`: each progress event as
+/// (step, done, total).
+async fn progress_until_done(events: &mut tonic::Streaming<pb::Event>) -> Vec<(String, u64, u64)> {
+    let mut told = Vec::new();
+    loop {
+        let next = tokio::time::timeout(std::time::Duration::from_secs(10), events.message()).await;
+        match next.expect("an event in time").expect("the stream is open").and_then(|e| e.event) {
+            Some(pb::event::Event::Progress(p)) => told.push((p.step, p.done, p.total)),
+            Some(pb::event::Event::Transcript(text)) if text.contains("done") => return told,
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn a_load_tells_its_own_login_how_far_it_has_come_and_no_other() {
+    let (_dir, stone) = repository();
+    let gem = GemProcess::start(&stone);
+    let read = onyx_vm::source::read_packages(&data()).expect("the fixture reads");
+    let packages = read.iter().map(|p| onyx_server_agent::packages::loadable(p, "", "shop", &[])).collect();
+    runtime().block_on(async {
+        let mut loader = client(&gem).await;
+        let mut bystander = client(&gem).await;
+        let mut told = loader.events(pb::EventsRequest {}).await.expect("events").into_inner();
+        let mut overheard = bystander.events(pb::EventsRequest {}).await.expect("events").into_inner();
+        let out = execute(&mut loader, vec![op(Op::LoadPackages(pb::LoadPackages { packages }))]).await;
+        assert!(matches!(out[0], Outcome::Loaded(_)), "{:?}", out[0]);
+        execute(&mut loader, vec![crate::agent::evaluate("Transcript show: 'done'. 1")]).await;
+
+        let told = progress_until_done(&mut told).await;
+        assert_eq!(told.first(), Some(&("checking methods".to_string(), 0, 15)), "{told:?}");
+        let mut steps: Vec<&str> = told.iter().map(|(step, ..)| step.as_str()).collect();
+        steps.dedup();
+        let expected =
+            ["checking methods", "installing methods", "recording the packages", "running class-side initializers"];
+        assert_eq!(steps, expected);
+        assert!(told.iter().all(|(_, done, total)| done < total || *total == 0), "{told:?}");
+        assert_eq!(progress_until_done(&mut overheard).await, vec![], "another login hears none of it");
+    });
 }

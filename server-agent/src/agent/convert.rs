@@ -591,6 +591,7 @@ pub fn event(e: Event) -> pb::Event {
             processes: processes.into_iter().map(suspended_process).collect(),
         }),
         Event::Breakpoints => pb::event::Event::Breakpoints(pb::Empty {}),
+        Event::Progress { step, done, total, .. } => pb::event::Event::Progress(pb::Progress { step, done, total }),
         Event::Process { process, change } => {
             let change = match change {
                 ProcessChange::Suspended => "suspended",

@@ -185,7 +185,7 @@ impl agent_server::Agent for AgentService {
     type EventsStream = Pin<Box<dyn Stream<Item = Result<pb::Event, Status>> + Send>>;
 
     async fn events(&self, request: Request<pb::EventsRequest>) -> Result<Response<Self::EventsStream>, Status> {
-        self.login_of(&request)?;
+        let me = self.login_of(&request)?.1.id;
         let mut events = self.events.subscribe();
         let mut closing = self.closing.clone();
         let (listener, stream) = mpsc::channel(64);
@@ -197,6 +197,8 @@ impl agent_server::Agent for AgentService {
                     () = listener.closed() => break,
                 };
                 match event {
+                    // Another login's progress is not this one's to hear.
+                    Ok(Event::Progress { login, .. }) if login != me => {}
                     Ok(event) => {
                         if listener.send(Ok(convert::event(event))).await.is_err() {
                             break;

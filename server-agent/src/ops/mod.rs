@@ -36,6 +36,7 @@ use onyx_vm::persist::repository_exception;
 use onyx_vm::{EvalError, Value, Vm};
 
 use self::inspect::{Handles, LoginHandles};
+use self::packages::Teller;
 use self::request::{
     Answer, ErrorKind, Evaluated, Failure, Handle, Outcome, PRINT_PAGE, Page, Paged, Password, Request,
 };
@@ -66,6 +67,8 @@ pub struct State {
     pub ended: std::collections::HashSet<u64>,
     /// The longest an evaluation runs.
     pub eval_limit: std::time::Duration,
+    /// Where events go (progress told as long operations run).
+    pub events: Option<tokio::sync::broadcast::Sender<request::Event>>,
 }
 
 /// What Smalltalk code wrote to the Transcript: kept (the last [`Transcript::KEPT`] bytes)
@@ -158,17 +161,19 @@ pub fn run(vm: &mut Vm, state: &mut State, login: u64, request: Request, page: O
         Request::SetComment { class, comment } => organize::set_comment(vm, &class, &comment),
         Request::RenameClass { from, to } => organize::rename_class(vm, &from, &to),
         Request::TestClasses(package) => tests::classes(vm, package.as_deref()),
-        Request::LoadPackages(loaded) => packages::load(vm, loaded),
+        Request::LoadPackages(loaded) => packages::load(vm, loaded, &mut Teller::new(state, login)),
         Request::PackageContents(names) => packages::contents(vm, &names),
         Request::PackageStates(names) => packages::states(vm, &names),
         Request::RepositoryPackages(path) => versions::packages(vm, &path),
         Request::RepositoryVersions { path, package } => versions::versions(vm, &path, &package),
-        Request::RepositoryLoad { path, package, version } => versions::load_version(vm, &path, &package, &version),
+        Request::RepositoryLoad { path, package, version } => {
+            versions::load_version(vm, &path, &package, &version, &mut Teller::new(state, login))
+        }
         Request::RepositorySave { path, package, message, author } => {
-            versions::save_version(vm, &path, &package, &message, &author)
+            versions::save_version(vm, &path, &package, &message, &author, &mut Teller::new(state, login))
         }
         Request::ComparePackages(left, right) => versions::compare(vm, &left, &right),
-        Request::RepositoryMerge(merge) => versions::merge(vm, merge),
+        Request::RepositoryMerge(merge) => versions::merge(vm, merge, &mut Teller::new(state, login)),
         Request::RecordVersions(records) => packages::record(vm, &records),
         Request::TransactionStatus => transaction::status(vm, state.auto_commit),
         Request::BeginTransaction => transaction::system_done(vm, "beginTransaction"),

@@ -3,11 +3,14 @@
 //! image holds them (`Vm::package_snapshot`) for a save; and what the image remembers of their
 //! versions. Version repositories are `versions.rs`'s.
 
+use std::time::{Duration, Instant};
+
 use onyx_vm::Vm;
 use onyx_vm::source::{Loaded, Package, Record};
+use tokio::sync::broadcast;
 
-use super::request::{Answer, ErrorKind, Failure, Outcome};
-use super::{WORK_LIMIT, may_change_code};
+use super::request::{Answer, ErrorKind, Event, Failure, Outcome};
+use super::{State, WORK_LIMIT, may_change_code};
 
 /// A package to load, with the version its files hold and where they came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,9 +36,42 @@ pub struct LoadSummary {
     pub initialize_errors: Vec<String>,
 }
 
+/// Tells the login whose batch runs how far a long operation has come, as events: at most
+/// every [`Teller::EVERY`], and whenever the step changes.
+pub struct Teller {
+    events: Option<broadcast::Sender<Event>>,
+    login: u64,
+    step: String,
+    last: Option<Instant>,
+}
+
+impl Teller {
+    const EVERY: Duration = Duration::from_millis(50);
+
+    /// A teller to `login` through the events of `state`.
+    pub fn new(state: &State, login: u64) -> Teller {
+        Teller { events: state.events.clone(), login, step: String::new(), last: None }
+    }
+
+    /// `done` of `total` things of `step` are done (a `total` of 0: the step has no count).
+    pub fn tell(&mut self, step: &str, done: usize, total: usize) {
+        let Some(events) = &self.events else { return };
+        let now = Instant::now();
+        if step == self.step && self.last.is_some_and(|at| now.duration_since(at) < Self::EVERY) {
+            return;
+        }
+        self.step.clear();
+        self.step.push_str(step);
+        self.last = Some(now);
+        let (done, total) = (done as u64, total as u64);
+        // Nobody listening is no reason to stop.
+        let _ = events.send(Event::Progress { login: self.login, step: step.to_string(), done, total });
+    }
+}
+
 /// Loads `packages`: every problem, a line each, and nothing changed; or what changed, each
-/// package then remembered as its version.
-pub fn load(vm: &mut Vm, loadables: Vec<Loadable>) -> Outcome {
+/// package then remembered as its version. `teller` hears how far it has come.
+pub fn load(vm: &mut Vm, loadables: Vec<Loadable>, teller: &mut Teller) -> Outcome {
     may_change_code(vm)?;
     // What the load compares against must be in memory.
     vm.image_classes();
@@ -47,15 +83,18 @@ pub fn load(vm: &mut Vm, loadables: Vec<Loadable>) -> Outcome {
             (l.package, record)
         })
         .unzip();
-    let mut loaded = vm.load(&packages).map_err(|problems| {
+    let mut loaded = vm.load(&packages, &mut |p| teller.tell(p.step, p.done, p.total)).map_err(|problems| {
         let lines: Vec<String> = problems.iter().map(ToString::to_string).collect();
         Failure::new(ErrorKind::CompileError, lines.join("\n"))
     })?;
     drop(packages);
     let to_initialize = std::mem::take(&mut loaded.to_initialize);
     let mut summary = LoadSummary { loaded, ..LoadSummary::default() };
+    teller.tell("recording the packages", 0, 0);
     vm.record_packages(&records);
-    for class in to_initialize {
+    let total = to_initialize.len();
+    for (done, class) in to_initialize.into_iter().enumerate() {
+        teller.tell("running class-side initializers", done, total);
         let name = vm.class_name(class);
         match vm.send_within(class, "initialize", &[], WORK_LIMIT) {
             Ok(_) => summary.initialized.push(name),

@@ -719,6 +719,17 @@ pub enum Event {
     },
     /// The stone's breakpoints changed, as this gem found.
     Breakpoints,
+    /// How far an operation of a login's batch has come: told to that login alone.
+    Progress {
+        /// The login whose batch it is.
+        login: u64,
+        /// What is under way.
+        step: String,
+        /// How many of the step's things are done.
+        done: u64,
+        /// How many it has (0: the step has no count).
+        total: u64,
+    },
     /// A process of the gem was suspended (and is kept to debug), resumed, or terminated.
     Process {
         /// The process.

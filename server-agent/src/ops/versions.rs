@@ -14,7 +14,7 @@ use onyx_vm::source::merge::{Resolution, merge as merge_three};
 use onyx_vm::source::{Package, Record};
 
 use super::may_change_code;
-use super::packages::{LoadSummary, Loadable, load};
+use super::packages::{LoadSummary, Loadable, Teller, load};
 use super::request::{Answer, ErrorKind, Failure, Listed, Outcome};
 
 /// A state of a package: the image's code, or a version of a repository.
@@ -151,19 +151,27 @@ pub fn versions(vm: &Vm, path: &Path, package: &str) -> Outcome {
 }
 
 /// Loads a version of a repository's package, remembered as that version.
-pub fn load_version(vm: &mut Vm, path: &Path, package: &str, version: &str) -> Outcome {
+pub fn load_version(vm: &mut Vm, path: &Path, package: &str, version: &str, teller: &mut Teller) -> Outcome {
     let repository = open(vm, path)?;
     let version = find(repository.versions(package).map_err(failure)?, package, version)?;
     let read = repository.read(package, &version.id).map_err(failure)?;
     let loadable = Loadable { package: read, version: version.name, from: place(path), ancestors: Vec::new() };
-    load(vm, vec![loadable])
+    load(vm, vec![loadable], teller)
 }
 
 /// Saves `package` as the image holds it as a new version of the repository at `path`, made
 /// from the versions the image's code was made from (those the repository holds), and
 /// remembers the package as that version.
-pub fn save_version(vm: &mut Vm, path: &Path, package: &str, message: &str, author: &str) -> Outcome {
+pub fn save_version(
+    vm: &mut Vm,
+    path: &Path,
+    package: &str,
+    message: &str,
+    author: &str,
+    teller: &mut Teller,
+) -> Outcome {
     let repository = open(vm, path)?;
+    teller.tell(&format!("taking {package} from the image"), 0, 0);
     vm.image_classes();
     let held = vm.package_snapshot(package);
     if held.classes.is_empty() && held.methods.is_empty() {
@@ -179,6 +187,7 @@ pub fn save_version(vm: &mut Vm, path: &Path, package: &str, message: &str, auth
     if author.is_empty() {
         return Err(Failure::new(ErrorKind::Invalid, "a version needs its author (initials for Monticello)"));
     }
+    teller.tell(&format!("writing the new version of {package}"), 0, 0);
     let saved = repository.save(&held, author, message, &ancestors).map_err(failure)?;
     let record =
         Record { name: package.to_string(), version: saved.name.clone(), from: place(path), ancestors: Vec::new() };
@@ -216,7 +225,7 @@ pub fn compare(vm: &mut Vm, left: &PackageSide, right: &PackageSide) -> Outcome 
 }
 
 /// Merges a version into the image's code of its package (see [`Merged`]).
-pub fn merge(vm: &mut Vm, request: MergeRequest) -> Outcome {
+pub fn merge(vm: &mut Vm, request: MergeRequest, teller: &mut Teller) -> Outcome {
     let MergeRequest { path, package: name, version, resolutions, apply } = request;
     let repository = open(vm, &path)?;
     let versions = repository.versions(&name).map_err(failure)?;
@@ -283,7 +292,7 @@ pub fn merge(vm: &mut Vm, request: MergeRequest) -> Outcome {
     let result = merge.resolve(&settled).map_err(|e| Failure::new(ErrorKind::Invalid, e.to_string()))?;
     let ancestors = vec![ours_version.name, theirs_version.name];
     let loadable = Loadable { package: result, version: String::new(), from: place(&path), ancestors };
-    match load(vm, vec![loadable])? {
+    match load(vm, vec![loadable], teller)? {
         Answer::Loaded(summary) => merged.loaded = Some(summary),
         other => return Ok(other),
     }

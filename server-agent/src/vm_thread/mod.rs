@@ -141,7 +141,7 @@ pub fn run(
     mut relogin: Relogin,
 ) {
     let mut running: Vec<Running> = Vec::new();
-    let mut state = State { eval_limit, ..State::default() };
+    let mut state = State { eval_limit, events: Some(events.clone()), ..State::default() };
     loop {
         if watch.look(vm, events).is_err() {
             relogin.lose();

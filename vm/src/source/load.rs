@@ -40,6 +40,22 @@ pub struct Loaded {
     pub to_initialize: Vec<Value>,
 }
 
+/// How far a load has come, told as it goes: `done` of the `total` methods of its `step`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    /// What is under way.
+    pub step: &'static str,
+    /// How many of the step's methods are done.
+    pub done: usize,
+    /// How many the step has.
+    pub total: usize,
+}
+
+/// The step that checks every method (nothing has changed yet).
+pub const CHECKING: &str = "checking methods";
+/// The step that installs the methods that changed.
+pub const INSTALLING: &str = "installing methods";
+
 /// A class's shape once the load is done: its layout, and the instance variable names of its
 /// instances and of the class itself (inherited ones first).
 #[derive(Clone)]
@@ -96,18 +112,27 @@ fn latin1(text: &str, file: &std::path::Path, first_line: usize, what: &str) -> 
 impl Vm {
     /// Loads `packages` all or nothing: answers what changed, or every problem found, and
     /// then nothing has changed. Class-side initializers are left to the caller
-    /// ([`Loaded::to_initialize`]), who runs them as it runs code.
-    pub fn load(&mut self, packages: &[Package]) -> Result<Loaded, Vec<SourceError>> {
-        let plan = self.plan(packages)?;
-        self.apply(packages, plan)
+    /// ([`Loaded::to_initialize`]), who runs them as it runs code. `progress` is told after
+    /// each method checked and each installed.
+    pub fn load(
+        &mut self,
+        packages: &[Package],
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<Loaded, Vec<SourceError>> {
+        let plan = self.plan(packages, progress)?;
+        self.apply(packages, plan, progress)
     }
 
     /// Every problem loading `packages` would meet; changes nothing.
     pub fn check_load(&mut self, packages: &[Package]) -> Vec<SourceError> {
-        self.plan(packages).err().unwrap_or_default()
+        self.plan(packages, &mut |_| {}).err().unwrap_or_default()
     }
 
-    fn plan<'p>(&mut self, packages: &'p [Package]) -> Result<Plan<'p>, Vec<SourceError>> {
+    fn plan<'p>(
+        &mut self,
+        packages: &'p [Package],
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<Plan<'p>, Vec<SourceError>> {
         let mut errors = Vec::new();
         if !self.may_change_code {
             let file = std::path::PathBuf::from(packages.first().map(|p| p.name.as_str()).unwrap_or_default());
@@ -156,7 +181,9 @@ impl Vm {
         let mut compile = Vec::new();
         let mut unchanged = defs.len().saturating_sub(define.len());
         let mut finals = HashMap::new();
-        for m in packages.iter().flat_map(|p| &p.methods) {
+        let total = packages.iter().map(|p| p.methods.len()).sum();
+        for (done, m) in packages.iter().flat_map(|p| &p.methods).enumerate() {
+            progress(Progress { step: CHECKING, done, total });
             let existing = self.class_named(&m.class_name);
             let (shape, is_final) = match shapes.get(&m.class_name) {
                 Some(Some(shape)) => (shape.clone(), true),
@@ -376,7 +403,12 @@ impl Vm {
         (classes, methods)
     }
 
-    fn apply(&mut self, packages: &[Package], plan: Plan<'_>) -> Result<Loaded, Vec<SourceError>> {
+    fn apply(
+        &mut self,
+        packages: &[Package],
+        plan: Plan<'_>,
+        progress: &mut dyn FnMut(Progress),
+    ) -> Result<Loaded, Vec<SourceError>> {
         let mut loaded = Loaded { unchanged: plan.unchanged, ..Loaded::default() };
         let mut errors = Vec::new();
         let mut new_classes = Vec::new();
@@ -407,7 +439,9 @@ impl Vm {
             }
         }
         let mut initialize = Vec::new();
-        for (m, checked) in plan.compile {
+        let total = plan.compile.len();
+        for (done, (m, checked)) in plan.compile.into_iter().enumerate() {
+            progress(Progress { step: INSTALLING, done, total });
             let Some(class) = self.class_named(&m.class_name) else { continue };
             let behavior = if m.class_side { self.class_of(class) } else { class };
             let protocol = self.intern(&m.category);

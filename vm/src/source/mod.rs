@@ -18,7 +18,7 @@ pub mod save;
 mod ston;
 pub mod tonel;
 
-pub use load::Loaded;
+pub use load::{Loaded, Progress};
 pub use loader::{KernelSource, LoadReport};
 pub use model::{ClassDef, ClassKind, MethodDef, Package, SourceError, Spelling, Version};
 pub use registry::{PackageState, Record};

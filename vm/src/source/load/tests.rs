@@ -85,8 +85,13 @@ fn shop() -> Package {
 #[test]
 fn a_package_loads_and_the_image_holds_it_as_written() {
     let mut vm = vm();
-    let loaded = vm.load(&[shop()]).unwrap();
+    let mut told = Vec::new();
+    let loaded = vm.load(&[shop()], &mut |p| told.push((p.step, p.done, p.total))).unwrap();
     assert_eq!((loaded.classes_defined, loaded.methods_compiled, loaded.unchanged), (2, 5, 0));
+    // Each method checked, then each installed, was told as it went.
+    let checked: Vec<_> = (0..5).map(|done| (CHECKING, done, 5)).collect();
+    let installed: Vec<_> = (0..5).map(|done| (INSTALLING, done, 5)).collect();
+    assert_eq!(told, [checked, installed].concat());
     assert_eq!(loaded.to_initialize, vec![vm.global("Shop").unwrap()]);
     vm.initialize_classes(&loaded.to_initialize).unwrap();
     assert_eq!(eval(&mut vm, "Stall new items add: 3; yourself. Stall new size + 21 shops"), "42");
@@ -97,7 +102,7 @@ fn a_package_loads_and_the_image_holds_it_as_written() {
     let held = vm.package_snapshot("Shop");
     assert_eq!(diff(&shop(), &held), vec![]);
     // Loading the same again changes nothing.
-    let again = vm.load(&[shop()]).unwrap();
+    let again = vm.load(&[shop()], &mut |_| {}).unwrap();
     assert_eq!((again.classes_defined, again.methods_compiled, again.unchanged), (0, 0, 7));
     assert!(again.to_initialize.is_empty());
 }
@@ -127,7 +132,7 @@ Shop >> nowhere [
 ";
     let mut loading = shop();
     loading.methods.extend(package(&[("Shop.extension.st", names)]).methods);
-    let loaded = vm.load(&[loading]).unwrap();
+    let loaded = vm.load(&[loading], &mut |_| {}).unwrap();
     vm.initialize_classes(&loaded.to_initialize).unwrap();
     assert_eq!(eval(&mut vm, "Shop new opened"), "0");
     assert_eq!(eval(&mut vm, "Smalltalk at: #Opened"), "99");
@@ -139,7 +144,7 @@ Shop >> nowhere [
     eval(&mut vm, "Shop subclass: #Booth instanceVariableNames: '' classVariableNames: '' category: 'Booths'");
     let shop2 = SHOP.replace("\t\t'items'\n", "\t\t'owner',\n\t\t'items'\n");
     let booth = "Extension { #name : 'Booth' }\n\n{ #category : '*Shop' }\nBooth >> held [\n\t^ items\n]\n";
-    vm.load(&[package(&[("Shop.class.st", &shop2), ("Booth.extension.st", booth)])]).unwrap();
+    vm.load(&[package(&[("Shop.class.st", &shop2), ("Booth.extension.st", booth)])], &mut |_| {}).unwrap();
     assert_eq!(eval(&mut vm, "(Booth new instVarNamed: 'items' put: 5; yourself) held"), "5");
 }
 
@@ -150,12 +155,15 @@ fn any_problem_loads_nothing_and_every_problem_is_reported() {
     let orphan = "Class {\n\t#name : 'Kiosk',\n\t#superclass : 'Booth',\n\t#category : 'Shop'\n}\n";
     let argument = "Extension { #name : 'Integer' }\n\n{ #category : '*Shop' }\nInteger >> set: x [\n\tx := 3\n]\n";
     let errors = vm
-        .load(&[package(&[
-            ("Shop.class.st", SHOP),
-            ("Stall.class.st", &broken),
-            ("Kiosk.class.st", orphan),
-            ("Integer.extension.st", argument),
-        ])])
+        .load(
+            &[package(&[
+                ("Shop.class.st", SHOP),
+                ("Stall.class.st", &broken),
+                ("Kiosk.class.st", orphan),
+                ("Integer.extension.st", argument),
+            ])],
+            &mut |_| {},
+        )
         .unwrap_err();
     let found: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
     assert_eq!(found.len(), 3, "{found:#?}");
@@ -173,14 +181,14 @@ fn any_problem_loads_nothing_and_every_problem_is_reported() {
 #[test]
 fn an_update_changes_what_changed_and_removes_what_went() {
     let mut vm = vm();
-    vm.load(&[shop()]).unwrap();
+    vm.load(&[shop()], &mut |_| {}).unwrap();
     eval(&mut vm, "Smalltalk at: #Kept put: Shop new. Kept items add: 7. Kept");
     // Shop gains an instance variable, `size` changes, `items` stays, Stall and the extension go.
     let shop2 = SHOP
         .replace("\t\t'items'\n", "\t\t'owner',\n\t\t'items'\n")
         .replace("^ self items size", "^ self items size + 100");
     let update = package(&[("Shop.class.st", &shop2)]);
-    let loaded = vm.load(std::slice::from_ref(&update)).unwrap();
+    let loaded = vm.load(std::slice::from_ref(&update), &mut |_| {}).unwrap();
     assert_eq!(
         (loaded.classes_defined, loaded.methods_compiled, loaded.classes_removed, loaded.methods_removed),
         (1, 1, 1, 1)
@@ -196,10 +204,10 @@ fn an_update_changes_what_changed_and_removes_what_went() {
 #[test]
 fn a_failed_update_leaves_the_package_as_it_was() {
     let mut vm = vm();
-    vm.load(&[shop()]).unwrap();
+    vm.load(&[shop()], &mut |_| {}).unwrap();
     eval(&mut vm, "Smalltalk at: #Kept put: Shop new. Kept items add: 7. Kept");
     let shop2 = SHOP.replace("\t\t'items'\n", "\t\t'owner'\n").replace("^ self items size", "^ self items size +");
-    let errors = vm.load(&[package(&[("Shop.class.st", &shop2)])]).unwrap_err();
+    let errors = vm.load(&[package(&[("Shop.class.st", &shop2)])], &mut |_| {}).unwrap_err();
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert_eq!(errors[0].line, 28);
     assert_eq!(diff(&shop(), &vm.package_snapshot("Shop")), vec![]);
@@ -217,7 +225,10 @@ fn definitions_that_cannot_be() {
     let object = class("SmallInteger", "Object", "");
     let wide = "Class {\n\t#name : 'W',\n\t#superclass : 'Object',\n\t#category : 'Shop'\n}\n\n{ #category : 'x' }\nW >> euro [\n\t^ '€'\n]\n";
     let errors = vm
-        .load(&[package(&[("A.st", &a), ("B.st", &b), ("C.st", &twice), ("O.st", &object), ("W.st", wide)])])
+        .load(
+            &[package(&[("A.st", &a), ("B.st", &b), ("C.st", &twice), ("O.st", &object), ("W.st", wide)])],
+            &mut |_| {},
+        )
         .unwrap_err();
     let found: Vec<String> = errors.iter().map(|e| e.to_string()).collect();
     assert!(found.iter().any(|e| e.contains("would inherit from itself")), "{found:#?}");
@@ -226,10 +237,10 @@ fn definitions_that_cannot_be() {
     assert!(found.iter().any(|e| e.starts_with("W.st:9: the method holds '€'")), "{found:#?}");
     let mut lying = shop();
     lying.methods[1].selector = "total".into();
-    let said = vm.load(&[lying]).unwrap_err();
+    let said = vm.load(&[lying], &mut |_| {}).unwrap_err();
     assert_eq!(said.len(), 1, "{said:?}");
     assert!(said[0].message.starts_with("the source defines items, not total"), "{said:?}");
-    let dup = vm.load(&[package(&[("S1.st", SHOP)]), package(&[("S2.st", SHOP)])]).unwrap_err();
+    let dup = vm.load(&[package(&[("S1.st", SHOP)]), package(&[("S2.st", SHOP)])], &mut |_| {}).unwrap_err();
     assert!(
         dup.iter().any(|e| e.to_string().starts_with("S2.st:4: Shop is defined twice (also at S1.st:4)")),
         "{dup:?}"
@@ -240,7 +251,7 @@ fn definitions_that_cannot_be() {
 #[test]
 fn the_image_remembers_the_version_and_what_changed_since() {
     let mut vm = vm();
-    vm.load(&[shop()]).unwrap();
+    vm.load(&[shop()], &mut |_| {}).unwrap();
     assert!(vm.package_states(&[]).is_empty());
     vm.record_package("Shop", "Shop-ab.1", "Shop-ab.1.mcz", &[]);
     let state = &vm.package_states(&[])[0];
