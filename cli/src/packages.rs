@@ -89,16 +89,16 @@ fn from_files(paths: &[String]) -> Result<Vec<pb::PackageContents>> {
 const BAR: &str = "{bar:40} {pos}/{len} {msg}";
 
 /// A spinner on standard error (shown only on a terminal) saying what is under way.
-fn spinner(message: &str) -> ProgressBar {
+pub(crate) fn spinner(message: &str) -> ProgressBar {
     let progress = ProgressBar::new_spinner();
     progress.set_message(message.to_string());
     progress.enable_steady_tick(std::time::Duration::from_millis(120));
     progress
 }
 
-/// Shows on `progress` what the gem told of a load: a bar over a step that counts, the
+/// Shows on `progress` what the gem told of a load (or a merge applied): a bar over a step that counts, the
 /// spinner over one that does not.
-fn show(progress: &ProgressBar, told: &pb::Progress) {
+pub(crate) fn show(progress: &ProgressBar, told: &pb::Progress) {
     progress.set_message(told.step.clone());
     if told.total == 0 {
         progress.set_style(ProgressStyle::default_spinner());

@@ -14,6 +14,7 @@ use onyx_vm::source::{Package, read_packages};
 
 use crate::args::Side;
 use crate::client::{execute_once, execute_telling};
+use crate::packages::{show, spinner};
 
 /// `onyx versions REPOSITORY [PACKAGE]`: the packages a version repository holds, or a page
 /// of a package's versions, newest first.
@@ -139,7 +140,7 @@ pub fn merge(spec: &str, repository: &Path, gem: &str, take: Option<&str>, commi
         resolutions,
         apply,
     };
-    let told = send_merge(gem, request(Vec::new(), false))?;
+    let told = send_merge(gem, request(Vec::new(), false), &mut |_| {})?;
     if !told.conflicts.is_empty() && take.is_none() {
         for conflict in &told.conflicts {
             println!("conflict: {}", conflict.definition);
@@ -159,7 +160,10 @@ pub fn merge(spec: &str, repository: &Path, gem: &str, take: Option<&str>, commi
         .iter()
         .map(|c| pb::MergeResolution { definition: c.definition.clone(), take: take.clone() })
         .collect();
-    let merged = send_merge(gem, request(resolutions, true))?;
+    let progress = spinner("merging");
+    let merged = send_merge(gem, request(resolutions, true), &mut |told| show(&progress, told));
+    progress.finish_and_clear();
+    let merged = merged?;
     let loaded = merged.loaded.unwrap_or_default();
     println!(
         "merged {} into {package} (from {}): {} conflicts settled, {} methods compiled, {} removed",
@@ -175,9 +179,9 @@ pub fn merge(spec: &str, repository: &Path, gem: &str, take: Option<&str>, commi
     Ok(ExitCode::SUCCESS)
 }
 
-/// Sends a merge to the gem; its answer.
-fn send_merge(gem: &str, merge: pb::MergeVersion) -> Result<pb::Merged> {
-    match execute_once(gem, vec![Op::RepositoryMerge(merge)])?.into_iter().next() {
+/// Sends a merge to the gem; its answer. `tell` hears how far an applied merge has come.
+fn send_merge(gem: &str, merge: pb::MergeVersion, tell: &mut dyn FnMut(&pb::Progress)) -> Result<pb::Merged> {
+    match execute_telling(gem, vec![Op::RepositoryMerge(merge)], tell)?.into_iter().next() {
         Some(Outcome::Merged(merged)) => Ok(merged),
         Some(Outcome::Error(e)) => bail!("{}\nnothing was merged", e.message),
         other => bail!("the gem answered out of turn: {other:?}"),
