@@ -108,8 +108,8 @@ pub enum Expr {
     },
     /// `[:a :b | | t | statements]`.
     Block(Box<Block>),
-    /// `{ a. b. c }`.
-    Brace(Vec<Expr>, Span),
+    /// `{ a. b. c }`: statements, as in Pharo, each an element (`{ a. ^ b }` returns).
+    Brace(Vec<Stmt>, Span),
 }
 
 impl Expr {

@@ -148,7 +148,10 @@ pub(super) fn generate(
                 Some(Literal::Integer(super::ast::IntLit::Small(n))) if (1..=u16::MAX as i64).contains(n) => {
                     primitive = *n as u16
                 }
-                _ => return Err(g.err(p.span, "primitive number expected")),
+                // A named primitive (`<primitive: 'name' module: 'plugin'>`): Onyx provides
+                // none, so it fails as one the VM lacks does, and the method's code runs.
+                Some(Literal::String(_) | Literal::Symbol(_)) => {}
+                _ => return Err(g.err(p.span, "primitive number or name expected")),
             }
         }
         let mut items = vec![g.vm.intern(&p.selector)];
@@ -406,7 +409,7 @@ impl Gen<'_> {
     }
 
     /// `^ e`: a method return in the method's own code, a non-local return in a block.
-    fn return_stmt(&mut self, e: &Expr, span: Span) -> CResult<()> {
+    pub(super) fn return_stmt(&mut self, e: &Expr, span: Span) -> CResult<()> {
         self.statement_step(span);
         let r = self.operand(e, false)?;
         let in_method = self.fun.scope == 0;
@@ -506,19 +509,7 @@ impl Gen<'_> {
             }
             Expr::Cascade { receiver, messages, span } => self.cascade_to(receiver, messages, t, *span),
             Expr::Block(b) => self.closure_to(b, t),
-            Expr::Brace(items, span) => {
-                if items.len() > 200 {
-                    return Err(self.err(*span, "brace array too long (at most 200 elements)"));
-                }
-                let mark = self.fun.next;
-                for (i, item) in items.iter().enumerate() {
-                    let r = if i == 0 { t } else { self.alloc(item.span())? };
-                    self.expr_to(item, r)?;
-                }
-                self.emit(Instr::MakeArray { dst: t, first: t, count: items.len() as u8 });
-                self.release_to(mark);
-                Ok(())
-            }
+            Expr::Brace(items, span) => self.brace_to(items, *span, t),
         }
     }
 

@@ -207,6 +207,8 @@ pub(super) fn contains_assign(e: &Expr) -> bool {
         Expr::Cascade { receiver, messages, .. } => {
             contains_assign(receiver) || messages.iter().any(|m| m.args.iter().any(contains_assign))
         }
-        Expr::Brace(items, _) => items.iter().any(contains_assign),
+        Expr::Brace(items, _) => items.iter().any(|st| match st {
+            Stmt::Expr(x) | Stmt::Return(x, _) => contains_assign(x),
+        }),
     }
 }

@@ -5,6 +5,7 @@
 //! `literals` for constants) emits register code with step points.
 
 pub mod ast;
+mod brace;
 mod codegen;
 mod emit;
 mod inline;

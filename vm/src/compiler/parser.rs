@@ -582,9 +582,9 @@ impl<'a> Parser<'a> {
             if self.at(&TokenKind::Eof)? {
                 return Err(error("expected '}' to close brace array", self.peek()?.start));
             }
-            let element = self.expression()?;
-            height = height.max(element.height);
-            elements.push(element.expr);
+            let (element, element_height) = self.statement()?;
+            height = height.max(element_height);
+            elements.push(element);
             if !self.at(&TokenKind::Period)? && !self.at(&TokenKind::RBrace)? {
                 return Err(error("expected '}' to close brace array", self.peek()?.start));
             }
@@ -675,6 +675,14 @@ impl<'a> Parser<'a> {
                     } else if let TokenKind::Binary(op) = &token.kind {
                         self.next()?;
                         elements.push(Literal::Symbol(op.clone()));
+                    } else if let Some(symbol) = match token.kind {
+                        // As in Pharo: #(a . b ; c) holds #'.' and #';'.
+                        TokenKind::Period => Some("."),
+                        TokenKind::Semicolon => Some(";"),
+                        _ => None,
+                    } {
+                        self.next()?;
+                        elements.push(Literal::Symbol(symbol.to_string()));
                     } else if token.kind == TokenKind::Eof {
                         return Err(error("expected ')' to close literal array", token.start));
                     } else {

@@ -241,7 +241,7 @@ fn expr(a: &mut Analysis, scope: ScopeId, e: &Expr) {
             }
         }
         Expr::Block(b) => block(a, scope, b, false),
-        Expr::Brace(items, _) => items.iter().for_each(|i| expr(a, scope, i)),
+        Expr::Brace(items, _) => stmts(a, scope, items),
     }
 }
 

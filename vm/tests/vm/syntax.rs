@@ -33,6 +33,8 @@ fn literals() {
         ("#(1 $a 'b' #c)", "#(1 $a 'b' #c)"),
         ("#(1 #(2 3) (4 5) true false nil foo bar: #+)", "#(1 #(2 3) #(4 5) true false nil #foo #bar: #+)"),
         ("#(foo:bar: #baz)", "#(#foo:bar: #baz)"),
+        // As Pharo's parser reads them: a period and a semicolon are symbols there.
+        ("#(1 ; 2 . 3)", "#(1 #';' 2 #'.' 3)"),
         ("#[1 2 255]", "#[1 2 255]"),
         ("#[1 2 3] class", "ByteArray"),
         ("{1. 2 + 3. #x}", "#(1 5 #x)"),
@@ -95,12 +97,18 @@ fn non_local_return() {
         "NlrTest compile: 'find: x in: c c do: [:e | e = x ifTrue: [^ #found]]. ^ #missing'",
         "NlrTest compile: 'escaper ^ [:x | ^ x]'",
         "NlrTest compile: 'early #(1 2 3) do: [:e | e > 1 ifTrue: [^ e]]. ^ 0'",
+        // A brace array's elements are statements, as in Pharo: one may return.
+        "NlrTest compile: 'braced: x ^ { 1. x > 2 ifTrue: [ #big ]. ^ x. 4 }'",
+        "NlrTest compile: 'braceInBlock: x #(1) do: [:e | { e. ^ x + e } ]. ^ 0'",
     ] {
         eval_in(&mut vm, src).expect("defines");
     }
     assert_eq!(eval_in(&mut vm, "NlrTest new find: 2 in: #(1 2 3)").expect("runs"), "#found");
     assert_eq!(eval_in(&mut vm, "NlrTest new find: 9 in: #(1 2 3)").expect("runs"), "#missing");
     assert_eq!(eval_in(&mut vm, "NlrTest new early").expect("runs"), "2");
+    assert_eq!(eval_in(&mut vm, "NlrTest new braced: 3").expect("runs"), "3");
+    assert_eq!(eval_in(&mut vm, "NlrTest new braceInBlock: 5").expect("runs"), "6");
+    assert_eq!(eval_in(&mut vm, "{ 1. ^ 2. 3 }").expect("runs"), "2");
     // A ^ from a block whose method has returned cannot return.
     assert_eq!(
         eval_in(&mut vm, "[NlrTest new escaper value: 3] on: BlockCannotReturn do: [:e | e class name]").expect("runs"),
@@ -155,6 +163,8 @@ fn this_context_and_pragmas() {
         "CtxTest compile: 'selectorOfSender ^ thisContext sender method selector'",
         "CtxTest compile: 'caller ^ self selectorOfSender'",
         "CtxTest compile: 'prim: x <primitive: 60> ^ #fallback'",
+        "CtxTest compile: 'named <primitive: ''primitiveNothing'' module: ''NoPlugin''> ^ #fallback'",
+        "CtxTest compile: 'namedAlone <primitive: ''primitiveNothing''> ^ #alone'",
         "CtxTest compile: 'tagged <onyxTag: 42> ^ 1'",
         "CtxTest compile: 'here ^ thisContext'",
     ] {
@@ -163,6 +173,11 @@ fn this_context_and_pragmas() {
     assert_eq!(eval_in(&mut vm, "CtxTest new caller").expect("runs"), "#caller");
     // <primitive: 60> fails on a non-indexable receiver: the fallback code runs.
     assert_eq!(eval_in(&mut vm, "CtxTest new prim: 1").expect("runs"), "#fallback");
+    // Named primitives compile; Onyx provides none, so each fails and its code runs.
+    assert_eq!(eval_in(&mut vm, "CtxTest new named").expect("runs"), "#fallback");
+    assert_eq!(eval_in(&mut vm, "CtxTest new namedAlone").expect("runs"), "#alone");
+    let pragma = "(CtxTest >> #named) pragmas first";
+    assert_eq!(eval_in(&mut vm, pragma).expect("runs"), "#(#primitive:module: 'primitiveNothing' 'NoPlugin')");
     assert_eq!(eval_in(&mut vm, "(CtxTest >> #tagged) pragmas first").expect("runs"), "#(#onyxTag: 42)");
     assert_eq!(eval_in(&mut vm, "CtxTest new here isDead").expect("runs"), "true");
     assert_eq!(eval_in(&mut vm, "thisContext isDead").expect("runs"), "false");
@@ -275,4 +290,15 @@ fn step_points_map_pcs_to_source() {
     // {line. column. start. end} of the send `thisContext stepPoint` on line 4.
     let r = eval_in(&mut vm, "StepTest new where").expect("runs");
     assert!(r.starts_with("#(4 4 "), "{r}");
+}
+
+#[test]
+fn a_brace_array_has_no_length_limit() {
+    let mut vm = vm();
+    for n in [200, 201, 1000, 5000] {
+        let items: Vec<String> = (1..=n).map(|i| format!("{i} * 2")).collect();
+        let source = format!("| a | a := {{ {} }}. {{ a size. a first. a last. a class name }}", items.join(". "));
+        let expected = format!("#({n} 2 {} #Array)", 2 * n);
+        assert_eq!(eval_in(&mut vm, &source).expect("runs"), expected);
+    }
 }

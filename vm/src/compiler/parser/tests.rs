@@ -66,7 +66,7 @@ fn expr(e: &Expr) -> String {
             out
         }
         Expr::Brace(items, _) => {
-            format!("{{{}}}", items.iter().map(expr).collect::<Vec<_>>().join(". "))
+            format!("{{{}}}", stmts(items).trim_end_matches('.'))
         }
     }
 }
@@ -153,7 +153,9 @@ fn literal_arrays() {
     assert_eq!(doit("#(foo: bar at:put: - 1 1 - 2 #( ) ())"), "#(#foo: #bar #at:put: #- 1 1 #- 2 #() #())");
     assert_eq!(doit("#()"), "#()");
     assert_eq!(doit("#(#+ -> #at:put: ##x)"), "#(#+ #-> #at:put: #x)");
-    assert_eq!(doit_err("#(1 ; )"), ("unexpected ';' in literal array".into(), 4));
+    // As Pharo's parser reads them: a semicolon and a period are symbols there.
+    assert_eq!(doit("#(1 ; 2 . 3)"), "#(1 #; 2 #. 3)");
+    assert_eq!(doit_err("#(1 ^ )"), ("unexpected '^' in literal array".into(), 4));
 }
 
 #[test]
