@@ -10,6 +10,7 @@
 //! | compiled method | [`METHOD`] | its class, selector, protocol | its source, UTF-8 |
 //! | native dictionary | [`DICT`] | keys and values, alternating | none |
 //! | Semaphore | [`SEMAPHORE`] | none | excess signals, a little-endian i64 |
+//! | 32-bit words (WideString, WordArray, ...) | [`WORDS`] | none | each word, little-endian |
 //!
 //! Every slot word is a reference, an immediate or a symbol ([`crate::word`]); only pointer
 //! objects have named slots. A record in a commit is whole: the [`CHUNKED_HEADER`] mark is
@@ -32,6 +33,8 @@ pub const METHOD: u8 = 4;
 pub const DICT: u8 = 5;
 /// A Semaphore.
 pub const SEMAPHORE: u8 = 6;
+/// 32-bit words.
+pub const WORDS: u8 = 7;
 
 /// The most slots an object may have (2^28: two GiB of slot words).
 pub const MAX_WORDS: usize = 1 << 28;
@@ -70,12 +73,13 @@ impl ObjectRecord {
         match self.kind {
             SLOTS if bytes != 0 => fail("bytes in a pointer object".into()),
             BYTES | LARGE if words != 0 => fail("slots in a byte object".into()),
+            WORDS if words != 0 || bytes % 4 != 0 => fail(format!("a word object of {bytes} bytes and {words} slots")),
             FLOAT if (words, bytes) != (0, 8) => fail(format!("a Float of {bytes} bytes and {words} slots")),
             SEMAPHORE if (words, bytes) != (0, 8) => fail(format!("a Semaphore of {bytes} bytes and {words} slots")),
             DICT if bytes != 0 || words % 2 != 0 => fail(format!("a dictionary of {words} words and {bytes} bytes")),
             METHOD if words != 3 => fail(format!("a method of {words} words (its class, selector and protocol)")),
             METHOD if std::str::from_utf8(&self.bytes).is_err() => fail("a method whose source is not UTF-8".into()),
-            SLOTS | BYTES | LARGE | FLOAT | SEMAPHORE | DICT | METHOD => Ok(()),
+            SLOTS | BYTES | LARGE | FLOAT | SEMAPHORE | DICT | METHOD | WORDS => Ok(()),
             other => fail(format!("unknown kind {other}")),
         }
     }
@@ -101,13 +105,16 @@ mod tests {
             object(METHOD, vec![ref_word(17), crate::word::symbol_word(3), crate::word::NIL], b"foo ^1".to_vec()),
             object(DICT, vec![int, int], vec![]),
             object(SEMAPHORE, vec![], 0i64.to_le_bytes().to_vec()),
+            object(WORDS, vec![], 8364u32.to_le_bytes().to_vec()),
         ];
         for r in &good {
             assert_eq!(r.check_shape(), Ok(()), "{r:?}");
         }
         let bad = [
             object(0x80, vec![], vec![0; 16]),
-            object(7, vec![], vec![]),
+            object(8, vec![], vec![]),
+            object(WORDS, vec![], vec![1, 2, 3]),
+            object(WORDS, vec![int], vec![]),
             object(FLOAT, vec![], vec![1, 2, 3]),
             object(SEMAPHORE, vec![int], vec![0; 8]),
             object(DICT, vec![int], vec![]),

@@ -53,6 +53,8 @@ pub(crate) const CORE: &[CoreClass] = &[
     core("Array", Some("ArrayedCollection"), Kind::Variable, &[]),
     core("String", Some("ArrayedCollection"), Kind::Bytes, &[]),
     core("Symbol", Some("String"), Kind::Bytes, &[]),
+    core("WideString", Some("String"), Kind::Words, &[]),
+    core("WideSymbol", Some("Symbol"), Kind::Words, &[]),
     core("ByteArray", Some("ArrayedCollection"), Kind::Bytes, &[]),
     core("CompiledMethod", Some("Object"), Kind::Method, &[]),
     core(
@@ -116,6 +118,8 @@ impl Vm {
         k.array = class_named("Array");
         k.string = class_named("String");
         k.symbol = class_named("Symbol");
+        k.wide_string = class_named("WideString");
+        k.wide_symbol = class_named("WideSymbol");
         k.byte_array = class_named("ByteArray");
         k.compiled_method = class_named("CompiledMethod");
         k.block_closure = class_named("BlockClosure");

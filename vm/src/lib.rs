@@ -55,4 +55,4 @@ pub use jit::JitConfig;
 pub use primitives::table::{Primitive, TABLE as PRIMITIVES};
 pub use source::{KernelSource, LoadReport};
 pub use value::Value;
-pub use vm::{DEFAULT_MEMORY_LIMIT, Known, Vm, VmConfig, class_slots, latin1};
+pub use vm::{DEFAULT_MEMORY_LIMIT, Known, Vm, VmConfig, class_slots};

@@ -69,6 +69,8 @@ pub struct Known {
     pub character: Value,
     pub string: Value,
     pub symbol: Value,
+    pub wide_string: Value,
+    pub wide_symbol: Value,
     pub byte_array: Value,
     pub array: Value,
     pub compiled_method: Value,
@@ -153,6 +155,8 @@ known_objects!(
     character,
     string,
     symbol,
+    wide_string,
+    wide_symbol,
     byte_array,
     array,
     compiled_method,
@@ -353,39 +357,55 @@ impl Vm {
 
     // ----------------------------------------------------------------- making objects
 
-    /// Whether `v` is a Symbol.
+    /// Whether `v` is a String of any kind (a Symbol included).
+    pub fn is_string(&self, v: Value) -> bool {
+        let c = self.class_of(v);
+        c == self.known.string || c == self.known.symbol || self.inherits_from(c, self.known.string)
+    }
+
+    /// Whether `v` is a Symbol (a WideSymbol included).
     pub fn is_symbol(&self, v: Value) -> bool {
-        v.is_object() && self.heap.class_of_object(v) == Some(self.known.symbol)
+        v.is_object()
+            && self.heap.class_of_object(v).is_some_and(|c| c == self.known.symbol || c == self.known.wide_symbol)
     }
 
-    /// The Symbol for `name`, created on first use.
+    /// The Symbol for `name`, created on first use: a WideSymbol when a character is beyond
+    /// Latin-1.
     pub fn intern(&mut self, name: &str) -> Value {
-        self.intern_bytes(&latin1(name))
-    }
-
-    /// The Symbol with these Latin-1 bytes.
-    pub fn intern_bytes(&mut self, bytes: &[u8]) -> Value {
-        if let Some(&v) = self.symbols.get(bytes) {
+        if let Some(&v) = self.symbols.get(name.as_bytes()) {
             return v;
         }
-        let v = self.heap.alloc(self.known.symbol, 0, Body::Bytes(bytes.to_vec()));
+        let body = text_body(name);
+        let class = if matches!(body, Body::Bytes(_)) { self.known.symbol } else { self.known.wide_symbol };
+        let v = self.heap.alloc(class, 0, body);
         // A symbol's identity hash comes from its name, so that every gem of a repository
         // (each interning its own copy) agrees on it.
         if let Some(obj) = self.heap.get_mut(v) {
-            obj.hash = symbol_hash(bytes);
+            obj.hash = symbol_hash(name.as_bytes());
         }
-        self.symbols.insert(bytes.to_vec(), v);
+        self.symbols.insert(name.as_bytes().to_vec(), v);
         v
     }
 
     /// The Symbol for `name` if it exists.
     pub fn existing_symbol(&self, name: &str) -> Option<Value> {
-        self.symbols.get(latin1(name).as_slice()).copied()
+        self.symbols.get(name.as_bytes()).copied()
     }
 
-    /// A new String.
+    /// A new String: a WideString when a character is beyond Latin-1.
     pub fn new_string(&mut self, s: &str) -> Value {
-        self.heap.alloc(self.known.string, 0, Body::Bytes(latin1(s)))
+        let body = text_body(s);
+        let class = if matches!(body, Body::Bytes(_)) { self.known.string } else { self.known.wide_string };
+        self.heap.alloc(class, 0, body)
+    }
+
+    /// A new String of these code points: a byte String when each fits in a byte, else a
+    /// WideString.
+    pub fn new_string_of_codes(&mut self, codes: Vec<u32>) -> Value {
+        match codes.iter().map(|&c| u8::try_from(c)).collect::<Result<Vec<u8>, _>>() {
+            Ok(bytes) => self.heap.alloc(self.known.string, 0, Body::Bytes(bytes)),
+            Err(_) => self.heap.alloc(self.known.wide_string, 0, Body::Words(codes)),
+        }
     }
 
     /// A new Array holding `items`.
@@ -428,9 +448,37 @@ impl Vm {
 
     // ----------------------------------------------------------------- reading objects
 
-    /// The String or Symbol `v` as Rust text (Latin-1 decoded).
+    /// The String or Symbol `v` as Rust text (a byte string's bytes are Latin-1; a code point
+    /// of a WideString that is no character, such as a lone surrogate, becomes U+FFFD).
     pub fn string_of(&self, v: Value) -> Option<String> {
-        self.heap.bytes(v).map(|b| b.iter().map(|&c| c as char).collect())
+        self.string_part(v, 0, usize::MAX)
+    }
+
+    /// Characters `from..from + size` of the String or Symbol `v` (as [`Vm::string_of`]), as
+    /// many as there are.
+    pub fn string_part(&self, v: Value, from: usize, size: usize) -> Option<String> {
+        let obj = self.heap.get(v)?;
+        let range = |len: usize| from.min(len)..from.saturating_add(size).min(len);
+        match &obj.body {
+            Body::Bytes(b) => Some(b.get(range(b.len()))?.iter().map(|&c| char::from(c)).collect()),
+            Body::Words(w) if obj.class == self.known.wide_string || obj.class == self.known.wide_symbol => {
+                let chars = w.get(range(w.len()))?.iter();
+                Some(chars.map(|&c| char::from_u32(c).unwrap_or(char::REPLACEMENT_CHARACTER)).collect())
+            }
+            _ => None,
+        }
+    }
+
+    /// How many characters the String or Symbol `v` has.
+    pub fn string_size(&self, v: Value) -> Option<usize> {
+        let obj = self.heap.get(v)?;
+        match &obj.body {
+            Body::Bytes(b) => Some(b.len()),
+            Body::Words(w) if obj.class == self.known.wide_string || obj.class == self.known.wide_symbol => {
+                Some(w.len())
+            }
+            _ => None,
+        }
     }
 
     /// The Float of a Float object.
@@ -656,7 +704,11 @@ impl Vm {
     }
 }
 
-/// Encodes text as Latin-1, the encoding of byte Strings (other characters become `?`).
-pub fn latin1(s: &str) -> Vec<u8> {
-    s.chars().map(|c| u8::try_from(u32::from(c)).unwrap_or(b'?')).collect()
+/// The body of a String holding `s`: Latin-1 bytes when every character fits in one, else
+/// its code points.
+pub(crate) fn text_body(s: &str) -> Body {
+    match s.chars().map(|c| u8::try_from(u32::from(c))).collect::<Result<Vec<u8>, _>>() {
+        Ok(bytes) => Body::Bytes(bytes),
+        Err(_) => Body::Words(s.chars().map(u32::from).collect()),
+    }
 }

@@ -195,7 +195,6 @@ fn malformed_organizing_requests_are_refused_with_a_message_and_change_nothing()
             selectors: vec!["noSuchSelector".into()],
             protocol: "accessing".into(),
         }),
-        Op::SetComment(pb::ClassComment { class_name: "Probe".into(), comment: "a snowman \u{2603}".into() }),
         Op::SetComment(pb::ClassComment { class_name: "NoSuchClass".into(), comment: "c".into() }),
         rename("Probe", ""),
         rename("Probe", "3abc"),
@@ -218,4 +217,8 @@ fn malformed_organizing_requests_are_refused_with_a_message_and_change_nothing()
     assert_eq!(run(&server.gem, "Probe new answer"), "42");
     assert_eq!(run(&server.gem, "(Probe >> #answer) protocol"), "#accessing");
     assert_eq!(run(&server.gem, "Probe comment isNil or: [Probe comment isEmpty]"), "true");
+    // Any character is kept as written.
+    let comment = Op::SetComment(pb::ClassComment { class_name: "Probe".into(), comment: "a snowman \u{2603}".into() });
+    assert!(!matches!(execute(&mut link, vec![comment]).as_slice(), [Outcome::Error(_)]));
+    assert_eq!(run(&server.gem, "Probe comment"), "'a snowman \u{2603}'");
 }

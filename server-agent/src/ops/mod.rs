@@ -273,7 +273,7 @@ pub fn evaluated(vm: &mut Vm, handles: &mut LoginHandles, keep: bool, value: Val
         format!("a {class_name} (its printString failed: {})", e.to_string().lines().next().unwrap_or_default())
     };
     let printed = match vm.send_within(value, "printString", &[], LIMIT) {
-        Ok(s) if vm.heap.bytes(s).is_some() => s,
+        Ok(s) if vm.string_size(s).is_some() => s,
         Ok(_) => Value::NIL,
         Err(e) => {
             let print_string = failed(e);
@@ -281,29 +281,21 @@ pub fn evaluated(vm: &mut Vm, handles: &mut LoginHandles, keep: bool, value: Val
             return Ok(Answer::Evaluated(Evaluated { print_string, class_name, handle, print_size, rest: 0 }));
         }
     };
-    let chars = vm.heap.bytes(printed).map_or(0, <[u8]>::len);
-    let print_string = text_part(vm, printed, 0, PRINT_PAGE);
+    let chars = vm.string_size(printed).unwrap_or(0);
+    let print_string = vm.string_part(printed, 0, PRINT_PAGE).unwrap_or_default();
     let rest = if chars > PRINT_PAGE { handles.handle(vm, printed) } else { 0 };
     Ok(Answer::Evaluated(Evaluated { print_string, class_name, handle, print_size: chars as u64, rest }))
-}
-
-/// Characters `from..from + size` of String `s` (Latin-1 in the VM), as UTF-8.
-fn text_part(vm: &Vm, s: Value, from: usize, size: usize) -> String {
-    let bytes = vm.heap.bytes(s).unwrap_or_default();
-    let from = from.min(bytes.len());
-    let end = from.saturating_add(size).min(bytes.len());
-    bytes.get(from..end).unwrap_or_default().iter().map(|&c| char::from(c)).collect()
 }
 
 /// A part of the text of the String behind `handle` (the rest of a long printString).
 fn read_text(vm: &mut Vm, handles: &mut LoginHandles, handle: Handle, page: Page) -> Outcome {
     let s = handles.get(vm, handle)?;
-    let Some(total) = vm.heap.bytes(s).map(<[u8]>::len) else {
+    let Some(total) = vm.string_size(s) else {
         return Err(Failure::new(ErrorKind::Invalid, "the handle is not on a String"));
     };
     let from = usize::try_from(page.from).unwrap_or(usize::MAX).min(total);
     let size = if page.size == 0 { PRINT_PAGE } else { (page.size as usize).min(PRINT_PAGE) };
-    let text = text_part(vm, s, from, size);
+    let text = vm.string_part(s, from, size).unwrap_or_default();
     let end = from.saturating_add(size).min(total);
     let next = if end < total { end as u64 } else { 0 };
     Ok(Answer::TextPart(text, Paged { total: total as u64, next }))

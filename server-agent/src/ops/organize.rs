@@ -11,25 +11,12 @@ use onyx_vm::compiler::lexer::{Lexer, TokenKind};
 use super::request::{Answer, ClassRef, ErrorKind, Failure, MethodRef, Outcome};
 use super::{browse, class, may_change_code, search, send};
 
-/// A protocol's name as the user gave it: something besides blanks, in characters the VM's
-/// Strings hold.
+/// A protocol's name as the user gave it: something besides blanks.
 fn protocol_name(name: &str) -> Result<&str, Failure> {
     if name.trim().is_empty() {
         return Err(Failure::new(ErrorKind::Invalid, "a protocol needs a name"));
     }
-    latin1(name, "a protocol's name")?;
     Ok(name)
-}
-
-/// Refuses text with a character the VM's Strings cannot hold (rather than storing a `?`).
-fn latin1(text: &str, what: &str) -> Result<(), Failure> {
-    match text.chars().find(|&c| u32::from(c) > 0xFF) {
-        Some(c) => Err(Failure::new(
-            ErrorKind::Invalid,
-            format!("{what} holds {c:?}, which this version's Strings cannot hold (Latin-1 only)"),
-        )),
-        None => Ok(()),
-    }
 }
 
 pub fn add_protocol(vm: &mut Vm, r: &ClassRef, protocol: &str) -> Outcome {
@@ -80,7 +67,6 @@ pub fn move_methods(vm: &mut Vm, r: &ClassRef, selectors: &[String], protocol: &
 
 pub fn set_comment(vm: &mut Vm, name: &str, comment: &str) -> Outcome {
     may_change_code(vm)?;
-    latin1(comment, "the comment")?;
     let class = class(vm, &ClassRef::instance(name))?;
     let comment = vm.new_string(comment);
     send(vm, class, "comment:", &[comment])?;
@@ -93,7 +79,6 @@ pub fn set_comment(vm: &mut Vm, name: &str, comment: &str) -> Outcome {
 /// not compile so leaves everything as it was, and says which it is.
 pub fn rename_class(vm: &mut Vm, from: &str, to: &str) -> Outcome {
     may_change_code(vm)?;
-    latin1(to, "the class's new name")?;
     let class = class(vm, &ClassRef::instance(from))?;
     let Answer::Methods(naming) = search::references(vm, from)? else {
         return Err(Failure::new(ErrorKind::Invalid, "the references to the class came back as something else"));

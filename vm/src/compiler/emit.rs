@@ -76,7 +76,7 @@ impl Gen<'_> {
 
     fn is_fresh_literal(&self, v: Value) -> bool {
         // Symbols and bindings are shared; other literal objects each get their own slot.
-        v.is_object() && self.vm.class_of(v) != self.vm.known.symbol && self.vm.class_of(v) != self.vm.known.association
+        v.is_object() && !self.vm.is_symbol(v) && self.vm.class_of(v) != self.vm.known.association
     }
 
     pub fn new_cache(&mut self, span: Span) -> CResult<u16> {

@@ -79,9 +79,10 @@ pub struct Token {
     pub end: usize,
 }
 
-/// Whether `c` may appear in a binary selector.
+/// Whether `c` may appear in a binary selector: ASCII's operator characters, and beyond ASCII
+/// every symbol or punctuation mark (`±`, `×`, `→`, `≤`), as Pharo reads them.
 pub fn is_binary_char(c: char) -> bool {
-    "+-*/\\<>=~@%|&?,!".contains(c)
+    "+-*/\\<>=~@%|&?,!".contains(c) || (!c.is_ascii() && !c.is_alphanumeric() && !c.is_whitespace() && !c.is_control())
 }
 
 /// Whether `c` may start an identifier.
@@ -275,7 +276,7 @@ impl<'a> Lexer<'a> {
                 break;
             }
             op.push(c);
-            self.pos += 1;
+            self.pos += c.len_utf8();
         }
         op
     }
@@ -340,8 +341,8 @@ impl<'a> Lexer<'a> {
             }
             Some(c) if is_binary_char(c) => {
                 let op_start = self.pos;
-                while self.peek().is_some_and(is_binary_char) {
-                    self.pos += 1;
+                while let Some(c) = self.peek().filter(|&c| is_binary_char(c)) {
+                    self.pos += c.len_utf8();
                 }
                 let op = self.src.get(op_start..self.pos).unwrap_or_default().to_string();
                 self.token(TokenKind::Symbol(op), start)

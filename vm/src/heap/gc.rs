@@ -70,7 +70,7 @@ impl Heap {
                     push(val, &mut stack);
                 }),
                 Body::Chunked(c) => c.loaded().for_each(|s| push(s, &mut stack)),
-                Body::Free | Body::NotLoaded | Body::Bytes(_) | Body::Float(_) | Body::Large(_) => {}
+                Body::Free | Body::NotLoaded | Body::Bytes(_) | Body::Words(_) | Body::Float(_) | Body::Large(_) => {}
             }
         }
         let mut freed = 0;

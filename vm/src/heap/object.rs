@@ -44,6 +44,8 @@ pub enum Kind {
     Dict = 8,
     /// Instances are immediates (SmallInteger, Character): never allocated.
     Immediate = 9,
+    /// Indexed 32-bit words (WideString, WideSymbol, WordArray); no named slots.
+    Words = 10,
 }
 
 impl Kind {
@@ -60,13 +62,14 @@ impl Kind {
             7 => Kind::Semaphore,
             8 => Kind::Dict,
             9 => Kind::Immediate,
+            10 => Kind::Words,
             _ => return None,
         })
     }
 
     /// Whether instances have indexed slots or bytes.
     pub fn is_indexable(self) -> bool {
-        matches!(self, Kind::Variable | Kind::Bytes)
+        matches!(self, Kind::Variable | Kind::Bytes | Kind::Words)
     }
 }
 
@@ -145,6 +148,8 @@ pub enum Body {
     Slots(Slots),
     /// Indexed bytes.
     Bytes(Vec<u8>),
+    /// Indexed 32-bit words (a WideString's code points).
+    Words(Vec<u32>),
     /// A boxed Float.
     Float(f64),
     /// A large integer (its sign agrees with its class).
@@ -282,12 +287,21 @@ impl Object {
         }
     }
 
-    /// Number of indexed elements (slots beyond the named ones, or bytes).
+    /// The words of a word object.
+    pub fn words(&self) -> Option<&[u32]> {
+        match &self.body {
+            Body::Words(w) => Some(w),
+            _ => None,
+        }
+    }
+
+    /// Number of indexed elements (slots beyond the named ones, bytes, or words).
     pub fn indexed_len(&self) -> usize {
         match &self.body {
             Body::Slots(s) => s.len().saturating_sub(self.named as usize),
             Body::Chunked(c) => c.len.saturating_sub(self.named as usize),
             Body::Bytes(b) => b.len(),
+            Body::Words(w) => w.len(),
             _ => 0,
         }
     }
@@ -298,6 +312,7 @@ impl Object {
             + match &self.body {
                 Body::Slots(s) => s.len() * 8,
                 Body::Bytes(b) => b.capacity(),
+                Body::Words(w) => w.capacity() * 4,
                 Body::Large(n) => n.bits() as usize / 8 + 32,
                 Body::Process(p) => 256 + p.slots.len() * 8,
                 Body::Dict(d) => d.len() * 48,

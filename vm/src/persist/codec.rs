@@ -19,7 +19,7 @@ use crate::heap::{Body, Dict, SemaphoreBody};
 use crate::value::Value;
 use crate::vm::Vm;
 
-pub(super) use onyx_record::shape::{BYTES, DICT, FLOAT, LARGE, MAX_BYTES, MAX_WORDS, METHOD, SEMAPHORE, SLOTS};
+pub(super) use onyx_record::shape::{BYTES, DICT, FLOAT, LARGE, MAX_BYTES, MAX_WORDS, METHOD, SEMAPHORE, SLOTS, WORDS};
 
 /// How a local reference is named in a record: the persistent object's OOP, or a symbol's
 /// id. Answers `None` for an object that has neither (the caller makes it persistent first).
@@ -54,6 +54,7 @@ pub(super) fn encode(vm: &Vm, v: Value, oop: Oop, naming: &impl Naming) -> Resul
     let (kind, words, bytes) = match &obj.body {
         Body::Slots(s) => (SLOTS, words_of(s)?, Vec::new()),
         Body::Bytes(b) => (BYTES, Vec::new(), b.clone()),
+        Body::Words(w) => (WORDS, Vec::new(), w.iter().flat_map(|w| w.to_le_bytes()).collect()),
         Body::Float(f) => (FLOAT, Vec::new(), f.to_le_bytes().to_vec()),
         Body::Large(n) => (LARGE, Vec::new(), n.magnitude().to_bytes_le()),
         Body::Method(code) => {
@@ -150,6 +151,13 @@ pub(super) fn decode(vm: &mut Vm, r: &ObjectRecord, resolve: &mut impl Resolving
             Body::Slots(values_of(vm, &r.words, resolve).map_err(|e| e.context(&format!("object {}", r.oop)))?.into())
         }
         BYTES => Body::Bytes(r.bytes.clone()),
+        WORDS => {
+            let words = r.bytes.chunks_exact(4);
+            if !words.remainder().is_empty() {
+                return Err(bad("a word object of a number of bytes not a multiple of 4"));
+            }
+            Body::Words(words.map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]])).collect())
+        }
         FLOAT => {
             let bytes: [u8; 8] = r.bytes.as_slice().try_into().map_err(|_| bad("a Float of bad size"))?;
             Body::Float(f64::from_le_bytes(bytes))

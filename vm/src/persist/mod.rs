@@ -326,7 +326,10 @@ impl Persistence {
         }
         let names = self.link.symbol_names(&unknown)?;
         for (id, name) in unknown.into_iter().zip(names) {
-            let symbol = vm.intern_bytes(&name);
+            // A symbol's name is its text in UTF-8.
+            let name = String::from_utf8(name)
+                .map_err(|_| StoneError::Damaged(format!("symbol {id}: its name is not UTF-8")))?;
+            let symbol = vm.intern(&name);
             self.symbol_of.insert(id, symbol);
             self.symbol_id.insert(symbol, id);
         }
@@ -481,7 +484,7 @@ impl Vm {
     ) -> Result<CommitOutcome, StoneError> {
         if !symbols.is_empty() {
             let names: Vec<Vec<u8>> =
-                symbols.iter().map(|&s| self.heap.bytes(s).unwrap_or_default().to_vec()).collect();
+                symbols.iter().map(|&s| self.string_of(s).unwrap_or_default().into_bytes()).collect();
             let ids = p.link.intern(&names)?;
             for (&s, id) in symbols.iter().zip(ids) {
                 p.symbol_id.insert(s, id);

@@ -108,7 +108,7 @@ pub(crate) fn activate_closure(vm: &mut Vm, at: usize, nargs: usize, ret: usize)
 fn perform(vm: &mut Vm, a: Args, sel: Value, args: &[Value]) -> PrimResult {
     let at = a.at;
     let name = vm.string_of(sel).ok_or(Prim::Fail)?;
-    if vm.class_of(sel) != vm.known.symbol || selector_arity(&name) != args.len() {
+    if !vm.is_symbol(sel) || selector_arity(&name) != args.len() {
         return Err(Prim::Fail);
     }
     put_args(vm, at, args);

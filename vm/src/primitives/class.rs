@@ -45,6 +45,7 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             let kind = match vm.string_of(a.arg(vm, 5)).as_deref() {
                 Some("variable") => Some(Kind::Variable),
                 Some("bytes") => Some(Kind::Bytes),
+                Some("words") => Some(Kind::Words),
                 Some("fixed") => Some(Kind::Fixed),
                 None => None,
                 _ => return Err(Prim::Fail),
@@ -342,6 +343,9 @@ pub(crate) fn layout(
         (Kind::Fixed, k) => k.unwrap_or(Kind::Fixed),
         (Kind::Variable, None | Some(Kind::Fixed | Kind::Variable)) => Kind::Variable,
         (Kind::Bytes, None | Some(Kind::Bytes | Kind::Fixed)) => Kind::Bytes,
+        (Kind::Words, None | Some(Kind::Words | Kind::Fixed)) => Kind::Words,
+        // A word subclass of a byte class: WideString of String, as in Pharo.
+        (Kind::Bytes, Some(Kind::Words)) => Kind::Words,
         (special, None | Some(Kind::Fixed)) => special,
         (s, Some(k)) => return Err(format!("{} cannot be {k:?}: its superclass is {s:?}", spec.name)),
     };
@@ -350,8 +354,8 @@ pub(crate) fn layout(
             return Err(format!("instance variable {n} is defined twice in {}", spec.name));
         }
     }
-    if kind == Kind::Bytes && sup_named + spec.ivars.len() > 0 {
-        return Err(format!("byte class {} cannot have instance variables", spec.name));
+    if matches!(kind, Kind::Bytes | Kind::Words) && sup_named + spec.ivars.len() > 0 {
+        return Err(format!("byte or word class {} cannot have instance variables", spec.name));
     }
     Ok((kind, sup_named + spec.ivars.len()))
 }

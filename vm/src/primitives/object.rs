@@ -113,16 +113,29 @@ fn at(vm: &mut Vm, r: Value, index: Value, chars: bool) -> PrimResult {
             let byte = *b.get(i).ok_or(Prim::Fail)?;
             Ok(if chars { Value::char(u32::from(byte)) } else { Value::small(i64::from(byte)) })
         }
+        Body::Words(w) => {
+            let i = index_arg(index, w.len())?;
+            let word = *w.get(i).ok_or(Prim::Fail)?;
+            if chars {
+                // A word that is no code point is no Character.
+                return (word <= 0x10FFFF).then(|| Value::char(word)).ok_or(Prim::Fail);
+            }
+            Ok(Value::small(i64::from(word)))
+        }
         _ => Err(Prim::Fail),
     }
 }
 
 fn at_put(vm: &mut Vm, r: Value, index: Value, value: Value, chars: bool) -> PrimResult {
-    let symbol = vm.known.symbol;
-    let obj = vm.heap.get_mut(r).ok_or(Prim::Fail)?;
-    if obj.class == symbol {
+    if vm.is_symbol(r) {
         return Err(Prim::Fail);
     }
+    if chars && value.as_char().is_some_and(|c| c > 0xFF) {
+        // Widened only for a store that will happen.
+        index_arg(index, vm.heap.get(r).map_or(0, |o| o.indexed_len()))?;
+        widen(vm, r);
+    }
+    let obj = vm.heap.get_mut(r).ok_or(Prim::Fail)?;
     let named = obj.named as usize;
     if let Body::Chunked(c) = &obj.body {
         let i = index_arg(index, c.len.saturating_sub(named))?;
@@ -148,10 +161,36 @@ fn at_put(vm: &mut Vm, r: Value, index: Value, value: Value, chars: bool) -> Pri
             let slot = b.get_mut(i).ok_or(Prim::Fail)?;
             *slot = byte;
         }
+        Body::Words(w) => {
+            let i = index_arg(index, w.len())?;
+            let word = if chars {
+                value.as_char().ok_or(Prim::Fail)?
+            } else {
+                value.as_int().and_then(|n| u32::try_from(n).ok()).ok_or(Prim::Fail)?
+            };
+            let slot = w.get_mut(i).ok_or(Prim::Fail)?;
+            *slot = word;
+        }
         _ => return Err(Prim::Fail),
     }
     vm.heap.note_store(r);
     Ok(value)
+}
+
+/// Makes the byte String `r` a WideString in place, the same object with the same
+/// characters, so that it can hold any character (as Pharo's `becomeForward:` to a
+/// WideString, without the search for references). Only a String proper is widened.
+fn widen(vm: &mut Vm, r: Value) {
+    let (string, wide) = (vm.known.string, vm.known.wide_string);
+    let Some(obj) = vm.heap.get_mut(r) else { return };
+    if obj.class != string {
+        return;
+    }
+    if let Body::Bytes(b) = &obj.body {
+        obj.body = Body::Words(b.iter().map(|&c| u32::from(c)).collect());
+        obj.class = wide;
+        vm.heap.note_store(r);
+    }
 }
 
 /// A new instance of `class` with `size` indexed elements.
@@ -166,6 +205,7 @@ pub(crate) fn instantiate(vm: &mut Vm, class: Value, size: usize) -> PrimResult 
     let bytes = match kind {
         Kind::Fixed | Kind::Variable => (named + size) * 8,
         Kind::Bytes => size,
+        Kind::Words => size * 4,
         _ => 0,
     };
     if bytes >= LARGE_ALLOCATION {
@@ -174,6 +214,7 @@ pub(crate) fn instantiate(vm: &mut Vm, class: Value, size: usize) -> PrimResult 
     let body = match kind {
         Kind::Fixed | Kind::Variable => Body::Slots(vec![Value::NIL; named + size].into()),
         Kind::Bytes => Body::Bytes(vec![0; size]),
+        Kind::Words => Body::Words(vec![0; size]),
         Kind::Float => Body::Float(0.0),
         Kind::Semaphore => Body::Semaphore(Box::default()),
         Kind::Dict => Body::Dict(Box::default()),
@@ -198,6 +239,7 @@ fn shallow_copy(vm: &mut Vm, r: Value) -> PrimResult {
     let body = match &obj.body {
         Body::Slots(s) => Body::Slots(s.clone()),
         Body::Bytes(b) => Body::Bytes(b.clone()),
+        Body::Words(w) => Body::Words(w.clone()),
         Body::Float(f) => Body::Float(*f),
         Body::Large(n) => Body::Large(n.clone()),
         Body::Dict(d) => Body::Dict(d.clone()),
@@ -205,7 +247,7 @@ fn shallow_copy(vm: &mut Vm, r: Value) -> PrimResult {
         Body::Method(_) | Body::Process(_) | Body::Free | Body::NotLoaded | Body::Chunked(_) => return Err(Prim::Fail),
     };
     let (class, named) = (obj.class, obj.named as usize);
-    if vm.class_of(r) == vm.known.symbol {
+    if vm.is_symbol(r) {
         return Ok(r);
     }
     Ok(vm.heap.alloc(class, named, body))
@@ -224,13 +266,14 @@ fn replace(vm: &mut Vm, r: Value, a: Args) -> PrimResult {
     if count == 0 {
         return Ok(r);
     }
-    if vm.class_of(r) == vm.known.symbol {
+    if vm.is_symbol(r) {
         return Err(Prim::Fail);
     }
     // Copy the source range out first (source and destination may be the same object).
     enum Chunk {
         Values(Vec<Value>),
         Bytes(Vec<u8>),
+        Words(Vec<u32>),
     }
     let chunk = {
         let s = vm.heap.get(src).ok_or(Prim::Fail)?;
@@ -240,8 +283,26 @@ fn replace(vm: &mut Vm, r: Value, a: Args) -> PrimResult {
                 Chunk::Values(v.get(named + rep_start - 1..named + rep_start - 1 + count).ok_or(Prim::Fail)?.to_vec())
             }
             Body::Bytes(b) => Chunk::Bytes(b.get(rep_start - 1..rep_start - 1 + count).ok_or(Prim::Fail)?.to_vec()),
+            Body::Words(w) => Chunk::Words(w.get(rep_start - 1..rep_start - 1 + count).ok_or(Prim::Fail)?.to_vec()),
             _ => return Err(Prim::Fail),
         }
+    };
+    // Characters between a String and a WideString: a String that receives a character
+    // beyond Latin-1 is widened first (once the range is known to fit).
+    let strings = vm.is_string(r) && vm.is_string(src);
+    let chunk = match chunk {
+        Chunk::Words(c) if strings && c.iter().all(|&w| w <= 0xFF) && vm.heap.bytes(r).is_some() => {
+            Chunk::Bytes(c.into_iter().map(|w| w as u8).collect())
+        }
+        Chunk::Words(c) if strings && vm.heap.bytes(r).is_some() => {
+            index_arg(Value::small((start + count - 1) as i64), vm.heap.get(r).map_or(0, |o| o.indexed_len()))?;
+            widen(vm, r);
+            Chunk::Words(c)
+        }
+        Chunk::Bytes(c) if strings && vm.heap.bytes(r).is_none() => {
+            Chunk::Words(c.into_iter().map(u32::from).collect())
+        }
+        other => other,
     };
     let d = vm.heap.get_mut(r).ok_or(Prim::Fail)?;
     let named = d.named as usize;
@@ -251,6 +312,9 @@ fn replace(vm: &mut Vm, r: Value, a: Args) -> PrimResult {
         }
         (Body::Bytes(b), Chunk::Bytes(c)) => {
             b.get_mut(start - 1..start - 1 + count).ok_or(Prim::Fail)?.copy_from_slice(&c);
+        }
+        (Body::Words(w), Chunk::Words(c)) => {
+            w.get_mut(start - 1..start - 1 + count).ok_or(Prim::Fail)?.copy_from_slice(&c);
         }
         _ => return Err(Prim::Fail),
     }

@@ -1,4 +1,5 @@
-//! String, Symbol and Character primitives (130-159). Strings are Latin-1 byte strings.
+//! String, Symbol and Character primitives (130-159). A String holds Latin-1 bytes; a
+//! WideString (and WideSymbol) holds code points; both answer the same to these primitives.
 
 use super::{Args, Prim, PrimResult, boolean, size_arg, table};
 use crate::compiler::ast::Literal;
@@ -9,31 +10,89 @@ use crate::memory::LARGE_ALLOCATION;
 use crate::value::Value;
 use crate::vm::Vm;
 
-/// The content hash of a byte string: stable across sessions (persisted hashed collections
-/// depend on it), a SmallInteger of 30 bits.
-pub(crate) fn bytes_hash(bytes: &[u8]) -> i64 {
+/// The content hash of a string's characters: stable across sessions (persisted hashed
+/// collections depend on it), a SmallInteger of 30 bits; a String and a WideString of the
+/// same characters hash alike.
+pub(crate) fn text_hash(codes: impl Iterator<Item = u32>) -> i64 {
     let mut h: u32 = 0x811c_9dc5;
-    for &b in bytes {
-        h ^= u32::from(b);
+    for c in codes {
+        h ^= c;
         h = h.wrapping_mul(0x0100_0193);
     }
     i64::from(h & 0x3FFF_FFFF)
 }
 
-fn is_stringish(vm: &Vm, v: Value) -> bool {
-    let c = vm.class_of(v);
-    c == vm.known.string || c == vm.known.symbol || vm.inherits_from(c, vm.known.string)
+/// The content hash of a byte string (see [`text_hash`]).
+pub(crate) fn bytes_hash(bytes: &[u8]) -> i64 {
+    text_hash(bytes.iter().map(|&b| u32::from(b)))
 }
 
-fn bytes(vm: &Vm, v: Value) -> Result<Vec<u8>, Prim> {
-    vm.heap.bytes(v).map(<[u8]>::to_vec).ok_or(Prim::Fail)
+/// A string's characters: a byte string's bytes (Latin-1) or a WideString's code points.
+#[derive(Clone, Copy)]
+enum Text<'a> {
+    Narrow(&'a [u8]),
+    Wide(&'a [u32]),
 }
 
-fn string_bytes(vm: &Vm, v: Value) -> Result<&[u8], Prim> {
-    if !is_stringish(vm, v) {
+impl<'a> Text<'a> {
+    fn len(self) -> usize {
+        match self {
+            Text::Narrow(b) => b.len(),
+            Text::Wide(w) => w.len(),
+        }
+    }
+
+    fn codes(self) -> impl Iterator<Item = u32> + 'a {
+        let (narrow, wide) = match self {
+            Text::Narrow(b) => (b, &[][..]),
+            Text::Wide(w) => (&[][..], w),
+        };
+        narrow.iter().map(|&b| u32::from(b)).chain(wide.iter().copied())
+    }
+
+    fn to_codes(self) -> Vec<u32> {
+        self.codes().collect()
+    }
+}
+
+/// The characters of `v`, a String (of any kind) or Symbol.
+fn text(vm: &Vm, v: Value) -> Result<Text<'_>, Prim> {
+    if !vm.is_string(v) {
         return Err(Prim::Fail);
     }
-    vm.heap.bytes(v).ok_or(Prim::Fail)
+    let obj = vm.heap.get(v).ok_or(Prim::Fail)?;
+    match &obj.body {
+        Body::Bytes(b) => Ok(Text::Narrow(b)),
+        Body::Words(w) => Ok(Text::Wide(w)),
+        _ => Err(Prim::Fail),
+    }
+}
+
+/// The class of a string made from `r`'s characters: its own (a Symbol's is String), or
+/// WideString when the result needs one.
+fn result_class(vm: &Vm, r: Value, wide: bool) -> Value {
+    let class = vm.class_of(r);
+    if wide {
+        vm.known.wide_string
+    } else if class == vm.known.symbol || class == vm.known.wide_symbol || class == vm.known.wide_string {
+        vm.known.string
+    } else {
+        class
+    }
+}
+
+/// A new string of `codes`, of (like) `r`'s class: bytes when each fits in one.
+fn new_like(vm: &mut Vm, r: Value, codes: Vec<u32>) -> Value {
+    match codes.iter().map(|&c| u8::try_from(c)).collect::<Result<Vec<u8>, _>>() {
+        Ok(bytes) => {
+            let class = result_class(vm, r, false);
+            vm.heap.alloc(class, 0, Body::Bytes(bytes))
+        }
+        Err(_) => {
+            let class = result_class(vm, r, true);
+            vm.heap.alloc(class, 0, Body::Words(codes))
+        }
+    }
 }
 
 pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
@@ -41,60 +100,79 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
     let x = a.arg(vm, 0);
     match index {
         table::STRING_EQUAL => {
-            let p = string_bytes(vm, r)?;
-            if !is_stringish(vm, x) {
-                return boolean(false);
-            }
-            boolean(vm.heap.bytes(x).is_some_and(|q| q == p))
+            let p = text(vm, r)?;
+            let Ok(q) = text(vm, x) else { return boolean(false) };
+            boolean(match (p, q) {
+                (Text::Narrow(p), Text::Narrow(q)) => p == q,
+                _ => p.len() == q.len() && p.codes().eq(q.codes()),
+            })
         }
-        table::STRING_HASH => Ok(Value::small(bytes_hash(vm.heap.bytes(r).ok_or(Prim::Fail)?))),
+        table::STRING_HASH => {
+            let hash = match text(vm, r)? {
+                Text::Narrow(b) => bytes_hash(b),
+                t @ Text::Wide(_) => text_hash(t.codes()),
+            };
+            Ok(Value::small(hash))
+        }
         table::STRING_AS_SYMBOL => {
-            let b = bytes(vm, r)?;
-            Ok(vm.intern_bytes(&b))
+            let name = vm.string_of(r).ok_or(Prim::Fail)?;
+            Ok(vm.intern(&name))
         }
         table::SYMBOL_AS_STRING => {
-            let b = bytes(vm, r)?;
-            let class = vm.known.string;
-            Ok(vm.heap.alloc(class, 0, Body::Bytes(b)))
+            let codes = text(vm, r)?.to_codes();
+            Ok(vm.new_string_of_codes(codes))
         }
         table::STRING_COMPARE => {
-            let p = string_bytes(vm, r)?;
-            let q = string_bytes(vm, x)?;
-            Ok(Value::small(match p.cmp(q) {
+            let (p, q) = (text(vm, r)?, text(vm, x)?);
+            let order = match (p, q) {
+                (Text::Narrow(p), Text::Narrow(q)) => p.cmp(q),
+                _ => p.codes().cmp(q.codes()),
+            };
+            Ok(Value::small(match order {
                 std::cmp::Ordering::Less => -1,
                 std::cmp::Ordering::Equal => 0,
                 std::cmp::Ordering::Greater => 1,
             }))
         }
         table::STRING_CONCATENATE => {
-            let mut p = string_bytes(vm, r)?.to_vec();
-            p.extend_from_slice(string_bytes(vm, x)?);
-            let class = if vm.class_of(r) == vm.known.symbol { vm.known.string } else { vm.class_of(r) };
-            Ok(vm.heap.alloc(class, 0, Body::Bytes(p)))
+            let (p, q) = (text(vm, r)?, text(vm, x)?);
+            if let (Text::Narrow(p), Text::Narrow(q)) = (p, q) {
+                let joined = [p, q].concat();
+                let class = result_class(vm, r, false);
+                return Ok(vm.heap.alloc(class, 0, Body::Bytes(joined)));
+            }
+            let codes: Vec<u32> = p.codes().chain(q.codes()).collect();
+            Ok(new_like(vm, r, codes))
         }
         table::STRING_FIND_STRING => {
             // findString: sub startingAt: start  -> index or 0
-            let p = string_bytes(vm, r)?;
-            let q = string_bytes(vm, x)?;
+            let (p, q) = (text(vm, r)?, text(vm, x)?);
             let start = size_arg(a.arg(vm, 1))?.max(1) - 1;
-            if q.is_empty() {
+            if q.len() == 0 {
                 return Ok(Value::small(0));
             }
-            let found = p.get(start..).and_then(|hay| hay.windows(q.len()).position(|w| w == q));
+            let found = match (p, q) {
+                (Text::Narrow(p), Text::Narrow(q)) => {
+                    p.get(start..).and_then(|h| h.windows(q.len()).position(|w| w == q))
+                }
+                _ => {
+                    let (p, q) = (p.to_codes(), q.to_codes());
+                    p.get(start..).and_then(|h| h.windows(q.len()).position(|w| w == q.as_slice()))
+                }
+            };
             Ok(Value::small(found.map_or(0, |i| (start + i + 1) as i64)))
         }
         table::STRING_AS_UPPERCASE | table::STRING_AS_LOWERCASE => {
-            let mut p = string_bytes(vm, r)?.to_vec();
-            for b in &mut p {
-                *b = latin1_case(*b, index == table::STRING_AS_UPPERCASE);
+            let upper = index == table::STRING_AS_UPPERCASE;
+            let codes: Vec<u32> = text(vm, r)?
+                .codes()
+                .map(|c| char::from_u32(c).map_or(c, |ch| u32::from(char_case(ch, upper))))
+                .collect();
+            if vm.is_symbol(r) {
+                let name: String = codes.iter().filter_map(|&c| char::from_u32(c)).collect();
+                return Ok(vm.intern(&name));
             }
-            let class = if vm.class_of(r) == vm.known.symbol { vm.known.string } else { vm.class_of(r) };
-            let s = vm.heap.alloc(class, 0, Body::Bytes(p));
-            if vm.class_of(r) == vm.known.symbol {
-                let b = bytes(vm, s)?;
-                return Ok(vm.intern_bytes(&b));
-            }
-            Ok(s)
+            Ok(new_like(vm, r, codes))
         }
         table::STRING_AS_NUMBER => parse_number(vm, r),
         table::CHARACTER_FROM_CODE_POINT => {
@@ -126,28 +204,27 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
         }
         table::STRING_AS_BYTE_ARRAY | table::BYTE_ARRAY_AS_STRING => {
             // asByteArray / asString between byte classes
-            let b = bytes(vm, r)?;
+            let b = vm.heap.bytes(r).map(<[u8]>::to_vec).ok_or(Prim::Fail)?;
             let class = if index == table::STRING_AS_BYTE_ARRAY { vm.known.byte_array } else { vm.known.string };
             Ok(vm.heap.alloc(class, 0, Body::Bytes(b)))
         }
         table::STRING_QUOTED => {
-            let size = string_bytes(vm, r)?.len() + 2;
+            let size = text(vm, r)?.len() + 2;
             if size >= LARGE_ALLOCATION {
                 // Every quote doubled at worst.
                 vm.reserve(size * 2)?;
             }
-            let b = string_bytes(vm, r)?;
-            let mut quoted = Vec::with_capacity(b.len() + 2);
-            quoted.push(b'\'');
-            for &c in b {
-                if c == b'\'' {
+            let quote = u32::from('\'');
+            let mut quoted = Vec::with_capacity(size);
+            quoted.push(quote);
+            for c in text(vm, r)?.codes() {
+                if c == quote {
                     quoted.push(c);
                 }
                 quoted.push(c);
             }
-            quoted.push(b'\'');
-            let class = vm.known.string;
-            Ok(vm.heap.alloc(class, 0, Body::Bytes(quoted)))
+            quoted.push(quote);
+            Ok(vm.new_string_of_codes(quoted))
         }
         table::STRING_NUM_ARGS => {
             let s = vm.string_of(r).ok_or(Prim::Fail)?;
@@ -155,35 +232,31 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
         }
         table::STRING_SUBSTRINGS => {
             // substrings: separators (a String of separator characters, or nil for whitespace)
-            let p = string_bytes(vm, r)?.to_vec();
-            let seps: Vec<u8> = if x.is_nil() { b" \t\r\n\x0c".to_vec() } else { string_bytes(vm, x)?.to_vec() };
-            let parts: Vec<Vec<u8>> =
-                p.split(|b| seps.contains(b)).filter(|s| !s.is_empty()).map(<[u8]>::to_vec).collect();
-            let class = vm.known.string;
-            let items = parts.into_iter().map(|b| vm.heap.alloc(class, 0, Body::Bytes(b))).collect();
+            let p = text(vm, r)?.to_codes();
+            let seps: Vec<u32> =
+                if x.is_nil() { " \t\r\n\x0c".chars().map(u32::from).collect() } else { text(vm, x)?.to_codes() };
+            let parts: Vec<Vec<u32>> =
+                p.split(|c| seps.contains(c)).filter(|s| !s.is_empty()).map(<[u32]>::to_vec).collect();
+            let items = parts.into_iter().map(|codes| vm.new_string_of_codes(codes)).collect();
             Ok(vm.new_array(items))
         }
         table::STRING_SAME_AS => {
-            let p = string_bytes(vm, r)?;
-            let q = string_bytes(vm, x)?;
-            boolean(
-                p.len() == q.len() && p.iter().zip(q).all(|(a, b)| latin1_case(*a, false) == latin1_case(*b, false)),
-            )
+            let (p, q) = (text(vm, r)?, text(vm, x)?);
+            let lower = |c: u32| char::from_u32(c).map_or(c, |ch| u32::from(char_case(ch, false)));
+            boolean(p.len() == q.len() && p.codes().map(lower).eq(q.codes().map(lower)))
         }
         table::STRING_INDEX_OF => {
             // indexOf: aCharacter startingAt: start -> index or 0
-            let p = vm.heap.bytes(r).ok_or(Prim::Fail)?;
             let start = size_arg(a.arg(vm, 1))?.max(1) - 1;
-            let Some(c) = x.as_char().and_then(|c| u8::try_from(c).ok()) else { return Ok(Value::small(0)) };
-            let found = p.get(start..).and_then(|s| s.iter().position(|&b| b == c));
+            let Some(c) = x.as_char() else { return Ok(Value::small(0)) };
+            let found = match text(vm, r)? {
+                Text::Narrow(p) => u8::try_from(c).ok().and_then(|c| p.get(start..)?.iter().position(|&b| b == c)),
+                Text::Wide(p) => p.get(start..).and_then(|s| s.iter().position(|&w| w == c)),
+            };
             Ok(Value::small(found.map_or(0, |i| (start + i + 1) as i64)))
         }
         _ => Err(Prim::Fail),
     }
-}
-
-fn latin1_case(b: u8, upper: bool) -> u8 {
-    u8::try_from(u32::from(char_case(char::from(b), upper))).unwrap_or(b)
 }
 
 /// The other case of a character when it is a single character (`ß` has no one-character

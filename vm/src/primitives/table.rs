@@ -250,7 +250,7 @@ primitives! {
     /// `ProcessorScheduler>>readyProcessCount`: the number of ready processes.
     PROCESSOR_READY_PROCESS_COUNT = 121;
 
-    // String, Symbol and Character (130-159, `string.rs`): Latin-1 byte strings.
+    // String, Symbol and Character (130-159, `string.rs`): byte strings and WideStrings.
 
     /// `String>>=`: whether the argument is a String or Symbol with the same bytes.
     STRING_EQUAL = 130;

@@ -163,6 +163,7 @@ impl Vm {
         let kind = match self.format_of(class).map(|f| f.0) {
             Some(Kind::Variable) => ClassKind::Variable,
             Some(Kind::Bytes) => ClassKind::Bytes,
+            Some(Kind::Words) => ClassKind::Words,
             _ => ClassKind::Fixed,
         };
         let meta = self.class_of(class);

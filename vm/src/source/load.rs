@@ -93,22 +93,6 @@ fn error_at(file: &std::path::Path, line: usize, message: impl Into<String>) -> 
     SourceError { file: file.to_path_buf(), line, message: message.into() }
 }
 
-/// Refuses text holding a character this version's Strings cannot hold (Latin-1 only), at
-/// its line.
-fn latin1(text: &str, file: &std::path::Path, first_line: usize, what: &str) -> Result<(), SourceError> {
-    match text.char_indices().find(|&(_, c)| u32::from(c) > 0xFF) {
-        None => Ok(()),
-        Some((at, c)) => {
-            let line = first_line + text.get(..at).unwrap_or_default().matches('\n').count();
-            Err(error_at(
-                file,
-                line,
-                format!("{what} holds {c:?}, which this version's Strings cannot hold (Latin-1 only)"),
-            ))
-        }
-    }
-}
-
 impl Vm {
     /// Loads `packages` all or nothing: answers what changed, or every problem found, and
     /// then nothing has changed. Class-side initializers are left to the caller
@@ -145,8 +129,6 @@ impl Vm {
                 let at = format!("{}:{}", first.file.display(), first.line);
                 errors.push(error_at(&def.file, def.line, format!("{} is defined twice (also at {at})", def.name)));
             }
-            let texts = [(&def.comment, "the comment"), (&def.category, "the category")];
-            errors.extend(texts.into_iter().filter_map(|(t, what)| latin1(t, &def.file, def.line, what).err()));
         }
         let mut seen = HashSet::new();
         for m in packages.iter().flat_map(|p| &p.methods) {
@@ -158,7 +140,6 @@ impl Vm {
                     format!("{}{side}>>{} is defined twice", m.class_name, m.selector),
                 ));
             }
-            errors.extend(latin1(&m.source, &m.file, m.line, "the method").err());
             // The selector a definition names is the one its source defines (removals and the
             // record go by it).
             let defined = message_pattern(&mut Lexer::new(&m.source)).map(|(s, _)| s);
@@ -166,7 +147,6 @@ impl Vm {
                 let message = format!("the source defines {}, not {}", defined.unwrap_or_default(), m.selector);
                 errors.push(error_at(&m.file, m.line, message));
             }
-            errors.extend(latin1(&m.category, &m.file, m.line, "the protocol").err());
         }
         // Every class's shape, superclasses first.
         let mut names: Vec<&str> = defs.keys().copied().collect();

@@ -129,8 +129,9 @@ pub struct LoadReport {
 pub(super) fn kind_of(k: ClassKind) -> Option<Kind> {
     match k {
         ClassKind::Fixed => None,
-        ClassKind::Variable | ClassKind::Weak | ClassKind::Words => Some(Kind::Variable),
+        ClassKind::Variable | ClassKind::Weak => Some(Kind::Variable),
         ClassKind::Bytes => Some(Kind::Bytes),
+        ClassKind::Words => Some(Kind::Words),
     }
 }
 

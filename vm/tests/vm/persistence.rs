@@ -53,6 +53,26 @@ fn what_one_gem_commits_another_sees_after_its_next_abort() {
 }
 
 #[test]
+fn wide_strings_and_symbols_persist_and_a_string_widened_in_place_commits() {
+    let (_dir, stone) = repository();
+    let mut a = gem(&stone);
+    run(&mut a, "Smalltalk at: #Prices put: (Dictionary new at: '€uro' put: 1; at: #'Ωhm' put: 2; yourself)");
+    run(&mut a, "Smalltalk at: #Plain put: 'plain' copy");
+    assert_eq!(run(&mut a, "System commitTransaction"), "true");
+    // The committed String becomes a WideString in place, and that commits too.
+    run(&mut a, "(Smalltalk at: #Plain) at: 1 put: $€");
+    assert_eq!(run(&mut a, "System commitTransaction"), "true");
+    let mut b = gem(&stone);
+    assert_eq!(run(&mut b, "(Smalltalk at: #Plain) -> (Smalltalk at: #Plain) class"), "'€lain'->WideString");
+    assert_eq!(run(&mut b, "(Smalltalk at: #Prices) at: '€uro'"), "1");
+    assert_eq!(run(&mut b, "(Smalltalk at: #Prices) at: '€uro' asWideString"), "1");
+    assert_eq!(run(&mut b, "(Smalltalk at: #Prices) at: #'Ωhm'"), "2");
+    assert_eq!(run(&mut b, "(Smalltalk at: #Prices) keys detect: [:k | k isSymbol]"), "#Ωhm");
+    assert_eq!(run(&mut b, "((Smalltalk at: #Prices) keys detect: [:k | k isSymbol]) == 'Ωhm' asSymbol"), "true");
+    assert_eq!(run(&mut b, "((Smalltalk at: #Prices) keys detect: [:k | k isSymbol]) class"), "WideSymbol");
+}
+
+#[test]
 fn the_second_gem_to_change_an_object_conflicts_until_it_aborts() {
     let (_dir, stone) = repository();
     let mut setup = gem(&stone);

@@ -35,6 +35,14 @@ fn literals() {
         ("#(foo:bar: #baz)", "#(#foo:bar: #baz)"),
         // As Pharo's parser reads them: a period and a semicolon are symbols there.
         ("#(1 ; 2 . 3)", "#(1 #';' 2 #'.' 3)"),
+        // Beyond ASCII, a symbol or punctuation mark is a binary selector's character; a
+        // literal keeps every character.
+        ("#±", "#±"),
+        ("#± numArgs", "1"),
+        ("#(± → foo)", "#(#± #→ #foo)"),
+        ("'€' size", "1"),
+        ("'a€' last value", "8364"),
+        ("#Ωhm size", "3"),
         ("#[1 2 255]", "#[1 2 255]"),
         ("#[1 2 3] class", "ByteArray"),
         ("{1. 2 + 3. #x}", "#(1 5 #x)"),
@@ -100,6 +108,7 @@ fn non_local_return() {
         // A brace array's elements are statements, as in Pharo: one may return.
         "NlrTest compile: 'braced: x ^ { 1. x > 2 ifTrue: [ #big ]. ^ x. 4 }'",
         "NlrTest compile: 'braceInBlock: x #(1) do: [:e | { e. ^ x + e } ]. ^ 0'",
+        "NlrTest compile: '± x ^ { x - 1. x + 1 }'",
     ] {
         eval_in(&mut vm, src).expect("defines");
     }
@@ -109,6 +118,7 @@ fn non_local_return() {
     assert_eq!(eval_in(&mut vm, "NlrTest new braced: 3").expect("runs"), "3");
     assert_eq!(eval_in(&mut vm, "NlrTest new braceInBlock: 5").expect("runs"), "6");
     assert_eq!(eval_in(&mut vm, "{ 1. ^ 2. 3 }").expect("runs"), "2");
+    assert_eq!(eval_in(&mut vm, "NlrTest new ± 10").expect("runs"), "#(9 11)");
     // A ^ from a block whose method has returned cannot return.
     assert_eq!(
         eval_in(&mut vm, "[NlrTest new escaper value: 3] on: BlockCannotReturn do: [:e | e class name]").expect("runs"),
