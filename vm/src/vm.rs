@@ -290,6 +290,8 @@ pub struct Vm {
     pub(crate) fault_error: Option<onyx_record::StoneError>,
     /// The suspended processes kept for a debugger, and the step under way.
     pub(crate) debug: crate::debug::Registry,
+    /// The files Smalltalk code has open.
+    pub(crate) files: crate::primitives::files::Files,
 }
 
 impl Vm {
@@ -325,6 +327,7 @@ impl Vm {
             long_ops: Vec::new(),
             fault_error: None,
             debug: crate::debug::Registry::default(),
+            files: Default::default(),
         }
     }
 

@@ -18,14 +18,19 @@
 //! | 200-229 | contexts and exceptions                          | `context`   |
 //! | 250-279 | classes, compiling, CompiledMethod               | `class`     |
 //! | 280-299 | transactions and locks (`System`)                | `transaction` |
+//! | 300-309 | the session's user, object security policies     | `security`  |
+//! | 310-319 | UTF-8, Base64, digests, UUIDs                    | `bytes`     |
+//! | 320-339 | files and the operating system                   | `files`     |
 //!
 //! Every primitive's name and description is in [`table`]: the modules dispatch on its
 //! constants (`table::INTEGER_ADD`), and a test there checks that the kernel declares no
 //! primitive without a name.
 
 mod block;
+mod bytes;
 pub(crate) mod class;
 pub(crate) mod context;
+pub(crate) mod files;
 mod float;
 mod integer;
 mod object;
@@ -81,6 +86,8 @@ pub(crate) fn call(vm: &mut Vm, index: u16, at: usize, nargs: usize, ret: usize)
         250..=279 => class::call(vm, index, a),
         280..=299 => transaction::call(vm, index, a),
         300..=309 => security::call(vm, index, a),
+        310..=319 => bytes::call(vm, index, a),
+        320..=339 => files::call(vm, index, a),
         _ => Err(Prim::Fail),
     }
 }

@@ -29,20 +29,20 @@ pub(crate) fn bytes_hash(bytes: &[u8]) -> i64 {
 
 /// A string's characters: a byte string's bytes (Latin-1) or a WideString's code points.
 #[derive(Clone, Copy)]
-enum Text<'a> {
+pub(super) enum Text<'a> {
     Narrow(&'a [u8]),
     Wide(&'a [u32]),
 }
 
 impl<'a> Text<'a> {
-    fn len(self) -> usize {
+    pub(super) fn len(self) -> usize {
         match self {
             Text::Narrow(b) => b.len(),
             Text::Wide(w) => w.len(),
         }
     }
 
-    fn codes(self) -> impl Iterator<Item = u32> + 'a {
+    pub(super) fn codes(self) -> impl Iterator<Item = u32> + 'a {
         let (narrow, wide) = match self {
             Text::Narrow(b) => (b, &[][..]),
             Text::Wide(w) => (&[][..], w),
@@ -56,7 +56,7 @@ impl<'a> Text<'a> {
 }
 
 /// The characters of `v`, a String (of any kind) or Symbol.
-fn text(vm: &Vm, v: Value) -> Result<Text<'_>, Prim> {
+pub(super) fn text(vm: &Vm, v: Value) -> Result<Text<'_>, Prim> {
     if !vm.is_string(v) {
         return Err(Prim::Fail);
     }

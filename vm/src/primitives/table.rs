@@ -451,6 +451,61 @@ primitives! {
     POLICY_AT = 303;
     /// `GsObjectSecurityPolicy class>>primDefine:owner:ownerAccess:worldAccess:groups:`: defines a policy at the stone, answering its id.
     POLICY_DEFINE = 304;
+
+    // Encodings and hashes (310-319, `bytes.rs`): the bytes of any byte object.
+
+    /// `String>>utf8Encoded`: the characters as UTF-8, a ByteArray (fails on a code point that is no character).
+    STRING_UTF8_ENCODED = 310;
+    /// `ByteArray>>utf8Decoded`, `String>>utf8Decoded`: the bytes read as UTF-8, a String (fails on invalid UTF-8).
+    BYTES_UTF8_DECODED = 311;
+    /// `ByteArray>>utf8ErrorIndex`: the index of the first byte that is not valid UTF-8, 0 when all are.
+    BYTES_UTF8_ERROR_OFFSET = 312;
+    /// `ByteArray>>base64Encoded`: the bytes in Base64 (RFC 4648, padded), a String.
+    BYTES_BASE64_ENCODED = 313;
+    /// `String>>base64Decoded`: the bytes a Base64 String holds, white space skipped, padding optional (fails on any other character).
+    STRING_BASE64_DECODED = 314;
+    /// `HashFunction class>>primDigest:algorithm:`: the MD5 (0), SHA-1 (1) or SHA-256 (2) digest of a byte object, a ByteArray.
+    HASH_DIGEST = 315;
+    /// `UUID>>primFillRandom`: fills a 16-byte receiver with a random (version 4) UUID.
+    UUID_FILL_RANDOM = 316;
+
+    // Files and the operating system (320-339, `files.rs`): all but the first two need a
+    // user who may change code; a failure leaves its reason for `OSPlatform class>>lastError`.
+
+    /// `OSPlatform class>>lastError`: why the last file or environment primitive failed.
+    OS_LAST_ERROR = 320;
+    /// `OSPlatform class>>primPlatformName`: the operating system's name (`linux`, `macos`, `windows`, ...).
+    OS_PLATFORM_NAME = 321;
+    /// `OSEnvironment>>primAt:`: an environment variable's value, or nil.
+    OS_ENVIRONMENT_AT = 322;
+    /// `File class>>primWorkingDirectory`: the path of the process's working directory.
+    FILE_WORKING_DIRECTORY = 323;
+    /// `File class>>primEntry:`: `{isDirectory. size. modified (Unix seconds)}` of a path, nil if there is nothing there.
+    FILE_ENTRY = 324;
+    /// `File class>>primChildren:`: the names in a directory, sorted.
+    FILE_CHILDREN = 325;
+    /// `File class>>primCreateDirectory:parents:`: makes a directory (and its missing parents when told).
+    FILE_CREATE_DIRECTORY = 326;
+    /// `File class>>primDelete:`: deletes a file or an empty directory.
+    FILE_DELETE = 327;
+    /// `File class>>primRename:to:`: renames (moves) a file or directory.
+    FILE_RENAME = 328;
+    /// `File class>>primOpen:mode:`: opens a file (0 read, 1 write anew, 2 append, 3 read and write), answering its handle.
+    FILE_OPEN = 329;
+    /// `File class>>primClose:`: closes an open file.
+    FILE_CLOSE = 330;
+    /// `File class>>primRead:into:startingAt:count:`: reads up to count bytes into a byte object, answering how many (0 at the end).
+    FILE_READ = 331;
+    /// `File class>>primWrite:from:startingAt:count:`: writes count bytes of a byte object.
+    FILE_WRITE = 332;
+    /// `File class>>primPosition:`: an open file's position, from 0.
+    FILE_POSITION = 333;
+    /// `File class>>primSetPosition:to:`: moves an open file's position.
+    FILE_SET_POSITION = 334;
+    /// `File class>>primSize:`: an open file's size in bytes.
+    FILE_SIZE = 335;
+    /// `File class>>primSync:`: writes an open file's data through to the disk.
+    FILE_SYNC = 336;
 }
 
 #[cfg(test)]

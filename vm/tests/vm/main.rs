@@ -10,6 +10,7 @@
 //! - `robustness`: random and malformed source never panics.
 //! - `damage`: records a gem cannot use, already in a repository, harm nothing else.
 //! - `kernel`: the kernel's own SUnit suite.
+//! - `os`: files, the environment and encodings: the privilege they need, bad arguments.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // tests fail loudly
 
@@ -20,6 +21,7 @@ mod exceptions;
 mod kernel;
 mod memory;
 mod native;
+mod os;
 mod pause;
 mod persistence;
 mod processes;
