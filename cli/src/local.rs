@@ -122,10 +122,9 @@ pub fn check(setup: &Setup, paths: &[PathBuf]) -> Result<ExitCode> {
     for path in paths {
         let mcz = path.extension().is_some_and(|e| e == "mcz");
         if path.is_dir() || (mcz && path.is_file()) {
-            match onyx_vm::source::read_packages(path) {
-                Ok(read) => packages.extend(read),
-                Err(e) => errors.push(e.to_string()),
-            }
+            let mut problems = Vec::new();
+            packages.extend(onyx_vm::source::read_packages_reporting(path, &mut problems));
+            errors.extend(problems.iter().map(ToString::to_string));
         } else if path.is_file() {
             chunk_files.push(path);
         } else {

@@ -7,7 +7,7 @@ use super::*;
 fn browse_edit_evaluate_inspect_and_commit_one_round_trip_per_gesture() {
     let (_dir, server) = server();
     let mut h = harness(&server.gem);
-    gesture(&mut h, "select package", |h| h.get_by_label("Probes").click());
+    gesture(&mut h, "select package", |h| click_in_sight(h, "Probes"));
     gesture(&mut h, "select class", |h| h.get_by_label("Probe").click());
     gesture(&mut h, "select protocol", |h| h.get_by_label("accessing").click());
     gesture(&mut h, "select method", |h| h.get_by_label("answer").click());
@@ -102,7 +102,7 @@ fn ctrl_b_browses_the_class_or_the_selector_at_the_cursor_and_a_hierarchy_opens_
     assert!(chosen(&h, "SubProbe"), "the class is chosen");
     assert!(chosen(&h, "Probes-Sub"), "its package is chosen");
     // The hierarchy of the class chosen: its superclasses above it, its subclasses below.
-    gesture(&mut h, "select package", |h| h.get_by_label("Probes").click());
+    gesture(&mut h, "select package", |h| click_in_sight(h, "Probes"));
     gesture(&mut h, "select class", |h| h.get_by_label("Probe").click());
     gesture(&mut h, "hierarchy", |h| h.get_by_label("Hierarchy").click());
     assert!(h.query_all_by_label("Hierarchy of Probe").count() >= 1, "a hierarchy browser opened");
@@ -135,7 +135,7 @@ fn a_list_of_ten_thousand_classes_draws_only_the_rows_in_view_and_scrolls_to_its
          instanceVariableNames: '' classVariableNames: '' package: 'Many']. #done",
     );
     let mut h = harness(&server.gem);
-    gesture(&mut h, "select package", |h| h.get_by_label("Many").click());
+    gesture(&mut h, "select package", |h| click_in_sight(h, "Many"));
     let drawn = |h: &Harness<'static, Ide>| {
         h.query_all_by(|n| n.label().is_some_and(|l| l.starts_with("Many") && l != "Many")).count()
     };
@@ -165,7 +165,7 @@ fn keys_in(h: &mut Harness<'static, Ide>, label: &str, key: egui::Key) {
 fn the_browsers_gestures_define_add_remove_and_cross_reference_one_round_trip_each() {
     let (_dir, server) = server();
     let mut h = harness(&server.gem);
-    gesture(&mut h, "select package", |h| h.get_by_label("Probes").click());
+    gesture(&mut h, "select package", |h| click_in_sight(h, "Probes"));
     gesture(&mut h, "select class", |h| h.get_by_label("Probe").click());
     // The status bar tells the last gesture's cost.
     h.get_by_label_contains("select class: 1 round trip, server");
@@ -257,7 +257,7 @@ fn a_user_who_may_not_change_code_browses_it_read_only() {
     let readers_gem = server.add_gem_as("reader", "secret").expect("the reader's gem");
     let reader = Link::connect(&readers_gem, "reader", "secret", Arc::new(|| {})).expect("the reader logs in");
     let mut h = harness_on(reader);
-    gesture(&mut h, "select package", |h| h.get_by_label("Probes").click());
+    gesture(&mut h, "select package", |h| click_in_sight(h, "Probes"));
     gesture(&mut h, "select class", |h| h.get_by_label("Probe").click());
     gesture(&mut h, "select method", |h| h.get_by_label("answer").click());
     h.get_by_label("(read only: this user may not change code)");

@@ -17,7 +17,7 @@ fn an_endless_loop_runs_busy_while_the_ide_answers_and_is_interrupted() {
     h.get_by_label("System Browser").click();
     h.run_steps(2);
     let before = h.state().link().batches_sent();
-    h.get_by_label("Probes").click();
+    click_in_sight(&mut h, "Probes");
     let deadline = Instant::now() + Duration::from_secs(10);
     while h.query_by_label("Probe").is_none() {
         assert!(Instant::now() < deadline, "the browser was not answered during the loop");

@@ -101,6 +101,14 @@ pub fn harness_of(ide: Ide) -> Harness<'static, Ide> {
     h
 }
 
+/// Clicks the row labelled `label` as a user does in a list longer than its pane: scrolled into
+/// sight first (the list scrolls at the end of one frame, and the row is drawn there the next).
+pub fn click_in_sight(h: &mut Harness<'static, Ide>, label: &str) {
+    h.get_by_label(label).scroll_to_me();
+    h.run_steps(3);
+    h.get_by_label(label).click();
+}
+
 /// Runs frames until no gesture waits for the gem.
 pub fn settle(h: &mut Harness<'static, Ide>) {
     let deadline = Instant::now() + Duration::from_secs(30);

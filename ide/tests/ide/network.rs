@@ -93,7 +93,7 @@ fn a_slow_gem_never_freezes_the_window_and_a_gone_one_shows_an_error_and_a_recon
     let proxy = Proxy::to(&server.gem, 700);
     let mut h = harness(&proxy.addr);
     // Each frame returns at once while the gem takes its time.
-    h.get_by_label("Probes").click();
+    click_in_sight(&mut h, "Probes");
     let frames = frames_until_answered(&mut h, |_| {});
     assert!(frames > 10, "the reply came too soon to tell: {frames} frames");
     h.run_steps(3);

@@ -36,7 +36,7 @@ fn the_ide_works_in_a_gem_serving_tls_signed_by_the_authority_in_onyx_tls_ca() {
          System commitTransaction",
     );
     let mut h = harness_on(link);
-    gesture(&mut h, "select package", |h| h.get_by_label("Probes").click());
+    gesture(&mut h, "select package", |h| click_in_sight(h, "Probes"));
     gesture(&mut h, "select class", |h| h.get_by_label("Probe").click());
     let definition = h.get_by_label("Class definition").value().unwrap_or_default();
     assert!(definition.contains("Object subclass: #Probe"), "{definition}");

@@ -248,6 +248,13 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
         table::STRING_INDEX_OF => {
             // indexOf: aCharacter startingAt: start -> index or 0
             let start = size_arg(a.arg(vm, 1))?.max(1) - 1;
+            if vm.class_of(r) == vm.known.byte_array {
+                // ByteArray>>indexOf:startingAt: of a byte.
+                let bytes = vm.heap.bytes(r).ok_or(Prim::Fail)?;
+                let Some(b) = x.as_int().and_then(|b| u8::try_from(b).ok()) else { return Ok(Value::small(0)) };
+                let found = bytes.get(start..).and_then(|s| s.iter().position(|&c| c == b));
+                return Ok(Value::small(found.map_or(0, |i| (start + i + 1) as i64)));
+            }
             let Some(c) = x.as_char() else { return Ok(Value::small(0)) };
             let found = match text(vm, r)? {
                 Text::Narrow(p) => u8::try_from(c).ok().and_then(|c| p.get(start..)?.iter().position(|&b| b == c)),

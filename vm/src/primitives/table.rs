@@ -292,7 +292,7 @@ primitives! {
     STRING_SUBSTRINGS = 155;
     /// `String>>sameAs:`: whether two strings are equal ignoring case.
     STRING_SAME_AS = 158;
-    /// `String>>indexOf:startingAt:`: the index of a Character from a start, or 0.
+    /// `String>>indexOf:startingAt:`, `ByteArray>>indexOf:startingAt:`: the index of a Character (a byte) from a start, or 0.
     STRING_INDEX_OF = 159;
 
     // Native dictionaries, the Transcript, system services (160-197, `system.rs`).

@@ -7,7 +7,8 @@
 //! per extended class (`properties.json` naming it); each of those keeps its methods in
 //! `instance/` and `class/`, a file per method whose first line is its category and the rest
 //! its source. FileTree's older flavour adds `methodProperties.json` (timestamps) and
-//! `monticello.meta/version`; they are read past. Traits are refused.
+//! `monticello.meta/version`; they are read past. Traits are refused (a reader that reports
+//! goes on past them, for `onyx check`).
 
 use std::path::{Path, PathBuf};
 
@@ -19,8 +20,17 @@ use crate::compiler::lexer::Lexer;
 /// The `.filetree` of a package, as Iceberg writes it.
 const FILETREE: &str = "{\n\t\"separateMethodMetaAndSource\" : false,\n\t\"noMethodMetaData\" : true,\n\t\"useCypressPropertiesFile\" : true\n}";
 
-/// Reads the package in the folder `dir` (`Pkg.package`).
+/// Reads the package in the folder `dir` (`Pkg.package`): an error at its first problem.
 pub fn read_package(dir: &Path) -> Result<Package, SourceError> {
+    let mut problems = Vec::new();
+    let package = read_package_reporting(dir, &mut problems)?;
+    problems.into_iter().next().map_or(Ok(package), Err)
+}
+
+/// Reads the package in the folder `dir`, going on past a class, extension or method that
+/// cannot be read (a trait, bad properties): each problem is added to `problems`, and the
+/// package holds the rest. An error when the package itself cannot be read.
+pub fn read_package_reporting(dir: &Path, problems: &mut Vec<SourceError>) -> Result<Package, SourceError> {
     let meta = dir.join("monticello.meta").join("package");
     let name = if meta.is_file() {
         let text = read_text(&meta)?;
@@ -38,45 +48,65 @@ pub fn read_package(dir: &Path) -> Result<Package, SourceError> {
             continue;
         }
         if file_name.ends_with(".trait") {
-            return Err(SourceError::whole(&path, "traits are not supported"));
-        }
-        let class_name = if let Some(folder) = file_name.strip_suffix(".class") {
-            let class = class_def(&path, &package.name)?;
-            let name = class.name.clone();
-            if name != folder {
-                let message = format!("the class {name} in the folder of {folder}");
-                return Err(SourceError::whole(&path.join("properties.json"), message));
-            }
-            package.classes.push(class);
-            name
-        } else if let Some(class) = file_name.strip_suffix(".extension") {
-            let properties = properties(&path.join("properties.json"))?;
-            match lookup(&properties, "name").and_then(Ston::name) {
-                Some(name) => name.to_string(),
-                None => class.to_string(),
-            }
-        } else {
+            problems.push(SourceError::whole(&path, "traits are not supported"));
             continue;
-        };
-        for (side, class_side) in [("class", true), ("instance", false)] {
-            let folder = path.join(side);
-            if folder.is_dir() {
-                for (_, file) in listed(&folder)? {
-                    package.methods.push(method(&file, &class_name, class_side)?);
-                }
-            }
+        }
+        if let Err(e) = read_class_folder(&path, &file_name, &mut package, problems) {
+            problems.push(e);
         }
     }
     Ok(package)
 }
 
+/// Reads a `Foo.class` or `Foo.extension` folder into `package` (anything else is passed
+/// by); a method that cannot be read is added to `problems`.
+fn read_class_folder(
+    path: &Path,
+    file_name: &str,
+    package: &mut Package,
+    problems: &mut Vec<SourceError>,
+) -> Result<(), SourceError> {
+    let class_name = if let Some(folder) = file_name.strip_suffix(".class") {
+        let class = class_def(path, &package.name)?;
+        let name = class.name.clone();
+        if name != folder {
+            let message = format!("the class {name} in the folder of {folder}");
+            return Err(SourceError::whole(&path.join("properties.json"), message));
+        }
+        package.classes.push(class);
+        name
+    } else if let Some(class) = file_name.strip_suffix(".extension") {
+        let properties = properties(&path.join("properties.json"))?;
+        match lookup(&properties, "name").and_then(Ston::name) {
+            Some(name) => name.to_string(),
+            None => class.to_string(),
+        }
+    } else {
+        return Ok(());
+    };
+    for (side, class_side) in [("class", true), ("instance", false)] {
+        let folder = path.join(side);
+        if folder.is_dir() {
+            for (_, file) in listed(&folder)? {
+                match method(&file, &class_name, class_side) {
+                    Ok(m) => package.methods.push(m),
+                    Err(e) => problems.push(e),
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The package folders under `root`: each folder named `*.package`, in name order.
+pub fn package_dirs(root: &Path) -> Result<Vec<PathBuf>, SourceError> {
+    let listed = listed(root)?.into_iter();
+    Ok(listed.filter(|(name, path)| name.ends_with(".package") && path.is_dir()).map(|(_, path)| path).collect())
+}
+
 /// Reads every package under `root`: each folder named `*.package`, in name order.
 pub fn read_packages(root: &Path) -> Result<Vec<Package>, SourceError> {
-    listed(root)?
-        .into_iter()
-        .filter(|(name, path)| name.ends_with(".package") && path.is_dir())
-        .map(|(_, path)| read_package(&path))
-        .collect()
+    package_dirs(root)?.iter().map(|dir| read_package(dir)).collect()
 }
 
 /// The entries of a folder, sorted by name.

@@ -46,6 +46,44 @@ pub fn read_packages(path: &Path) -> Result<Vec<Package>, SourceError> {
     Ok(packages)
 }
 
+/// The packages at `path` as [`read_packages`] reads them, going on past every problem for
+/// `onyx check`: a file or package that cannot be read is added to `problems`, and the rest
+/// is read.
+pub fn read_packages_reporting(path: &Path, problems: &mut Vec<SourceError>) -> Vec<Package> {
+    if path.extension().is_some_and(|e| e == "mcz") && path.is_file() {
+        return monticello::read(path).map(|v| v.package).map_err(|e| problems.push(e)).into_iter().collect();
+    }
+    let dirs = if path.join("package.st").is_file() || (path.extension().is_some_and(|e| e == "package")) {
+        vec![path.to_path_buf()]
+    } else {
+        let mut dirs = Vec::new();
+        for found in [tonel::package_dirs(path), filetree::package_dirs(path)] {
+            match found {
+                Ok(found) => dirs.extend(found),
+                Err(e) => {
+                    problems.push(e);
+                    return Vec::new();
+                }
+            }
+        }
+        dirs
+    };
+    let mut packages = Vec::new();
+    for dir in dirs {
+        let read = if dir.join("package.st").is_file() {
+            tonel::read_package_reporting(&dir, problems)
+        } else {
+            filetree::read_package_reporting(&dir, problems)
+        };
+        match read {
+            Ok(package) => packages.push(package),
+            Err(e) => problems.push(e),
+        }
+    }
+    packages.sort_by(|a, b| a.name.cmp(&b.name));
+    packages
+}
+
 /// The text of a package's file, which must be UTF-8.
 pub(crate) fn read_text(path: &Path) -> Result<String, SourceError> {
     let bytes = std::fs::read(path).map_err(|e| SourceError::whole(path, format!("cannot read: {e}")))?;

@@ -298,3 +298,24 @@ proptest::proptest! {
         let _ = read_package(&root.path().join("P.package"));
     }
 }
+
+#[test]
+fn a_reporting_read_goes_on_past_traits_and_unreadable_methods() {
+    let dir = written_out(
+        &[
+            ("T.trait/properties.json", "{ \"name\" : \"T\" }"),
+            ("Foo.class/properties.json", "{ \"name\" : \"Foo\", \"super\" : \"Object\" }"),
+            ("Foo.class/instance/bad.st", "no category line"),
+            ("Foo.class/instance/good.st", "accessing\ngood\n\t^ 1"),
+            ("Bar.class/properties.json", "{ \"name\" : \"Bar\", \"traitcomposition\" : \"T\" }"),
+        ],
+        "P.package",
+    );
+    let path = dir.path().join("P.package");
+    assert!(read_package(&path).is_err());
+    let mut problems = Vec::new();
+    let package = read_package_reporting(&path, &mut problems).unwrap();
+    assert_eq!(package.classes.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["Foo"]);
+    assert_eq!(package.methods.iter().map(|m| m.selector.as_str()).collect::<Vec<_>>(), ["good"]);
+    assert_eq!(problems.len(), 3, "{problems:?}");
+}

@@ -10,7 +10,8 @@
 //! only the line break before the closing `]` belongs to the file. The folder's `.properties`
 //! may name the format's version: v1 writes names as symbols (`#Foo`), v2 as strings (`'Foo'`),
 //! v3 adds `#package` and `#tag` to class definitions. `read.rs` reads, `write.rs` writes,
-//! `../ston.rs` holds the metadata's STON. Traits are refused.
+//! `../ston.rs` holds the metadata's STON. Traits are refused (a reader that reports goes on
+//! past them, for `onyx check`).
 
 mod read;
 mod write;
@@ -23,35 +24,46 @@ use super::read_text;
 pub use read::{parse_class_file, parse_package_file, read_properties};
 pub use write::{package_files, write_class_file, write_extension_file};
 
-/// Reads the package in directory `dir`.
+/// Reads the package in directory `dir`: an error at its first problem.
 pub fn read_package(dir: &Path) -> Result<Package, SourceError> {
+    let mut problems = Vec::new();
+    let package = read_package_reporting(dir, &mut problems)?;
+    problems.into_iter().next().map_or(Ok(package), Err)
+}
+
+/// Reads the package in directory `dir`, going on past a file that cannot be read (a trait,
+/// a syntax error): each such file's problem is added to `problems`, and the package holds
+/// the rest. An error when the package itself cannot be read.
+pub fn read_package_reporting(dir: &Path, problems: &mut Vec<SourceError>) -> Result<Package, SourceError> {
     let package_file = dir.join("package.st");
     let text = read_text(&package_file)?;
     let (name, spelling) = parse_package_file(&package_file, &text)?;
     let entries = std::fs::read_dir(dir).map_err(|e| SourceError::whole(dir, format!("cannot list: {e}")))?;
-    let mut files = Vec::new();
+    let mut listed = Vec::new();
     for entry in entries {
         let entry = entry.map_err(|e| SourceError::whole(dir, format!("cannot list: {e}")))?;
-        let file_name = entry.file_name().to_string_lossy().into_owned();
-        let path = entry.path();
+        listed.push((entry.file_name().to_string_lossy().into_owned(), entry.path()));
+    }
+    listed.sort();
+    let mut package = Package { name, ..Package::default() };
+    for (file_name, path) in listed {
         if !file_name.ends_with(".st") || file_name == "package.st" || path.is_dir() {
             continue;
         }
-        if file_name.ends_with(".trait.st") {
-            return Err(SourceError::whole(&path, "traits are not supported"));
+        let read = if file_name.ends_with(".trait.st") {
+            Err(SourceError::whole(&path, "traits are not supported"))
+        } else if !file_name.ends_with(".class.st") && !file_name.ends_with(".extension.st") {
+            Err(SourceError::whole(&path, "unexpected file (expected *.class.st or *.extension.st)"))
+        } else {
+            read_text(&path).and_then(|text| parse_class_file(&path, &text))
+        };
+        match read {
+            Ok((class, methods)) => {
+                package.classes.extend(class);
+                package.methods.extend(methods);
+            }
+            Err(e) => problems.push(e),
         }
-        if !file_name.ends_with(".class.st") && !file_name.ends_with(".extension.st") {
-            return Err(SourceError::whole(&path, "unexpected file (expected *.class.st or *.extension.st)"));
-        }
-        files.push((file_name, path));
-    }
-    files.sort();
-    let mut package = Package { name, ..Package::default() };
-    for (_, path) in files {
-        let text = read_text(&path)?;
-        let (class, methods) = parse_class_file(&path, &text)?;
-        package.classes.extend(class);
-        package.methods.extend(methods);
     }
     package.version = match spelling {
         Spelling::Symbol => Version::V1,
@@ -63,8 +75,8 @@ pub fn read_package(dir: &Path) -> Result<Package, SourceError> {
     Ok(package)
 }
 
-/// Reads every package under `root`: each subdirectory holding a `package.st`, in name order.
-pub fn read_packages(root: &Path) -> Result<Vec<Package>, SourceError> {
+/// The package folders under `root`: each subdirectory holding a `package.st`, in name order.
+pub fn package_dirs(root: &Path) -> Result<Vec<std::path::PathBuf>, SourceError> {
     let entries = std::fs::read_dir(root).map_err(|e| SourceError::whole(root, format!("cannot list: {e}")))?;
     let mut dirs = Vec::new();
     for entry in entries {
@@ -75,7 +87,12 @@ pub fn read_packages(root: &Path) -> Result<Vec<Package>, SourceError> {
         }
     }
     dirs.sort();
-    dirs.iter().map(|(_, dir)| read_package(dir)).collect()
+    Ok(dirs.into_iter().map(|(_, dir)| dir).collect())
+}
+
+/// Reads every package under `root`: each subdirectory holding a `package.st`, in name order.
+pub fn read_packages(root: &Path) -> Result<Vec<Package>, SourceError> {
+    package_dirs(root)?.iter().map(|dir| read_package(dir)).collect()
 }
 
 #[cfg(test)]

@@ -396,6 +396,20 @@ fn reading_directories() {
     std::fs::write(kernel.join("T.trait.st"), "Trait { #name : #T }").unwrap();
     let e = read_package(&kernel).unwrap_err();
     assert_eq!((e.file, e.line, e.message), (kernel.join("T.trait.st"), 0, "traits are not supported".to_string()));
+    // Reporting, the reader goes on past the trait and a file it cannot parse.
+    std::fs::write(kernel.join("Broken.class.st"), "Class { #name : #Broken, #traits : 'T' }").unwrap();
+    let mut problems = Vec::new();
+    let package = super::read_package_reporting(&kernel, &mut problems).unwrap();
+    let names: Vec<&str> = package.classes.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["Bar", "Foo"]);
+    let files: Vec<_> = problems.iter().map(|p| p.file.file_name().unwrap().to_string_lossy().into_owned()).collect();
+    assert_eq!(files, ["Broken.class.st", "T.trait.st"]);
+    assert_eq!(problems[0].message, "traits are not supported (#traits)");
+    let mut problems = Vec::new();
+    let packages = crate::source::read_packages_reporting(root.path(), &mut problems);
+    assert_eq!(packages.len(), 2);
+    assert_eq!(problems.len(), 2);
+    std::fs::remove_file(kernel.join("Broken.class.st")).unwrap();
     std::fs::remove_file(kernel.join("T.trait.st")).unwrap();
     std::fs::write(kernel.join("Odd.st"), "").unwrap();
     assert!(read_package(&kernel).unwrap_err().message.starts_with("unexpected file"));
