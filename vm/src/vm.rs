@@ -292,6 +292,8 @@ pub struct Vm {
     pub(crate) debug: crate::debug::Registry,
     /// The files Smalltalk code has open.
     pub(crate) files: crate::primitives::files::Files,
+    /// The sockets Smalltalk code has open.
+    pub(crate) sockets: crate::primitives::sockets::Sockets,
 }
 
 impl Vm {
@@ -328,6 +330,7 @@ impl Vm {
             fault_error: None,
             debug: crate::debug::Registry::default(),
             files: Default::default(),
+            sockets: Default::default(),
         }
     }
 

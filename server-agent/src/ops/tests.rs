@@ -23,7 +23,7 @@ pub fn classes(vm: &mut Vm, package: Option<&str>) -> Outcome {
         if package.is_some_and(|p| p != in_package) {
             continue;
         }
-        let selectors = send(vm, class, "testSelectors", &[])?;
+        let selectors = send(vm, class, "allTestSelectors", &[])?;
         found.push(TestClass { name: vm.class_name(class), package: in_package, selectors: strings(vm, selectors)? });
     }
     Ok(Answer::TestClasses(found))

@@ -573,7 +573,11 @@ impl Vm {
     /// Installs compiled `code` as a method of `class`, in `protocol` (nil: the protocol of
     /// the method it replaces, or the one new methods go in), and answers the method.
     pub(crate) fn install_code(&mut self, class: Value, code: Rc<CompiledCode>, protocol: Value) -> Value {
-        code.method_class.set(class);
+        // Its blocks' super sends start above the same class (code checked before its class
+        // existed was compiled against another).
+        for c in std::iter::once(&code).chain(code.blocks.iter()) {
+            c.method_class.set(class);
+        }
         let selector = code.selector;
         let dict = self.heap.slot(class, cs::METHOD_DICT).unwrap_or(Value::NIL);
         let protocol = if protocol.is_nil() {

@@ -19,11 +19,11 @@ use std::time::UNIX_EPOCH;
 pub(crate) struct Files {
     open: HashMap<i64, File>,
     next: i64,
-    last_error: String,
+    pub(super) last_error: String,
 }
 
 /// Why a user without the privilege is refused.
-const REFUSED: &str = "files and the environment are reached only by a user who may change code";
+pub(super) const REFUSED: &str = "files and the environment are reached only by a user who may change code";
 
 pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
     match index {

@@ -21,6 +21,7 @@
 //! | 300-309 | the session's user, object security policies     | `security`  |
 //! | 310-319 | UTF-8, Base64, digests, UUIDs                    | `bytes`     |
 //! | 320-339 | files and the operating system                   | `files`     |
+//! | 340-349 | TCP sockets                                      | `sockets`   |
 //!
 //! Every primitive's name and description is in [`table`]: the modules dispatch on its
 //! constants (`table::INTEGER_ADD`), and a test there checks that the kernel declares no
@@ -37,6 +38,7 @@ mod object;
 pub(crate) mod offload;
 mod process;
 mod security;
+pub(crate) mod sockets;
 mod string;
 mod system;
 pub mod table;
@@ -88,6 +90,7 @@ pub(crate) fn call(vm: &mut Vm, index: u16, at: usize, nargs: usize, ret: usize)
         300..=309 => security::call(vm, index, a),
         310..=319 => bytes::call(vm, index, a),
         320..=339 => files::call(vm, index, a),
+        340..=349 => sockets::call(vm, index, a),
         _ => Err(Prim::Fail),
     }
 }

@@ -1,7 +1,7 @@
-//! Integer arithmetic too long for the VM thread: multiplying, dividing, printing, the gcd,
-//! the square root and powers of integers of tens of thousands of bits and more take time
-//! that grows faster than their size (seconds for millions of digits). Such a primitive
-//! runs on a thread of its own while its process waits, as on a semaphore; the VM meanwhile
+//! Work too long for the VM thread: multiplying, dividing, printing, the gcd, the square root
+//! and powers of integers of tens of thousands of bits and more take time that grows faster
+//! than their size (seconds for millions of digits), and a socket waits on the network. Such
+//! a primitive runs on a thread of its own while its process waits, as on a semaphore; the VM meanwhile
 //! runs other processes and the host's other work, and an interrupt or a time limit stops
 //! the waiting process like any other. The answer is handed over at the VM's next
 //! interrupt check (or while it idles), and dropped if the process stopped waiting.
@@ -14,6 +14,7 @@ use std::sync::mpsc::{self, Receiver, TryRecvError};
 
 use num_bigint::BigInt;
 
+use super::sockets::Net;
 use super::{Args, Prim, PrimResult};
 use crate::error::ErrorReport;
 use crate::heap::Body;
@@ -31,6 +32,11 @@ pub(crate) const LONG_BITS: u64 = 1 << 15;
 pub(crate) enum Answer {
     Integer(BigInt),
     Text(String),
+    /// A ByteArray.
+    Bytes(Vec<u8>),
+    /// A socket, answered as its handle.
+    Socket(Net),
+    Nil,
 }
 
 /// An operation running on its own thread, and the process waiting for it.
@@ -59,7 +65,7 @@ pub(crate) fn run_long(vm: &mut Vm, a: Args, work: impl FnOnce() -> Answer + Sen
     let semaphore = vm.heap.alloc(class, named, Body::Semaphore(Box::default()));
     let (send, answer) = mpsc::channel();
     std::thread::Builder::new()
-        .name("onyx-arithmetic".into())
+        .name("onyx-long-primitive".into())
         .spawn(move || {
             // A panic drops `send`: the waiting process is told the operation failed.
             if let Ok(answer) = catch_unwind(AssertUnwindSafe(work)) {
@@ -117,7 +123,7 @@ impl Vm {
         let Some(answer) = answer else {
             self.unlink(op.process);
             self.set_status(op.process, Status::Suspended);
-            let report = self.report_of(op.process, "an integer operation failed on its thread");
+            let report = self.report_of(op.process, "a primitive failed on its thread");
             let report = ErrorReport { class_name: "VMError".into(), ..report };
             if let Some(Some(state)) = self.body_state_mut(op.process) {
                 state.error = Some(Box::new(report));
@@ -127,6 +133,9 @@ impl Vm {
         let value = match answer {
             Answer::Integer(n) => self.new_integer(n),
             Answer::Text(s) => self.new_string(&s),
+            Answer::Bytes(b) => self.heap.alloc(self.known.byte_array, 0, Body::Bytes(b)),
+            Answer::Socket(net) => Value::small(self.sockets.insert(net)),
+            Answer::Nil => Value::NIL,
         };
         if let Some(Some(state)) = self.body_state_mut(op.process)
             && let Some(slot) = state.stack.get_mut(op.ret)

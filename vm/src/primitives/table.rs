@@ -506,6 +506,24 @@ primitives! {
     FILE_SIZE = 335;
     /// `File class>>primSync:`: writes an open file's data through to the disk.
     FILE_SYNC = 336;
+
+    // Sockets (340-349, `sockets.rs`): each needs a user who may change code; those that wait on
+    // the network run off the VM thread and answer nil when their time limit (ms) passes.
+
+    /// `Socket class>>primConnectTo:port:timeout:`: connects to a host (a name or an address), answering the socket's handle or a String saying why not.
+    SOCKET_CONNECT = 340;
+    /// `Socket class>>primListenOn:interface:`: listens on a port (0 picks one) of an interface, answering the listener's handle.
+    SOCKET_LISTEN = 341;
+    /// `Socket class>>primAccept:timeout:`: the handle of a connection a listener accepted, nil if none came.
+    SOCKET_ACCEPT = 342;
+    /// `Socket class>>primSend:from:startingAt:count:timeout:`: sends count bytes of a byte object, answering count, or a String saying why not.
+    SOCKET_SEND = 343;
+    /// `Socket class>>primReceive:max:timeout:`: the bytes that came (a ByteArray, empty once the peer closed), nil if none came.
+    SOCKET_RECEIVE = 344;
+    /// `Socket class>>primClose:`: closes a socket.
+    SOCKET_CLOSE = 345;
+    /// `Socket class>>primLocalPort:`: the port a socket is bound to.
+    SOCKET_LOCAL_PORT = 346;
 }
 
 #[cfg(test)]

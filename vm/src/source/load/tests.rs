@@ -130,8 +130,15 @@ Shop >> nowhere [
 \t^ Nowhere
 ]
 ";
+    let stall = "Extension { #name : 'Stall' }
+
+{ #category : '*Shop' }
+Stall >> size [
+\t^ [ :n | super size + n ] value: 100
+]
+";
     let mut loading = shop();
-    loading.methods.extend(package(&[("Shop.extension.st", names)]).methods);
+    loading.methods.extend(package(&[("Shop.extension.st", names), ("Stall.extension.st", stall)]).methods);
     let loaded = vm.load(&[loading], &mut |_| {}).unwrap();
     vm.initialize_classes(&loaded.to_initialize).unwrap();
     assert_eq!(eval(&mut vm, "Shop new opened"), "0");
@@ -139,6 +146,9 @@ Shop >> nowhere [
     assert_eq!(eval(&mut vm, "Shop new stallKind"), "#stall");
     assert_eq!(loaded.warnings, vec!["Shop.extension.st:15: undeclared variable Nowhere"]);
     assert_eq!(eval(&mut vm, "Shop new nowhere"), "nil");
+    // A super send in a block of a new class's method starts above that class, as the
+    // method's own do (the check compiled it before the class existed).
+    assert_eq!(eval(&mut vm, "Stall new size"), "100");
     // A class of the image, outside the package, whose superclass the load changes: its
     // method in the package is compiled against the instance variables it will have.
     eval(&mut vm, "Shop subclass: #Booth instanceVariableNames: '' classVariableNames: '' category: 'Booths'");
