@@ -246,8 +246,9 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             boolean(p.len() == q.len() && p.codes().map(lower).eq(q.codes().map(lower)))
         }
         table::STRING_INDEX_OF => {
-            // indexOf: aCharacter startingAt: start -> index or 0
-            let start = size_arg(a.arg(vm, 1))?.max(1) - 1;
+            // indexOf: aCharacter startingAt: start -> index or 0; a start before the first
+            // index fails to the method's code, which says it is out of bounds.
+            let start = size_arg(a.arg(vm, 1))?.checked_sub(1).ok_or(Prim::Fail)?;
             if vm.class_of(r) == vm.known.byte_array {
                 // ByteArray>>indexOf:startingAt: of a byte.
                 let bytes = vm.heap.bytes(r).ok_or(Prim::Fail)?;

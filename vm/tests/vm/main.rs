@@ -11,6 +11,7 @@
 //! - `damage`: records a gem cannot use, already in a repository, harm nothing else.
 //! - `kernel`: the kernel's own SUnit suite.
 //! - `os`: files, the environment and encodings: the privilege they need, bad arguments.
+//! - `sockets`: TCP with peers outside Onyx, the privilege sockets need, bad arguments.
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // tests fail loudly
 
@@ -26,5 +27,6 @@ mod pause;
 mod persistence;
 mod processes;
 mod robustness;
+mod sockets;
 mod syntax;
 mod util;

@@ -77,3 +77,25 @@ fn bad_arguments_are_errors() {
     let write = format!("File primWrite: {handle} from: #[1] startingAt: 1 count: 1");
     assert!(error_of(&mut vm, &write).contains("closed"));
 }
+
+#[test]
+fn a_byte_search_takes_only_a_start_within_bounds() {
+    let mut vm = vm();
+    for (source, answer) in [
+        ("#[1 2 3 2] indexOf: 2 startingAt: 3", "4"),
+        ("#[1 2 3] indexOf: 2 startingAt: 4", "0"),
+        ("#[1 2 3] indexOf: 2 startingAt: 400", "0"),
+        ("#[1 2 3] indexOf: 300 startingAt: 1", "0"),
+        ("#[1 2 3] indexOf: -1 startingAt: 1", "0"),
+        ("#[1 2 3] indexOf: $a startingAt: 1", "0"),
+        ("#[1 2 3] indexOf: nil startingAt: 1", "0"),
+        ("'abc' indexOf: $c startingAt: 2", "3"),
+    ] {
+        assert_eq!(eval_in(&mut vm, source).expect(source), answer, "{source}");
+    }
+    for source in
+        ["#[1 2 3] indexOf: 2 startingAt: 0", "#[1 2 3] indexOf: 2 startingAt: -1", "'abc' indexOf: $a startingAt: 0"]
+    {
+        error_of(&mut vm, source);
+    }
+}
