@@ -58,13 +58,13 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
         table::SOCKET_LOCAL_PORT => local_port(vm, a),
         _ => Err(Failure::Arguments),
     };
-    outcome.or_else(|failure| {
+    outcome.map_err(|failure| {
         vm.files.last_error = match failure {
             Failure::Arguments => "bad arguments".into(),
             Failure::Os(message) => message,
-            Failure::Prim(p) => return Err(p),
+            Failure::Prim(p) => return p,
         };
-        Err(Prim::Fail)
+        Prim::Fail
     })
 }
 
