@@ -46,6 +46,9 @@ pub enum Kind {
     Immediate = 9,
     /// Indexed 32-bit words (WideString, WideSymbol, WordArray); no named slots.
     Words = 10,
+    /// Named pointer slots followed by weak indexed pointer slots (WeakArray): the collector
+    /// puts nil in an indexed slot whose object nothing else keeps.
+    Weak = 11,
 }
 
 impl Kind {
@@ -63,13 +66,14 @@ impl Kind {
             8 => Kind::Dict,
             9 => Kind::Immediate,
             10 => Kind::Words,
+            11 => Kind::Weak,
             _ => return None,
         })
     }
 
     /// Whether instances have indexed slots or bytes.
     pub fn is_indexable(self) -> bool {
-        matches!(self, Kind::Variable | Kind::Bytes | Kind::Words)
+        matches!(self, Kind::Variable | Kind::Bytes | Kind::Words | Kind::Weak)
     }
 }
 

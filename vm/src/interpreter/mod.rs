@@ -94,6 +94,12 @@ impl Vm {
         let mut countdown = CHECK_INTERVAL;
         let jit = if STEP { crate::jit::JitConfig::Off } else { self.config.jit };
         'outer: loop {
+            // Every frame is saved here: a safepoint (`Smalltalk garbageCollect` comes back
+            // through it to collect at once).
+            if self.heap.wants_gc() {
+                self.collect_garbage();
+                self.check_memory();
+            }
             if self.watch_stopped {
                 self.watch_stopped = false;
                 return Stop::Watched;

@@ -46,6 +46,7 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
                 Some("variable") => Some(Kind::Variable),
                 Some("bytes") => Some(Kind::Bytes),
                 Some("words") => Some(Kind::Words),
+                Some("weak") => Some(Kind::Weak),
                 Some("fixed") => Some(Kind::Fixed),
                 None => None,
                 _ => return Err(Prim::Fail),
@@ -342,6 +343,8 @@ pub(crate) fn layout(
     let kind = match (sup_kind, spec.kind) {
         (Kind::Fixed, k) => k.unwrap_or(Kind::Fixed),
         (Kind::Variable, None | Some(Kind::Fixed | Kind::Variable)) => Kind::Variable,
+        // A weak subclass of a pointer class: WeakArray of Array, as in Pharo.
+        (Kind::Variable | Kind::Weak, Some(Kind::Weak)) => Kind::Weak,
         (Kind::Bytes, None | Some(Kind::Bytes | Kind::Fixed)) => Kind::Bytes,
         (Kind::Words, None | Some(Kind::Words | Kind::Fixed)) => Kind::Words,
         // A word subclass of a byte class: WideString of String, as in Pharo.

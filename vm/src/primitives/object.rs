@@ -203,7 +203,7 @@ pub(crate) fn instantiate(vm: &mut Vm, class: Value, size: usize) -> PrimResult 
         return Err(Prim::Fail);
     }
     let bytes = match kind {
-        Kind::Fixed | Kind::Variable => (named + size) * 8,
+        Kind::Fixed | Kind::Variable | Kind::Weak => (named + size) * 8,
         Kind::Bytes => size,
         Kind::Words => size * 4,
         _ => 0,
@@ -212,7 +212,7 @@ pub(crate) fn instantiate(vm: &mut Vm, class: Value, size: usize) -> PrimResult 
         vm.reserve(bytes)?;
     }
     let body = match kind {
-        Kind::Fixed | Kind::Variable => Body::Slots(vec![Value::NIL; named + size].into()),
+        Kind::Fixed | Kind::Variable | Kind::Weak => Body::Slots(vec![Value::NIL; named + size].into()),
         Kind::Bytes => Body::Bytes(vec![0; size]),
         Kind::Words => Body::Words(vec![0; size]),
         Kind::Float => Body::Float(0.0),

@@ -42,8 +42,13 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
         table::NATIVE_DICT_SIZE => Ok(Value::small(vm.dict(r).ok_or(Prim::Fail)?.len() as i64)),
         table::NATIVE_DICT_INCLUDES_KEY => boolean(vm.dict(r).ok_or(Prim::Fail)?.get(x).is_some()),
         table::SMALLTALK_GARBAGE_COLLECT => {
+            // The collection runs before the next instruction, where the interpreter has
+            // saved every frame (never inside a primitive).
             vm.heap.request_gc();
-            Ok(r)
+            if let Some(slot) = vm.scheduler.state.stack.get_mut(a.ret) {
+                *slot = r;
+            }
+            Err(Prim::Switched)
         }
         table::COMPILER_EVALUATE => evaluate(vm, a, x, Value::NIL),
         table::COMPILER_LAST_ERROR_MESSAGE => {

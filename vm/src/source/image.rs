@@ -164,6 +164,7 @@ impl Vm {
             Some(Kind::Variable) => ClassKind::Variable,
             Some(Kind::Bytes) => ClassKind::Bytes,
             Some(Kind::Words) => ClassKind::Words,
+            Some(Kind::Weak) => ClassKind::Weak,
             _ => ClassKind::Fixed,
         };
         let meta = self.class_of(class);

@@ -129,7 +129,8 @@ pub struct LoadReport {
 pub(super) fn kind_of(k: ClassKind) -> Option<Kind> {
     match k {
         ClassKind::Fixed => None,
-        ClassKind::Variable | ClassKind::Weak => Some(Kind::Variable),
+        ClassKind::Variable => Some(Kind::Variable),
+        ClassKind::Weak => Some(Kind::Weak),
         ClassKind::Bytes => Some(Kind::Bytes),
         ClassKind::Words => Some(Kind::Words),
     }

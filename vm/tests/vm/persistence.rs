@@ -521,3 +521,26 @@ fn needs_commit_says_whether_the_transaction_changed_a_persistent_object() {
         "no repository, nothing to commit"
     );
 }
+
+#[test]
+fn a_weak_array_keeps_what_the_repository_holds_and_drops_what_only_it_holds() {
+    let (_dir, stone) = repository();
+    let mut a = gem(&stone);
+    run(&mut a, "Smalltalk at: #Registry put: (WeakArray with: 'first' copy with: 'second' copy with: nil)");
+    assert_eq!(run(&mut a, "System commitTransaction"), "true");
+    let mut b = gem(&stone);
+    // Only the WeakArray refers to its committed elements: they are the repository's, so a
+    // collection in b keeps them (they are not garbage, just not in memory yet).
+    run(&mut b, "Smalltalk garbageCollect");
+    assert_eq!(run(&mut b, "(Smalltalk at: #Registry) asArray"), "#('first' 'second' nil)");
+    run(&mut b, "Smalltalk garbageCollect");
+    assert_eq!(run(&mut b, "(Smalltalk at: #Registry) first"), "'first'");
+    // A new object only the WeakArray refers to goes at the next collection, and nil commits.
+    run(&mut b, "(Smalltalk at: #Registry) at: 3 put: Object new. nil");
+    run(&mut b, "Smalltalk garbageCollect");
+    assert_eq!(run(&mut b, "(Smalltalk at: #Registry) at: 3"), "nil");
+    assert_eq!(run(&mut b, "(Smalltalk at: #Registry) class isWeak"), "true");
+    assert_eq!(run(&mut b, "System commitTransaction"), "true");
+    let mut c = gem(&stone);
+    assert_eq!(run(&mut c, "(Smalltalk at: #Registry) asArray"), "#('first' 'second' nil)");
+}

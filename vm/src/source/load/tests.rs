@@ -5,6 +5,7 @@ use std::path::Path;
 use super::*;
 use crate::source::diff::{ChangeKind, diff};
 use crate::source::loader::KernelSource;
+use crate::source::model::ClassKind;
 use crate::source::tonel::parse_class_file;
 
 fn vm() -> Vm {
@@ -299,4 +300,15 @@ fn the_image_remembers_the_version_and_what_changed_since() {
     vm.record_package("Shop", "", "merged", &both);
     assert_eq!(vm.package_states(&[])[0].ancestors, both);
     assert_eq!(vm.recorded_packages(), vec!["Shop"]);
+}
+
+#[test]
+fn a_weak_class_loads_weak_and_is_written_back_weak() {
+    let mut vm = vm();
+    let text = "Class {\n\t#name : 'Cache',\n\t#superclass : 'Array',\n\t#type : 'weak',\n\t#category : 'Shop'\n}\n";
+    let package = package(&[("Cache.class.st", text)]);
+    vm.load(&[package.clone()], &mut |_| {}).unwrap();
+    assert_eq!(eval(&mut vm, "Cache isWeak & Cache isVariable"), "true");
+    assert_eq!(diff(&package, &vm.package_snapshot("Shop")), vec![]);
+    assert_eq!(vm.package_snapshot("Shop").classes[0].kind, ClassKind::Weak);
 }
