@@ -307,7 +307,7 @@ fn a_weak_class_loads_weak_and_is_written_back_weak() {
     let mut vm = vm();
     let text = "Class {\n\t#name : 'Cache',\n\t#superclass : 'Array',\n\t#type : 'weak',\n\t#category : 'Shop'\n}\n";
     let package = package(&[("Cache.class.st", text)]);
-    vm.load(&[package.clone()], &mut |_| {}).unwrap();
+    vm.load(std::slice::from_ref(&package), &mut |_| {}).unwrap();
     assert_eq!(eval(&mut vm, "Cache isWeak & Cache isVariable"), "true");
     assert_eq!(diff(&package, &vm.package_snapshot("Shop")), vec![]);
     assert_eq!(vm.package_snapshot("Shop").classes[0].kind, ClassKind::Weak);
