@@ -8,17 +8,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-3}
-onyx=${2:-}
-if [ -z "$onyx" ]; then
-  cargo build --release -q -p onyx-cli
-  onyx=target/release/onyx
-fi
-work=$(mktemp -d)
-pids=()
-trap 'kill "${pids[@]}" 2>/dev/null || true; rm -rf "$work"' EXIT
-
 # shellcheck source=serve.sh
 . scripts/serve.sh
+serve_setup "${2:-}"
 
 "$onyx" init "$work/repo" >/dev/null
 serve stone "$work/repo"

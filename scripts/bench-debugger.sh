@@ -5,14 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-3}
-cargo build --release -q -p onyx-cli
-onyx=target/release/onyx
-work=$(mktemp -d)
-pids=()
-trap 'kill "${pids[@]}" 2>/dev/null || true; rm -rf "$work"' EXIT
-
 # shellcheck source=serve.sh
 . scripts/serve.sh
+serve_setup
 
 "$onyx" init "$work/repo" >/dev/null
 serve stone "$work/repo"

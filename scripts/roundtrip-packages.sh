@@ -11,14 +11,9 @@ set -euo pipefail
 source_dir=$(cd "$1" && pwd)
 shift
 cd "$(dirname "$0")/.."
-cargo build --release -q -p onyx-cli
-onyx=$PWD/target/release/onyx
-work=$(mktemp -d)
-pids=()
-trap 'kill "${pids[@]}" 2>/dev/null || true; rm -rf "$work"' EXIT
-
 # shellcheck source=serve.sh
 . scripts/serve.sh
+serve_setup
 
 if [ $# -gt 0 ]; then packages=("$@"); else
   mapfile -t packages < <(cd "$source_dir" && for d in */; do [ -f "$d/package.st" ] && echo "${d%/}"; done)

@@ -12,14 +12,9 @@ while [ $# -gt 0 ] && [ "$1" != "--" ]; do paths+=("$(cd "$(dirname "$1")" && pw
 [ $# -gt 1 ] || { echo "usage: $0 PACKAGE-PATH... -- TEST-PACKAGE..." >&2; exit 2; }
 shift
 cd "$(dirname "$0")/.."
-cargo build --release -q -p onyx-cli
-onyx=$PWD/target/release/onyx
-work=$(mktemp -d)
-pids=()
-trap 'kill "${pids[@]}" 2>/dev/null || true; rm -rf "$work"' EXIT
-
 # shellcheck source=serve.sh
 . scripts/serve.sh
+serve_setup
 
 "$onyx" init "$work/repo" >/dev/null
 serve stone "$work/repo"

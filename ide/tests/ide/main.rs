@@ -101,9 +101,30 @@ pub fn harness_of(ide: Ide) -> Harness<'static, Ide> {
     h
 }
 
-/// Clicks the row labelled `label` as a user does in a list longer than its pane: scrolled into
-/// sight first (the list scrolls at the end of one frame, and the row is drawn there the next).
+/// Clicks the package row labelled `label` as a user does in a list longer than its pane: the
+/// wheel turned over the list until the row is drawn (a list draws only the rows in view),
+/// then the row scrolled fully into sight (the list scrolls at the end of one frame, and the
+/// row is drawn there the next).
 pub fn click_in_sight(h: &mut Harness<'static, Ide>, label: &str) {
+    // The list is where its first drawn row, a kernel package's, is.
+    let list = h.get_all_by_label_contains("Kernel-").next().map(|n| n.rect().center());
+    for _ in 0..200 {
+        if h.query_by_label(label).is_some() {
+            break;
+        }
+        h.hover_at(list.unwrap_or_else(|| panic!("{label}: no package list shown")));
+        h.event(egui::Event::MouseWheel {
+            unit: egui::MouseWheelUnit::Line,
+            delta: egui::vec2(0.0, -2.0),
+            phase: egui::TouchPhase::Move,
+            source: egui::MouseWheelSource::Unknown,
+            modifiers: egui::Modifiers::NONE,
+        });
+        h.run_steps(2);
+    }
+    // The wheel's scrolling eases out over some frames: let it end, then bring the row fully
+    // into sight.
+    h.run_steps(30);
     h.get_by_label(label).scroll_to_me();
     h.run_steps(3);
     h.get_by_label(label).click();
