@@ -112,14 +112,8 @@ pub fn click_in_sight(h: &mut Harness<'static, Ide>, label: &str) {
         if h.query_by_label(label).is_some() {
             break;
         }
-        h.hover_at(list.unwrap_or_else(|| panic!("{label}: no package list shown")));
-        h.event(egui::Event::MouseWheel {
-            unit: egui::MouseWheelUnit::Line,
-            delta: egui::vec2(0.0, -2.0),
-            phase: egui::TouchPhase::Move,
-            source: egui::MouseWheelSource::Unknown,
-            modifiers: egui::Modifiers::NONE,
-        });
+        let at = list.unwrap_or_else(|| panic!("{label}: no package list shown"));
+        wheel(h, at, egui::MouseWheelUnit::Line, -2.0);
         h.run_steps(2);
     }
     // The wheel's scrolling eases out over some frames: let it end, then bring the row fully
@@ -203,15 +197,20 @@ pub fn context_menu(h: &mut Harness<'static, Ide>, label: &str) {
 
 /// Turns the mouse wheel ten pages down over `at`, then runs a frame.
 pub fn wheel_down(h: &mut Harness<'static, Ide>, at: egui::Pos2) {
+    wheel(h, at, egui::MouseWheelUnit::Page, -10.0);
+    h.step();
+}
+
+/// Turns the mouse wheel over `at` by `delta` units (negative: down).
+fn wheel(h: &mut Harness<'static, Ide>, at: egui::Pos2, unit: egui::MouseWheelUnit, delta: f32) {
     h.hover_at(at);
     h.event(egui::Event::MouseWheel {
-        unit: egui::MouseWheelUnit::Page,
-        delta: egui::vec2(0.0, -10.0),
+        unit,
+        delta: egui::vec2(0.0, delta),
         phase: egui::TouchPhase::Move,
         source: egui::MouseWheelSource::Unknown,
         modifiers: egui::Modifiers::NONE,
     });
-    h.step();
 }
 
 /// Puts `code` in the workspace, selects it all, and presses Ctrl+`key`: one round trip.

@@ -2,15 +2,7 @@
 //! reaches the files and the environment, and every bad argument (a closed handle, a range
 //! past a buffer, invalid UTF-8 or Base64) is a Smalltalk error, never a panic.
 
-use crate::util::{eval_in, vm};
-
-/// The error text `source` stops with.
-fn error_of(vm: &mut onyx_vm::Vm, source: &str) -> String {
-    match eval_in(vm, source) {
-        Ok(v) => panic!("{source} answered {v} instead of failing"),
-        Err(e) => e.to_string(),
-    }
-}
+use crate::util::{error_of, eval_in, vm};
 
 #[test]
 fn files_and_the_environment_need_a_user_who_may_change_code() {

@@ -6,15 +6,7 @@
 use std::io::{Read, Write};
 use std::net::TcpListener;
 
-use crate::util::{eval_in, vm};
-
-/// The error text `source` stops with.
-fn error_of(vm: &mut onyx_vm::Vm, source: &str) -> String {
-    match eval_in(vm, source) {
-        Ok(v) => panic!("{source} answered {v} instead of failing"),
-        Err(e) => e.to_string(),
-    }
-}
+use crate::util::{error_of, eval_in, vm};
 
 #[test]
 fn smalltalk_talks_with_a_peer_outside_onyx() {

@@ -19,6 +19,14 @@ pub fn eval_in(vm: &mut Vm, source: &str) -> Result<String, EvalError> {
     vm.print_string(v)
 }
 
+/// The error text `source` stops with in `vm`, panicking if it answers instead.
+pub fn error_of(vm: &mut Vm, source: &str) -> String {
+    match eval_in(vm, source) {
+        Ok(v) => panic!("{source} answered {v} instead of failing"),
+        Err(e) => e.to_string(),
+    }
+}
+
 /// Evaluates `source` in a fresh VM and answers the printString of the result, panicking with
 /// the error report if it fails.
 pub fn eval(source: &str) -> String {
