@@ -13,8 +13,6 @@ use crate::interpreter::Stop;
 use crate::process::{Frame, ProcessState, Status};
 use crate::scheduler::USER_PRIORITY;
 
-/// How often an idle VM looks whether arithmetic running on other threads has finished.
-const LONG_OP_LOOK: Duration = Duration::from_millis(1);
 use crate::value::Value;
 use crate::vm::Vm;
 
@@ -177,14 +175,16 @@ impl Vm {
                     break Poll::Done(Err(EvalError::Interrupted(report)));
                 }
                 Stop::Idle if self.long_ops_pending() => {
-                    // Waiting for arithmetic on other threads: look again in a moment.
-                    if !self.finish_long_ops() {
+                    // Waiting for work on other threads: sleep until one answers, a timer is
+                    // due or the slice ends, unless an answer already made a process ready.
+                    self.finish_long_ops();
+                    if self.scheduler.active.is_nil() && self.scheduler.ready.len() == 0 {
                         let now = Instant::now();
                         if now >= deadline {
                             break Poll::Running;
                         }
-                        let wake = self.next_timer().unwrap_or(deadline).min(now + LONG_OP_LOOK).min(deadline);
-                        std::thread::sleep(wake.saturating_duration_since(now));
+                        let wake = self.next_timer().unwrap_or(deadline).min(deadline);
+                        self.long_ops_done.wait(wake.saturating_duration_since(now));
                         self.fire_timers(Instant::now());
                     }
                 }
@@ -340,6 +340,10 @@ impl Vm {
     }
 }
 
+/// How often a host running only the VM's background looks whether work on other threads
+/// has answered.
+const BACKGROUND_LOOK: Duration = Duration::from_millis(2);
+
 impl Vm {
     /// Runs the processes that are ready while the host runs nothing of its own (forked
     /// processes, timers that fell due), for at most `slice`. Answers when there is more to
@@ -347,8 +351,11 @@ impl Vm {
     pub fn run_background(&mut self, slice: Duration) -> Option<Instant> {
         let now = Instant::now();
         self.fire_timers(now);
+        // A process waiting on another thread's work (a socket, long arithmetic) is ready
+        // again once the work is done.
+        self.finish_long_ops();
         if self.scheduler.active.is_nil() && self.scheduler.ready.len() == 0 {
-            return self.next_timer();
+            return self.next_wake();
         }
         self.watch = None;
         match self.run(Some(now + slice)) {
@@ -357,7 +364,18 @@ impl Vm {
                 self.interrupt.store(false, Ordering::Relaxed);
                 Some(Instant::now())
             }
-            Stop::Idle => self.next_timer(),
+            Stop::Idle => self.next_wake(),
+        }
+    }
+
+    /// When the background next has something to do: at the next timer, and soon while work
+    /// on other threads is under way (its answer may come any moment; the host's own loop
+    /// waits on its requests, not on this VM's doorbell).
+    fn next_wake(&self) -> Option<Instant> {
+        let soon = self.long_ops_pending().then(|| Instant::now() + BACKGROUND_LOOK);
+        match (self.next_timer(), soon) {
+            (Some(t), Some(s)) => Some(t.min(s)),
+            (t, s) => t.or(s),
         }
     }
 }

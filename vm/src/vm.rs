@@ -284,6 +284,8 @@ pub struct Vm {
     pub(crate) memory_signalled: bool,
     /// Integer operations running off the VM thread, each with the process waiting for it.
     pub(crate) long_ops: Vec<crate::primitives::offload::LongOp>,
+    /// Told whenever a long operation has its answer, so that an idle VM waits on it.
+    pub(crate) long_ops_done: crate::primitives::offload::Doorbell,
     /// Why the last fault failed, until a failed send reports it (a lookup through an object
     /// that could not be faulted in finds nothing: that is this error, not a
     /// doesNotUnderstand:).
@@ -327,6 +329,7 @@ impl Vm {
             profile: Value::NIL,
             memory_signalled: false,
             long_ops: Vec::new(),
+            long_ops_done: Default::default(),
             fault_error: None,
             debug: crate::debug::Registry::default(),
             files: Default::default(),

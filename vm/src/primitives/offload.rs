@@ -10,7 +10,8 @@
 //! own thread, and its answer is dropped.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::mpsc::{self, Receiver, TryRecvError};
+use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
+use std::time::Duration;
 
 use num_bigint::BigInt;
 
@@ -39,6 +40,30 @@ pub(crate) enum Answer {
     Nil,
 }
 
+/// What the threads of long operations ring when an answer is ready: a VM with nothing to
+/// run but waits for answers sleeps on it instead of looking again and again.
+pub(crate) struct Doorbell {
+    ring: Sender<()>,
+    rung: Receiver<()>,
+}
+
+impl Default for Doorbell {
+    fn default() -> Self {
+        let (ring, rung) = mpsc::channel();
+        Doorbell { ring, rung }
+    }
+}
+
+impl Doorbell {
+    /// Waits until an answer may be ready, or `limit` has passed.
+    pub(crate) fn wait(&self, limit: Duration) {
+        if self.rung.recv_timeout(limit).is_ok() {
+            // Answers that came together rang once each: one look takes them all.
+            while self.rung.try_recv().is_ok() {}
+        }
+    }
+}
+
 /// An operation running on its own thread, and the process waiting for it.
 pub(crate) struct LongOp {
     process: Value,
@@ -64,6 +89,7 @@ pub(crate) fn run_long(vm: &mut Vm, a: Args, work: impl FnOnce() -> Answer + Sen
     let (_, named) = vm.format_of(class).ok_or(Prim::Fail)?;
     let semaphore = vm.heap.alloc(class, named, Body::Semaphore(Box::default()));
     let (send, answer) = mpsc::channel();
+    let ring = vm.long_ops_done.ring.clone();
     std::thread::Builder::new()
         .name("onyx-long-primitive".into())
         .spawn(move || {
@@ -71,6 +97,9 @@ pub(crate) fn run_long(vm: &mut Vm, a: Args, work: impl FnOnce() -> Answer + Sen
             if let Ok(answer) = catch_unwind(AssertUnwindSafe(work)) {
                 let _ = send.send(answer);
             }
+            // The answer (or, after a panic, the closed channel) is there before the bell.
+            drop(send);
+            let _ = ring.send(());
         })
         .map_err(|_| Prim::Fail)?;
     let process = vm.scheduler.active;

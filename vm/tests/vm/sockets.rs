@@ -107,3 +107,50 @@ fn bad_arguments_are_errors() {
     let e = error_of(&mut vm, &format!("Socket primClose: {c}"));
     assert!(e.contains("closed"), "{e}");
 }
+
+#[test]
+fn a_forked_server_answers_while_the_host_runs_only_the_background() {
+    // A gem with no tool's work runs only its own processes (`run_background`), as a gem
+    // serving HTTP from a forked loop does: each answer from the network wakes the process
+    // that waits on it, without a doit running.
+    let mut vm = vm();
+    let port = eval_in(&mut vm, "(Smalltalk at: #L put: (Socket newTCP listenOn: 0 interface: '127.0.0.1')) localPort")
+        .expect("listen");
+    let port: u16 = port.parse().expect("a port");
+    eval_in(
+        &mut vm,
+        "Smalltalk at: #Served put: 0.
+         [ 3 timesRepeat: [ | c |
+             c := SocketStream on: (L waitForAcceptFor: 10).
+             c nextPutAll: c nextLine reversed; lf; flush; close.
+             Smalltalk at: #Served put: (Smalltalk at: #Served) + 1 ] ] fork",
+    )
+    .expect("fork the server");
+    let peer = std::thread::spawn(move || {
+        (0..3)
+            .map(|i| {
+                let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
+                // A server that never answers fails the test instead of hanging it.
+                s.set_read_timeout(Some(std::time::Duration::from_secs(3))).expect("a time limit");
+                s.write_all(format!("request {i}\n").as_bytes()).expect("write");
+                let mut reply = String::new();
+                let _ = s.read_to_string(&mut reply);
+                reply
+            })
+            .collect::<Vec<_>>()
+    });
+    let started = std::time::Instant::now();
+    while !peer.is_finished() && started.elapsed() < std::time::Duration::from_secs(10) {
+        // As the gem does: wait until the VM says, or a while when it says nothing.
+        let wait = vm
+            .run_background(std::time::Duration::from_millis(5))
+            .map_or(std::time::Duration::from_millis(200), |at| {
+                at.saturating_duration_since(std::time::Instant::now())
+            });
+        std::thread::sleep(wait.min(std::time::Duration::from_millis(200)));
+    }
+    let replies = peer.join().expect("the peer");
+    assert_eq!(replies, ["0 tseuqer\n", "1 tseuqer\n", "2 tseuqer\n"]);
+    assert!(started.elapsed() < std::time::Duration::from_secs(2), "served in {:?}", started.elapsed());
+    assert_eq!(eval_in(&mut vm, "Smalltalk at: #Served").expect("served"), "3");
+}
