@@ -10,6 +10,8 @@ use std::io::{ErrorKind, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream, ToSocketAddrs};
 use std::time::{Duration, Instant};
 
+use socket2::SockRef;
+
 use super::offload::{Answer, run_long};
 use super::{Args, Prim, PrimResult, size_arg, table};
 use crate::heap::Body;
@@ -18,8 +20,6 @@ use crate::vm::Vm;
 
 /// The most a single receive answers.
 const MOST_RECEIVED: usize = 1 << 20;
-/// How often an accept that has nobody to accept looks again.
-const ACCEPT_LOOK: Duration = Duration::from_millis(5);
 
 /// An open socket.
 pub(crate) enum Net {
@@ -153,7 +153,6 @@ fn listen(vm: &mut Vm, a: Args) -> Result<Value, Failure> {
     let host = vm.string_of(a.arg(vm, 1)).ok_or(Failure::Arguments)?;
     let listener =
         TcpListener::bind((host.as_str(), port)).map_err(|e| Failure::Os(format!("{host}:{port}: {}", reason(&e))))?;
-    listener.set_nonblocking(true).map_err(|e| Failure::Os(reason(&e)))?;
     Ok(Value::small(vm.sockets.insert(Net::Listener(listener))))
 }
 
@@ -167,24 +166,18 @@ fn accept(vm: &mut Vm, a: Args) -> Result<Value, Failure> {
         None => return Err(closed()),
     };
     offload(vm, a, move || {
-        let deadline = Instant::now() + limit;
+        // The time limit of a blocking accept is the socket's receive timeout.
+        if let Err(e) = SockRef::from(&listener).set_read_timeout(Some(limit)) {
+            return Answer::Text(reason(&e));
+        }
         loop {
             match listener.accept() {
                 Ok((s, _)) => {
-                    // An accepted socket may inherit the listener's non-blocking mode.
-                    if let Err(e) = s.set_nonblocking(false) {
-                        return Answer::Text(reason(&e));
-                    }
                     let _ = s.set_nodelay(true);
                     return Answer::Socket(Net::Stream(s));
                 }
-                Err(e) if e.kind() == ErrorKind::WouldBlock => {
-                    let now = Instant::now();
-                    if now >= deadline {
-                        return Answer::Nil;
-                    }
-                    std::thread::sleep(ACCEPT_LOOK.min(deadline - now));
-                }
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => return Answer::Nil,
                 Err(e) => return Answer::Text(reason(&e)),
             }
         }
