@@ -91,9 +91,6 @@ ms('bulk-10MB', bulk)
 l.close()
 PY
 
-onyx_out=""; python_out=""
-for _ in $(seq "$runs"); do
-  onyx_out+=$("$onyx" eval "$smalltalk" --time-limit 600 | sed "s/^'//; s/'\$//")$'\n'
-  python_out+=$(python3 -c "$python")$'\n'
-done
-python3 scripts/compare-medians.py "$onyx_out" "$python_out"
+# shellcheck source=beside-python.sh
+. scripts/beside-python.sh
+beside_python "$runs" "$smalltalk" "$python"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Prints the medians of the timings two programs printed over several runs, side by side.
 
-Used by the scripts that time Onyx beside Python 3 (bench-encodings.sh, bench-sockets.sh):
+Used by beside-python.sh, for the scripts that time Onyx beside Python 3:
 each argument is the output of all runs of one program, a line `NAME MILLISECONDS` per step.
 """
 import statistics, sys
