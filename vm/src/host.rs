@@ -373,9 +373,6 @@ impl Vm {
     /// waits on its requests, not on this VM's doorbell).
     fn next_wake(&self) -> Option<Instant> {
         let soon = self.long_ops_pending().then(|| Instant::now() + BACKGROUND_LOOK);
-        match (self.next_timer(), soon) {
-            (Some(t), Some(s)) => Some(t.min(s)),
-            (t, s) => t.or(s),
-        }
+        [self.next_timer(), soon].into_iter().flatten().min()
     }
 }

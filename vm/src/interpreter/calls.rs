@@ -305,12 +305,17 @@ impl Vm {
         }
     }
 
-    /// The periodic check: collector, timers, preemption, host interrupt, deadline.
-    pub(super) fn check_interrupts(&mut self, deadline: Option<Instant>) -> Option<Stop> {
+    /// Collects if enough was allocated (or a collection was asked for): at safepoints only.
+    pub(super) fn collect_if_wanted(&mut self) {
         if self.heap.wants_gc() {
             self.collect_garbage();
             self.check_memory();
         }
+    }
+
+    /// The periodic check: collector, timers, preemption, host interrupt, deadline.
+    pub(super) fn check_interrupts(&mut self, deadline: Option<Instant>) -> Option<Stop> {
+        self.collect_if_wanted();
         if self.scheduler.state.overflow_signalled && self.scheduler.state.frames.len() < self.config.max_depth / 2 {
             self.scheduler.state.overflow_signalled = false;
         }

@@ -96,10 +96,7 @@ impl Vm {
         'outer: loop {
             // Every frame is saved here: a safepoint (`Smalltalk garbageCollect` comes back
             // through it to collect at once).
-            if self.heap.wants_gc() {
-                self.collect_garbage();
-                self.check_memory();
-            }
+            self.collect_if_wanted();
             if self.watch_stopped {
                 self.watch_stopped = false;
                 return Stop::Watched;

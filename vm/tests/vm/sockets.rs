@@ -8,6 +8,13 @@ use std::net::TcpListener;
 
 use crate::util::{error_of, eval_in, vm};
 
+/// Makes the global `L` a Smalltalk socket listening on this host; answers its port.
+fn listen(vm: &mut onyx_vm::Vm) -> u16 {
+    let port = eval_in(vm, "(Smalltalk at: #L put: (Socket newTCP listenOn: 0 interface: '127.0.0.1')) localPort")
+        .expect("listen");
+    port.parse().expect("a port")
+}
+
 #[test]
 fn smalltalk_talks_with_a_peer_outside_onyx() {
     let mut vm = vm();
@@ -36,9 +43,7 @@ fn smalltalk_talks_with_a_peer_outside_onyx() {
 #[test]
 fn a_peer_connects_to_a_smalltalk_listener() {
     let mut vm = vm();
-    let port = eval_in(&mut vm, "(Smalltalk at: #L put: (Socket newTCP listenOn: 0 interface: '127.0.0.1')) localPort")
-        .expect("listen");
-    let port: u16 = port.parse().expect("a port");
+    let port = listen(&mut vm);
     let peer = std::thread::spawn(move || {
         let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
         s.write_all(b"hello").expect("write");
@@ -114,9 +119,7 @@ fn a_forked_server_answers_while_the_host_runs_only_the_background() {
     // serving HTTP from a forked loop does: each answer from the network wakes the process
     // that waits on it, without a doit running.
     let mut vm = vm();
-    let port = eval_in(&mut vm, "(Smalltalk at: #L put: (Socket newTCP listenOn: 0 interface: '127.0.0.1')) localPort")
-        .expect("listen");
-    let port: u16 = port.parse().expect("a port");
+    let port = listen(&mut vm);
     eval_in(
         &mut vm,
         "Smalltalk at: #Served put: 0.
