@@ -9,8 +9,16 @@
 //! | Unicode code point                    | 010 |  Character
 //! | 0 nil, 1 true, 2 false                | 011 |  special constants
 //! | symbol id in the stone's table        | 100 |  records only: a Symbol
+//! | float: sign, 8-bit exponent, mantissa | 101 |  SmallFloat64
 //! +--------------------------------------+-----+
 //! ```
+//!
+//! An immediate float is a double whose exponent is within 2^-126..2^128 (as Spur's
+//! SmallFloat64 and GemStone's SmallDouble hold it): its 64 bits rotated left by one (the
+//! sign to bit 0), the exponent rebased by 896 so that eight bits hold it, shifted over the
+//! tag. Zero and negative zero are the words whose payload is 0 and 1. Every other double
+//! (subnormals, infinities, NaNs, the very large and the very small) is a boxed Float; a
+//! double that fits is always immediate, so equal immediate floats are identical.
 //!
 //! An immediate (SmallInteger, Character, nil, true, false) means the same in every gem and
 //! in the stone, so a record carries it as the VM holds it. A reference is an OOP in a
@@ -33,6 +41,31 @@ pub const TAG_CHAR: u64 = 0b010;
 pub const TAG_SPECIAL: u64 = 0b011;
 /// A Symbol, by its id in the stone's symbol table (in records only).
 pub const TAG_SYMBOL: u64 = 0b100;
+/// An immediate float.
+pub const TAG_FLOAT: u64 = 0b101;
+
+/// What is taken off a rotated double's bits to rebase its exponent (896 = 1023 - 127).
+pub const FLOAT_OFFSET: u64 = 896 << 53;
+
+/// The word of the immediate float `f`, if its exponent fits (and it is a number).
+#[inline(always)]
+pub fn float_word(f: f64) -> Option<u64> {
+    let rotated = f.to_bits().rotate_left(1);
+    if rotated <= 1 {
+        return Some((rotated << TAG_BITS) | TAG_FLOAT);
+    }
+    // The biased exponent must be 897..=1151 after the rotation put it in bits 53..64.
+    let exponent = rotated >> 53;
+    if exponent.wrapping_sub(897) <= 254 { Some(((rotated - FLOAT_OFFSET) << TAG_BITS) | TAG_FLOAT) } else { None }
+}
+
+/// The double an immediate float word holds (the caller has checked the tag).
+#[inline(always)]
+pub fn word_float(word: u64) -> f64 {
+    let payload = word >> TAG_BITS;
+    let rotated = if payload > 1 { payload + FLOAT_OFFSET } else { payload };
+    f64::from_bits(rotated.rotate_right(1))
+}
 
 /// The largest OOP a tagged word can hold.
 pub const MAX_OOP: Oop = (1 << (64 - TAG_BITS)) - 1;
@@ -65,12 +98,13 @@ pub const TRUE: u64 = (1 << TAG_BITS) | TAG_SPECIAL;
 pub const FALSE: u64 = (2 << TAG_BITS) | TAG_SPECIAL;
 
 /// Whether `word` is an immediate: a SmallInteger, a Character (a code point of 32 bits at
-/// most), nil, true or false.
+/// most), nil, true, false, or an immediate float in its one encoding.
 pub fn is_immediate(word: u64) -> bool {
     match word & TAG_MASK {
         TAG_INT => true,
         TAG_CHAR => word >> TAG_BITS <= u64::from(u32::MAX),
         TAG_SPECIAL => matches!(word, NIL | TRUE | FALSE),
+        TAG_FLOAT => float_word(word_float(word)) == Some(word),
         _ => false,
     }
 }
@@ -94,8 +128,28 @@ mod tests {
             assert_eq!((word_ref(immediate), word_symbol(immediate)), (None, None));
             assert!(is_immediate(immediate) && is_record_word(immediate));
         }
-        for nonsense in [0b101, 0b110, 0b111, (3 << TAG_BITS) | TAG_SPECIAL, (1 << 40) | TAG_CHAR] {
+        for nonsense in [0b110, 0b111, (3 << TAG_BITS) | TAG_SPECIAL, (1 << 40) | TAG_CHAR] {
             assert!(!is_record_word(nonsense), "{nonsense:#x}");
         }
+    }
+
+    #[test]
+    fn floats_whose_exponent_fits_are_immediate_and_round_trip() {
+        let smallest = 2f64.powi(-126);
+        let below = 2f64.powi(-127);
+        let largest = f64::from_bits(2f64.powi(129).to_bits() - 1);
+        for f in [0.0, -0.0, 1.0, -1.5, 0.1, 3.0e38, -1.0e-38, smallest, -smallest, largest, -largest] {
+            let w = float_word(f).unwrap_or_else(|| panic!("{f:e} should be immediate"));
+            assert_eq!(w & TAG_MASK, TAG_FLOAT);
+            assert_eq!(word_float(w).to_bits(), f.to_bits(), "{f:e}");
+            assert!(is_immediate(w) && is_record_word(w));
+        }
+        for f in [below, smallest.next_down(), 2f64.powi(129), 1.0e300, 1.0e-300, 5e-324, f64::INFINITY, f64::NAN] {
+            assert_eq!(float_word(f), None, "{f:e} should be boxed");
+        }
+        // A payload that decodes to a double outside the range is no word at all: each
+        // immediate float has one encoding.
+        let forged = (2 << TAG_BITS) | TAG_FLOAT;
+        assert!(!is_immediate(forged));
     }
 }

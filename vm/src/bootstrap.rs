@@ -48,6 +48,7 @@ pub(crate) const CORE: &[CoreClass] = &[
     core("LargePositiveInteger", Some("LargeInteger"), Kind::Large, &[]),
     core("LargeNegativeInteger", Some("LargePositiveInteger"), Kind::Large, &[]),
     core("Float", Some("Number"), Kind::Float, &[]),
+    core("SmallFloat64", Some("Float"), Kind::Immediate, &[]),
     core("Collection", Some("Object"), Kind::Fixed, &[]),
     core("SequenceableCollection", Some("Collection"), Kind::Fixed, &[]),
     core("ArrayedCollection", Some("SequenceableCollection"), Kind::Fixed, &[]),
@@ -116,6 +117,7 @@ impl Vm {
         k.large_positive = class_named("LargePositiveInteger");
         k.large_negative = class_named("LargeNegativeInteger");
         k.float = class_named("Float");
+        k.small_float = class_named("SmallFloat64");
         k.array = class_named("Array");
         k.string = class_named("String");
         k.symbol = class_named("Symbol");

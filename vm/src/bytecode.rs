@@ -273,9 +273,60 @@ pub struct Instrs {
     run: Box<[Cell<Instr>]>,
     /// The instructions under a [`Instr::Break`], by pc.
     patched: RefCell<Vec<(u32, Instr)>>,
+    /// What a quick method does (see [`quick`]), 0 for any other code and while a
+    /// breakpoint is patched in: native code answers a send of a quick method without a frame.
+    quick: Cell<u32>,
+    /// The quick form of the instructions as compiled.
+    quick_compiled: u32,
+}
+
+/// The forms of a quick method, as [`Instrs`] keeps them: the form in the high half, its
+/// operand (an instance variable's index, or the bits of nil, true or false) in the low half.
+pub mod quick {
+    /// `^ self`.
+    pub const SELF: u32 = 1 << 16;
+    /// `^ ivar`, the instance variable's index in the low half.
+    pub const GETTER: u32 = 2 << 16;
+    /// `ivar := arg` (answering self), the instance variable's index in the low half.
+    pub const SETTER: u32 = 3 << 16;
+    /// `^ nil`, `^ true` or `^ false`, the constant's bits in the low half.
+    pub const CONSTANT: u32 = 4 << 16;
+}
+
+/// The quick form of a method's instructions, or 0.
+fn quick_form(instrs: &[Instr], num_args: u8) -> u32 {
+    let constant = |v: Value| quick::CONSTANT | v.bits() as u32;
+    match *instrs {
+        [Instr::Return { r: 0 }] => quick::SELF,
+        [Instr::GetIvar { dst, index }, Instr::Return { r }] if r == dst => quick::GETTER | u32::from(index),
+        [Instr::SetIvar { index, src: 1 }, Instr::Return { r: 0 }] if num_args == 1 => quick::SETTER | u32::from(index),
+        [Instr::LoadNil { dst }, Instr::Return { r }] if r == dst => constant(Value::NIL),
+        [Instr::LoadTrue { dst }, Instr::Return { r }] if r == dst => constant(Value::TRUE),
+        [Instr::LoadFalse { dst }, Instr::Return { r }] if r == dst => constant(Value::FALSE),
+        _ => 0,
+    }
 }
 
 impl Instrs {
+    /// The instructions of code taking `num_args` arguments.
+    pub fn new(instrs: Vec<Instr>, num_args: u8) -> Instrs {
+        let quick = quick_form(&instrs, num_args);
+        Instrs {
+            run: instrs.into_iter().map(Cell::new).collect(),
+            patched: RefCell::new(Vec::new()),
+            quick: Cell::new(quick),
+            quick_compiled: quick,
+        }
+    }
+
+    /// Byte offset of the quick form, which native code reads.
+    pub(crate) const QUICK_OFFSET: usize = std::mem::offset_of!(Instrs, quick);
+
+    /// The quick form in effect (0 while a breakpoint is patched in).
+    pub fn quick(&self) -> u32 {
+        self.quick.get()
+    }
+
     /// The instruction compiled at `pc`.
     pub fn get(&self, pc: usize) -> Option<Instr> {
         match self.run.get(pc)?.get() {
@@ -336,6 +387,7 @@ impl Instrs {
         if !matches!(was, Instr::Break { .. }) {
             self.patched.borrow_mut().push((pc as u32, was));
         }
+        self.quick.set(0);
         true
     }
 
@@ -347,12 +399,9 @@ impl Instrs {
         {
             cell.set(patched.swap_remove(i).1);
         }
-    }
-}
-
-impl From<Vec<Instr>> for Instrs {
-    fn from(v: Vec<Instr>) -> Instrs {
-        Instrs { run: v.into_iter().map(Cell::new).collect(), patched: RefCell::new(Vec::new()) }
+        if patched.is_empty() {
+            self.quick.set(self.quick_compiled);
+        }
     }
 }
 
@@ -419,6 +468,7 @@ impl CompiledCode {
     pub(crate) const NUM_TEMPS_OFFSET: usize = std::mem::offset_of!(CompiledCode, num_temps);
     pub(crate) const FRAME_SIZE_OFFSET: usize = std::mem::offset_of!(CompiledCode, frame_size);
     pub(crate) const METHOD_CLASS_OFFSET: usize = std::mem::offset_of!(CompiledCode, method_class);
+    pub(crate) const QUICK_OFFSET: usize = std::mem::offset_of!(CompiledCode, instrs) + Instrs::QUICK_OFFSET;
     pub(crate) const NATIVE_TABLE_OFFSET: usize =
         std::mem::offset_of!(CompiledCode, native) + crate::jit::NativeSlot::TABLE_OFFSET;
 }

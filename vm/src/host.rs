@@ -5,7 +5,7 @@ use std::rc::Rc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use crate::bytecode::{CacheEntry, CompiledCode, Instr};
+use crate::bytecode::{CacheEntry, CompiledCode, Instr, Instrs};
 use crate::compiler::{self, Mode, ast::Span};
 use crate::error::{ErrorReport, EvalError};
 use crate::heap::Body;
@@ -46,7 +46,7 @@ impl Vm {
         let sel = self.intern(selector);
         let nargs = args.len().min(15) as u8;
         let code = Rc::new(CompiledCode {
-            instrs: vec![Instr::Send { a: 0, nargs, lit: 0, cache: 0 }, Instr::Return { r: 0 }].into(),
+            instrs: Instrs::new(vec![Instr::Send { a: 0, nargs, lit: 0, cache: 0 }, Instr::Return { r: 0 }], 0),
             literals: Box::new([sel]),
             blocks: Box::new([]),
             special_selectors: Box::new([]),

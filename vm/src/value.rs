@@ -7,6 +7,7 @@
 //! | signed 61-bit integer                | 001 |  SmallInteger
 //! | Unicode code point                   | 010 |  Character
 //! | 0 nil, 1 true, 2 false               | 011 |  special constants
+//! | float (see `onyx_record::word`)      | 101 |  SmallFloat64
 //! +--------------------------------------+-----+
 //! ```
 //!
@@ -17,7 +18,7 @@
 
 use std::fmt;
 
-use onyx_record::word::{self, TAG_BITS, TAG_CHAR, TAG_INT, TAG_MASK, TAG_OBJECT};
+use onyx_record::word::{self, TAG_BITS, TAG_CHAR, TAG_FLOAT, TAG_INT, TAG_MASK, TAG_OBJECT};
 
 /// A Smalltalk value: an immediate or a reference through the object table.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -103,6 +104,25 @@ impl Value {
         if self.is_char() { Some((self.0 >> TAG_BITS) as u32) } else { None }
     }
 
+    /// The immediate float `f`, if its exponent fits (see `onyx_record::word`); other
+    /// doubles are boxed.
+    #[inline(always)]
+    pub fn float(f: f64) -> Option<Value> {
+        word::float_word(f).map(Value)
+    }
+
+    /// Is this an immediate float?
+    #[inline(always)]
+    pub fn is_float(self) -> bool {
+        self.0 & TAG_MASK == TAG_FLOAT
+    }
+
+    /// The double of an immediate float.
+    #[inline(always)]
+    pub fn as_float(self) -> Option<f64> {
+        if self.is_float() { Some(word::word_float(self.0)) } else { None }
+    }
+
     /// Is this a reference through the object table?
     #[inline(always)]
     pub fn is_object(self) -> bool {
@@ -139,8 +159,8 @@ impl Value {
         Value(bits)
     }
 
-    /// The immediate (SmallInteger, Character, nil, true or false) with these bits, if they
-    /// are one; object references and anything malformed answer `None`.
+    /// The immediate (SmallInteger, Character, nil, true, false or float) with these bits, if
+    /// they are one; object references and anything malformed answer `None`.
     pub fn immediate_from_bits(bits: u64) -> Option<Value> {
         word::is_immediate(bits).then_some(Value(bits))
     }
@@ -158,6 +178,8 @@ impl fmt::Debug for Value {
             write!(f, "{n}")
         } else if let Some(c) = self.as_char() {
             write!(f, "${}", char::from_u32(c).unwrap_or('?'))
+        } else if let Some(x) = self.as_float() {
+            write!(f, "{x:?}")
         } else if *self == Value::NIL {
             f.write_str("nil")
         } else if *self == Value::TRUE {
@@ -186,7 +208,8 @@ mod tests {
 
     #[test]
     fn tags_do_not_overlap() {
-        let vals = [Value::NIL, Value::TRUE, Value::FALSE, Value::small(0), Value::char(0), Value::object(0)];
+        let zero = Value::float(0.0).unwrap_or_default();
+        let vals = [Value::NIL, Value::TRUE, Value::FALSE, Value::small(0), Value::char(0), Value::object(0), zero];
         for (i, a) in vals.iter().enumerate() {
             for b in &vals[i + 1..] {
                 assert_ne!(a, b);
@@ -196,5 +219,7 @@ mod tests {
         assert_eq!(Value::object(7).as_object(), Some(7));
         assert_eq!(Value::char(0x1F600).as_char(), Some(0x1F600));
         assert_eq!(std::mem::size_of::<Value>(), 8);
+        assert_eq!(Value::float(-2.5).and_then(Value::as_float), Some(-2.5));
+        assert!(Value::float(f64::NAN).is_none());
     }
 }

@@ -8,6 +8,7 @@ use std::sync::atomic::AtomicBool;
 
 use num_bigint::BigInt;
 use num_traits::ToPrimitive;
+use rustc_hash::FxHashMap;
 
 use crate::bytecode::CompiledCode;
 use crate::heap::{Body, Dict, Heap, Kind, object};
@@ -66,6 +67,8 @@ pub struct Known {
     pub large_positive: Value,
     pub large_negative: Value,
     pub float: Value,
+    /// The class of immediate floats.
+    pub small_float: Value,
     pub character: Value,
     pub string: Value,
     pub symbol: Value,
@@ -152,6 +155,7 @@ known_objects!(
     large_positive,
     large_negative,
     float,
+    small_float,
     character,
     string,
     symbol,
@@ -233,7 +237,7 @@ pub struct Vm {
     /// Settings.
     pub config: VmConfig,
     pub(crate) symbols: HashMap<Vec<u8>, Value>,
-    pub(crate) method_cache: HashMap<(Value, Value), Value>,
+    pub(crate) method_cache: FxHashMap<(Value, Value), Value>,
     /// Bumped whenever cached lookups may be stale (method changes, collections).
     pub(crate) cache_epoch: u32,
     pub(crate) scheduler: Scheduler,
@@ -306,7 +310,7 @@ impl Vm {
             known: Known::default(),
             config: VmConfig::default(),
             symbols: HashMap::new(),
-            method_cache: HashMap::new(),
+            method_cache: FxHashMap::default(),
             cache_epoch: 0,
             scheduler: Scheduler::default(),
             next_frame_id: 1,
@@ -422,9 +426,13 @@ impl Vm {
         self.heap.alloc(self.known.array, 0, Body::Slots(items.into()))
     }
 
-    /// A new Float.
+    /// A Float: immediate when its exponent fits, else a new boxed Float.
+    #[inline]
     pub fn new_float(&mut self, f: f64) -> Value {
-        self.heap.alloc(self.known.float, 0, Body::Float(f))
+        match Value::float(f) {
+            Some(v) => v,
+            None => self.heap.alloc(self.known.float, 0, Body::Float(f)),
+        }
     }
 
     /// An Integer: a SmallInteger when it fits, else a Large(Positive|Negative)Integer.
@@ -490,8 +498,12 @@ impl Vm {
         }
     }
 
-    /// The Float of a Float object.
+    /// The double of a Float, immediate or boxed.
+    #[inline]
     pub fn float_of(&self, v: Value) -> Option<f64> {
+        if let Some(f) = v.as_float() {
+            return Some(f);
+        }
         match self.heap.get(v)?.body {
             Body::Float(f) => Some(f),
             _ => None,
@@ -550,6 +562,8 @@ impl Vm {
             self.known.small_integer
         } else if v.is_char() {
             self.known.character
+        } else if v.is_float() {
+            self.known.small_float
         } else if v == Value::NIL {
             self.known.undefined_object
         } else if v == Value::TRUE {

@@ -314,7 +314,7 @@ impl Gen<'_> {
     fn finish(&mut self, fun: Fun, nargs: usize, primitive: u16, pragmas: Value, is_block: bool) -> CompiledCode {
         let caches = (0..fun.caches).map(|_| std::cell::Cell::new(CacheEntry::default())).collect();
         CompiledCode {
-            instrs: fun.instrs.into(),
+            instrs: crate::bytecode::Instrs::new(fun.instrs, nargs as u8),
             literals: fun.literals.into_boxed_slice(),
             blocks: Box::new([]),
             num_args: nargs as u8,

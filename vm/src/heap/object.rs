@@ -1,6 +1,6 @@
 //! The shape of one object in the object table: header and body.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::rc::Rc;
 
 use num_bigint::BigInt;
@@ -92,7 +92,7 @@ pub fn decode_format(word: i64) -> Option<(Kind, usize)> {
 #[derive(Debug, Default, Clone)]
 pub struct Dict {
     entries: Vec<(Value, Value)>,
-    index: HashMap<Value, usize>,
+    index: FxHashMap<Value, usize>,
 }
 
 impl Dict {

@@ -74,13 +74,8 @@ impl Vm {
             | BinOp::Ge
             | BinOp::Eq
             | BinOp::Ne => {
-                let a = self.float_of(x)?;
-                let b = match y.as_int() {
-                    // Beyond 2^53 a double cannot hold every integer: let the primitive compare exactly.
-                    Some(n) if n.unsigned_abs() <= 1 << 53 => n as f64,
-                    Some(_) => return None,
-                    None => self.float_of(y)?,
-                };
+                // Two SmallIntegers were handled above: a Float is one of them at least.
+                let (a, b) = (self.float_operand(x)?, self.float_operand(y)?);
                 Some(match op {
                     BinOp::Add => self.new_float(a + b),
                     BinOp::Sub => self.new_float(a - b),
@@ -94,6 +89,20 @@ impl Vm {
                 })
             }
             _ => None,
+        }
+    }
+
+    /// A Float's double, or a SmallInteger's when a double holds it exactly (beyond 2^53 the
+    /// primitive compares exactly).
+    #[inline(always)]
+    fn float_operand(&self, v: Value) -> Option<f64> {
+        if let Some(f) = v.as_float() {
+            return Some(f);
+        }
+        match v.as_int() {
+            Some(n) if n.unsigned_abs() <= 1 << 53 => Some(n as f64),
+            Some(_) => None,
+            None => self.float_of(v),
         }
     }
 

@@ -33,6 +33,7 @@ impl Vm {
             objects: std::ptr::null(),
             objects_len: 0,
             small_integer: self.known.small_integer,
+            small_float: self.known.small_float,
             array: self.known.array,
             epoch: 0,
             next_frame_id: 0,

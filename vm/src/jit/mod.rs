@@ -177,6 +177,8 @@ pub(crate) struct JitCtx {
     pub objects_len: usize,
     /// The class of SmallIntegers.
     pub small_integer: Value,
+    /// The class of immediate floats.
+    pub small_float: Value,
     /// The class Array.
     pub array: Value,
     /// The inline cache epoch.

@@ -178,6 +178,23 @@ fn natively_compiled_code_meets_a_breakpoint_and_runs_natively_again_without_it(
 }
 
 #[test]
+fn a_breakpoint_in_a_getter_stops_a_native_caller_that_answers_it_without_a_frame() {
+    let mut vm = vm_with(JitConfig::After(0));
+    setup(&mut vm);
+    compile(&mut vm, "log\n\t^ log");
+    compile(&mut vm, "readLog: k\n\t| t |\n\tt := 0.\n\t1 to: k do: [:i | self log ifNil: [t := t + 1]].\n\t^ t");
+    assert_eq!(run(&mut vm, "Bp new readLog: 100"), Ok("100".into()));
+    {
+        let s = spec(&mut vm, 1, "log", 2);
+        set(&mut vm, s)
+    };
+    let serial = stopped(&mut vm, "Bp new readLog: 100");
+    vm.remove_breakpoint(1);
+    assert_eq!(proceed(&mut vm, serial), Ok("100".into()));
+    assert_eq!(run(&mut vm, "Bp new readLog: 100"), Ok("100".into()), "quick again without the breakpoint");
+}
+
+#[test]
 fn a_condition_is_evaluated_in_the_frame_and_only_a_true_one_stops() {
     let mut vm = vm();
     setup(&mut vm);

@@ -28,6 +28,11 @@ fn hostile(float: &ObjectRecord, which: usize) -> ObjectRecord {
 
 const SHAPES: usize = 6;
 
+/// The `i`th Float made fragile: too large to be immediate, so it has a record of its own.
+fn fragile(i: usize) -> f64 {
+    (i as f64 + 0.25) * 1e300
+}
+
 #[test]
 fn a_gem_logs_in_past_records_it_cannot_use_and_names_them_when_touched() {
     let dir = tempfile::tempdir().expect("a temp dir");
@@ -35,17 +40,18 @@ fn a_gem_logs_in_past_records_it_cannot_use_and_names_them_when_touched() {
         let stone = Arc::new(crate::util::stone(dir.path()));
         let mut kernel = vm();
         kernel.create_repository(Box::new(crate::util::session(&stone)), &[]).expect("commits");
-        let floats: Vec<String> = (0..SHAPES).map(|i| format!("Smalltalk at: #Fragile{i} put: {i}.25")).collect();
+        let floats: Vec<String> =
+            (0..SHAPES).map(|i| format!("Smalltalk at: #Fragile{i} put: {:e}", fragile(i))).collect();
         let source = format!("{}. System commitTransaction", floats.join(". "));
         assert_eq!(eval_in(&mut kernel, &source).expect("commits"), "true");
     }
-    // The Floats' records, rewritten behind the stone's back.
+    // The Floats' records (boxed: too large to be immediate), rewritten behind the stone's back.
     let repo = Repository::open(dir.path()).expect("opens");
     let snap = repo.snapshot().expect("a snapshot");
     let mut changed = Vec::new();
     for oop in snap.oops().expect("the objects") {
         let Some(r) = snap.get(oop).expect("reads") else { continue };
-        if let Some(i) = (0..SHAPES).find(|&i| r.kind == FLOAT && r.bytes == (i as f64 + 0.25).to_le_bytes()) {
+        if let Some(i) = (0..SHAPES).find(|&i| r.kind == FLOAT && r.bytes == fragile(i).to_le_bytes()) {
             changed.push(hostile(&r, i));
         }
     }

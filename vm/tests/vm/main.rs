@@ -19,6 +19,7 @@ mod breakpoints;
 mod damage;
 mod debugger;
 mod exceptions;
+mod floats;
 mod kernel;
 mod memory;
 mod native;

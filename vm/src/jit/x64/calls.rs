@@ -1,9 +1,10 @@
 //! Sends and returns in native code: pushing and popping the interpreter's frames and jumping
 //! between methods' native code, and the call into the VM for methods with primitives.
 
-use dynasmrt::{DynasmApi, DynasmLabelApi, dynasm};
+use dynasmrt::{DynamicLabel, DynasmApi, DynasmLabelApi, dynasm};
 
 use super::*;
+use crate::bytecode::quick;
 
 impl Gen<'_> {
     /// A send (`sup`: a super send, whose lookup starts at the superclass of the method's
@@ -29,7 +30,7 @@ impl Gen<'_> {
             asm!(self.ops; test rcx, rcx ; jz =>exec ; mov rcx, [rsi + d(SUPERCLASS_SLOT * 8)]);
         } else {
             asm!(self.ops
-                // The receiver's class, for SmallIntegers and objects.
+                // The receiver's class, for SmallIntegers, immediate floats and objects.
                 ; mov rax, [rbx + reg(a)]
                 ; mov ecx, eax
                 ; and ecx, 7
@@ -38,6 +39,11 @@ impl Gen<'_> {
                 ; mov rcx, [r12 + C_SMALL_INTEGER]
                 ; jmp >have_class
                 ; not_int:
+                ; cmp ecx, 5
+                ; jne >not_float
+                ; mov rcx, [r12 + C_SMALL_FLOAT]
+                ; jmp >have_class
+                ; not_float:
                 ; test ecx, ecx
                 ; jnz =>exec
             );
@@ -59,6 +65,9 @@ impl Gen<'_> {
             ; mov rsi, [rdx + E_CODE]
             ; cmp WORD [rsi + CC_PRIMITIVE], 0
             ; jne >primitive
+            ; mov eax, DWORD [rsi + CC_QUICK]
+            ; test eax, eax
+            ; jnz >quick
             ; cmp BYTE [rsi + CC_NUM_ARGS], nargs as i8
             ; jne =>exec
             ; mov rdi, [rsi + CC_TABLE]
@@ -137,6 +146,47 @@ impl Gen<'_> {
             ; cmp rax, 1
             ; je ->resume
             ; jmp rax
+        );
+        self.quick_send(pc, a, next);
+    }
+
+    /// A send whose cached method is quick (`quick` in `eax`): answered here, with no frame
+    /// (see [`crate::bytecode::quick`]); the answer goes where the receiver was.
+    fn quick_send(&mut self, pc: usize, a: u8, next: DynamicLabel) {
+        asm!(self.ops
+            ; quick:
+            ; mov edi, eax
+            ; and edi, 0xffff
+            ; shr eax, 16
+            ; cmp eax, (quick::GETTER >> 16) as i32
+            ; je >getter
+            ; cmp eax, (quick::SETTER >> 16) as i32
+            ; je >setter
+            ; cmp eax, (quick::CONSTANT >> 16) as i32
+            ; jne =>next
+            ; mov [rbx + reg(a)], rdi
+            ; jmp =>next
+            ; getter:
+            ; mov rax, [rbx + reg(a)]
+        );
+        self.slots_of(pc, false, false);
+        let exec = self.exec(pc);
+        asm!(self.ops
+            ; cmp rdi, rcx
+            ; jae =>exec
+            ; mov rax, [rsi + rdi * 8]
+            ; mov [rbx + reg(a)], rax
+            ; jmp =>next
+            ; setter:
+            ; mov rax, [rbx + reg(a)]
+        );
+        self.slots_of(pc, false, true);
+        asm!(self.ops
+            ; cmp rdi, rcx
+            ; jae =>exec
+            ; mov r8, [rbx + reg(a) + 8]
+            ; mov [rsi + rdi * 8], r8
+            ; jmp =>next
         );
     }
 

@@ -27,6 +27,9 @@ macro_rules! asm {
 }
 
 mod calls;
+mod float;
+
+use float::{FloatOut, FloatPath, has_float_path};
 
 /// An offset as an x86 displacement (every layout offset used here is small).
 const fn d(offset: usize) -> i32 {
@@ -42,6 +45,7 @@ const C_STACK_END: i32 = d(offset_of!(JitCtx, stack_end));
 const C_OBJECTS: i32 = d(offset_of!(JitCtx, objects));
 const C_OBJECTS_LEN: i32 = d(offset_of!(JitCtx, objects_len));
 const C_SMALL_INTEGER: i32 = d(offset_of!(JitCtx, small_integer));
+const C_SMALL_FLOAT: i32 = d(offset_of!(JitCtx, small_float));
 const C_ARRAY: i32 = d(offset_of!(JitCtx, array));
 const C_EPOCH: i32 = d(offset_of!(JitCtx, epoch));
 const C_NEXT_ID: i32 = d(offset_of!(JitCtx, next_frame_id));
@@ -67,6 +71,7 @@ const CC_NUM_TEMPS: i32 = d(CompiledCode::NUM_TEMPS_OFFSET);
 const CC_FRAME_SIZE: i32 = d(CompiledCode::FRAME_SIZE_OFFSET);
 const CC_TABLE: i32 = d(CompiledCode::NATIVE_TABLE_OFFSET);
 const CC_METHOD_CLASS: i32 = d(CompiledCode::METHOD_CLASS_OFFSET);
+const CC_QUICK: i32 = d(CompiledCode::QUICK_OFFSET);
 const SUPERCLASS_SLOT: usize = crate::vm::class_slots::SUPERCLASS;
 
 const F_SIZE: i32 = d(fl::SIZE);
@@ -130,7 +135,14 @@ pub(super) unsafe fn enter(ctx: &mut JitCtx, regs: *mut Value, entry: usize) -> 
 /// Compiles `code`, or answers `None` if the machine code cannot be made.
 pub(super) fn compile(code: &CompiledCode) -> Option<Native> {
     trampoline()?;
-    let mut g = Gen { ops: Assembler::new().ok()?, labels: Vec::new(), stubs: HashMap::new(), invalid: false, code };
+    let mut g = Gen {
+        ops: Assembler::new().ok()?,
+        labels: Vec::new(),
+        stubs: HashMap::new(),
+        floats: Vec::new(),
+        invalid: false,
+        code,
+    };
     g.labels = (0..code.instrs.len()).map(|_| g.ops.new_dynamic_label()).collect();
     let mut starts = Vec::with_capacity(code.instrs.len());
     for (pc, instr) in code.instrs.iter().enumerate() {
@@ -139,6 +151,7 @@ pub(super) fn compile(code: &CompiledCode) -> Option<Native> {
         asm!(g.ops; =>label);
         starts.push(g.instr(pc, instr).then_some(start));
     }
+    g.finish_floats();
     g.finish_stubs();
     if g.invalid {
         return None;
@@ -153,6 +166,8 @@ struct Gen<'a> {
     labels: Vec<DynamicLabel>,
     /// Out-of-line exits by (reason, pc).
     stubs: HashMap<(u64, usize), DynamicLabel>,
+    /// Out-of-line float arithmetic and comparisons.
+    floats: Vec<FloatPath>,
     /// Set when the code jumps outside itself: it is not compiled.
     invalid: bool,
     code: &'a CompiledCode,
@@ -326,14 +341,13 @@ impl Gen<'_> {
         asm!(self.ops; mov [rbx + reg(dst)], rdx);
     }
 
-    /// Exits unless `rax` and `rcx` are both SmallIntegers.
-    fn check_ints(&mut self, pc: usize, y_is_const: bool) {
-        let exec = self.exec(pc);
+    /// Goes to `otherwise` unless `rax` and `rcx` are both SmallIntegers.
+    fn check_ints(&mut self, otherwise: DynamicLabel, y_is_const: bool) {
         asm!(self.ops; lea rdx, [rax - 1]);
         if !y_is_const {
             asm!(self.ops; lea rsi, [rcx - 1] ; or rdx, rsi);
         }
-        asm!(self.ops; test dl, 7 ; jnz =>exec);
+        asm!(self.ops; test dl, 7 ; jnz =>otherwise);
     }
 
     fn binary(&mut self, pc: usize, op: BinOp, dst: u8, x: u8, y: Src) -> bool {
@@ -343,8 +357,11 @@ impl Gen<'_> {
         }
         asm!(self.ops; mov rax, [rbx + reg(x)]);
         self.load_rcx(y);
-        self.check_ints(pc, matches!(y, Src::Const(_)));
         let exec = self.exec(pc);
+        let done = self.ops.new_dynamic_label();
+        let otherwise =
+            if has_float_path(op) { self.float_path(pc, op, x, y, FloatOut::Store { dst, done }) } else { exec };
+        self.check_ints(otherwise, matches!(y, Src::Const(_)));
         match op {
             BinOp::Add => asm!(self.ops; sub rax, 1 ; add rax, rcx ; jo =>exec ; mov [rbx + reg(dst)], rax),
             BinOp::Sub => asm!(self.ops; sub rax, rcx ; jo =>exec ; add rax, 1 ; mov [rbx + reg(dst)], rax),
@@ -363,6 +380,7 @@ impl Gen<'_> {
                 self.set_boolean(dst, cond);
             }
         }
+        asm!(self.ops; =>done);
         true
     }
 
@@ -446,9 +464,10 @@ impl Gen<'_> {
         let cond = if sense { cond } else { cond.negate() };
         asm!(self.ops; mov rax, [rbx + reg(x)]);
         self.load_rcx(y);
-        self.check_ints(pc, matches!(y, Src::Const(_)));
         let taken = self.ops.new_dynamic_label();
         let skip = self.target(pc, 1);
+        let floats = self.float_path(pc, op, x, y, FloatOut::Branch { taken, skip, sense });
+        self.check_ints(floats, matches!(y, Src::Const(_)));
         asm!(self.ops; cmp rax, rcx);
         match cond {
             Cond::E => asm!(self.ops; je =>taken),
