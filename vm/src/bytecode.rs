@@ -446,6 +446,9 @@ pub struct CompiledCode {
     pub pragmas: Value,
     /// One inline cache per send site.
     pub caches: Box<[Cell<CacheEntry>]>,
+    /// One inline cache per instruction that stands for a message when its fast path does
+    /// not apply (arithmetic, comparisons, `at:`, `at:put:` on other receivers), by pc.
+    pub special_caches: Box<[SpecialCache]>,
     /// Whether this is a block.
     pub is_block: bool,
     /// The source range of a block (the whole source for a method).
@@ -473,7 +476,40 @@ impl CompiledCode {
         std::mem::offset_of!(CompiledCode, native) + crate::jit::NativeSlot::TABLE_OFFSET;
 }
 
+/// The inline cache of an instruction that sends a special selector when its fast path does
+/// not apply.
+#[derive(Debug)]
+pub struct SpecialCache {
+    /// The instruction's pc.
+    pub pc: u32,
+    /// Its cache entry.
+    pub entry: Cell<CacheEntry>,
+}
+
+/// A cache for each instruction of `instrs` that may send a special selector.
+pub fn special_caches_for(instrs: &[Instr]) -> Box<[SpecialCache]> {
+    let sends = |i: &Instr| {
+        matches!(
+            i,
+            Instr::Bin { .. }
+                | Instr::BinImm { .. }
+                | Instr::CmpJump { .. }
+                | Instr::CmpImmJump { .. }
+                | Instr::AtPut { .. }
+                | Instr::AtPutLit { .. }
+        )
+    };
+    let pcs = instrs.iter().enumerate().filter(|(_, i)| sends(i));
+    pcs.map(|(pc, _)| SpecialCache { pc: pc as u32, entry: Cell::new(CacheEntry::default()) }).collect()
+}
+
 impl CompiledCode {
+    /// The inline cache of the special send at `pc`, if the instruction there has one.
+    pub fn special_cache(&self, pc: usize) -> Option<&Cell<CacheEntry>> {
+        let i = self.special_caches.binary_search_by_key(&(pc as u32), |c| c.pc).ok()?;
+        self.special_caches.get(i).map(|c| &c.entry)
+    }
+
     /// The step point in effect at instruction `pc`: the last one at or before it.
     pub fn step_point_at(&self, pc: usize) -> Option<StepPoint> {
         let idx = self.step_points.partition_point(|sp| sp.pc as usize <= pc);

@@ -63,6 +63,7 @@ impl Vm {
             var_names: Box::new([]),
             pragmas: Value::NIL,
             caches: Box::new([std::cell::Cell::new(CacheEntry::default())]),
+            special_caches: Box::new([]),
             is_block: false,
             span: Span::default(),
             native: Default::default(),

@@ -76,22 +76,44 @@ pub(crate) fn push_frame(
     frames.reserve(1);
     let len = frames.len();
     if let Some(slot) = frames.spare_capacity_mut().first_mut() {
-        let p = slot.as_mut_ptr();
-        // SAFETY: `p` points to the vector's first spare slot (capacity was reserved above);
-        // every field is written exactly once before `set_len` makes the slot part of the
-        // vector, so no uninitialised field is ever read or dropped.
+        // SAFETY: the slot is the vector's first spare one (capacity was reserved above);
+        // `write_frame` initialises it whole before `set_len` makes it part of the vector.
         unsafe {
-            std::ptr::addr_of_mut!((*p).code).write(code);
-            std::ptr::addr_of_mut!((*p).method).write(method);
-            std::ptr::addr_of_mut!((*p).closure).write(closure);
-            std::ptr::addr_of_mut!((*p).pc).write(0);
-            std::ptr::addr_of_mut!((*p).base).write(base);
-            std::ptr::addr_of_mut!((*p).ret).write(ret);
-            std::ptr::addr_of_mut!((*p).id).write(id);
-            std::ptr::addr_of_mut!((*p).home).write(home);
-            std::ptr::addr_of_mut!((*p).context).write(Value::NIL);
+            write_frame(slot.as_mut_ptr(), code, method, closure, base, ret, id, home);
             frames.set_len(len + 1);
         }
+    }
+}
+
+/// Writes a new frame (at pc 0, without a context) at `p`.
+///
+/// # Safety
+/// `p` is valid for writes and the frame there, if any, needs no drop; `code` and `method`
+/// belong together (see [`Frame::code`]).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn write_frame(
+    p: *mut Frame,
+    code: *const CompiledCode,
+    method: Value,
+    closure: Value,
+    base: u32,
+    ret: u32,
+    id: u64,
+    home: u64,
+) {
+    // SAFETY: as the caller promises; every field is written exactly once, so no
+    // uninitialised field is ever read or dropped.
+    unsafe {
+        std::ptr::addr_of_mut!((*p).code).write(code);
+        std::ptr::addr_of_mut!((*p).method).write(method);
+        std::ptr::addr_of_mut!((*p).closure).write(closure);
+        std::ptr::addr_of_mut!((*p).pc).write(0);
+        std::ptr::addr_of_mut!((*p).base).write(base);
+        std::ptr::addr_of_mut!((*p).ret).write(ret);
+        std::ptr::addr_of_mut!((*p).id).write(id);
+        std::ptr::addr_of_mut!((*p).home).write(home);
+        std::ptr::addr_of_mut!((*p).context).write(Value::NIL);
     }
 }
 

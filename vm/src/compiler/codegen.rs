@@ -313,6 +313,7 @@ impl Gen<'_> {
 
     fn finish(&mut self, fun: Fun, nargs: usize, primitive: u16, pragmas: Value, is_block: bool) -> CompiledCode {
         let caches = (0..fun.caches).map(|_| std::cell::Cell::new(CacheEntry::default())).collect();
+        let special_caches = crate::bytecode::special_caches_for(&fun.instrs);
         CompiledCode {
             instrs: crate::bytecode::Instrs::new(fun.instrs, nargs as u8),
             literals: fun.literals.into_boxed_slice(),
@@ -331,6 +332,7 @@ impl Gen<'_> {
             var_names: fun.var_names.into_boxed_slice(),
             pragmas,
             caches,
+            special_caches,
             is_block,
             span: fun.span,
             native: Default::default(),

@@ -2,12 +2,13 @@
 //! return, non-local return, doesNotUnderstand:, recursion limits, the interrupt check,
 //! closures and contexts, and suspending a process with an error report.
 
+use std::cell::Cell;
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use super::{Flow, Stop, closure_slots};
-use crate::bytecode::{BinOp, CompiledCode, Instr};
+use crate::bytecode::{BinOp, CacheEntry, CompiledCode, Instr};
 use crate::heap::Body;
 use crate::primitives::{self, Prim};
 use crate::process::{Frame, Status};
@@ -144,6 +145,45 @@ impl Vm {
         let class = self.class_of(recv);
         match self.lookup(class, selector) {
             Some(m) => self.invoke(m, at, args.len(), ret),
+            None => {
+                self.send_dnu(at, args.len(), selector, ret);
+                Flow::Reload
+            }
+        }
+    }
+
+    /// Sends the special selector an instruction stands for (when its fast path does not
+    /// apply) from the frame top, through the instruction's inline cache, which native code
+    /// reads too; the answer goes to stack index `ret`.
+    pub(crate) fn send_special(
+        &mut self,
+        selector: Value,
+        recv: Value,
+        args: &[Value],
+        ret: usize,
+        cache: Option<&Cell<CacheEntry>>,
+    ) -> Flow {
+        let at = self.frame_top();
+        let need = at + 1 + args.len();
+        let stack = &mut self.scheduler.state.stack;
+        if stack.len() < need {
+            stack.resize(need, Value::NIL);
+        }
+        stack[at] = recv;
+        stack[at + 1..need].copy_from_slice(args);
+        self.fault_in(recv);
+        let class = self.class_of(recv);
+        let hit = cache.map(Cell::get).filter(|e| e.class == class && e.epoch == self.cache_epoch);
+        if let Some(entry) = hit {
+            return self.invoke(entry.method, at, args.len(), ret);
+        }
+        match self.lookup_code(class, selector) {
+            Some((method, code)) => {
+                if let Some(slot) = cache {
+                    slot.set(CacheEntry { class, method, epoch: self.cache_epoch, code });
+                }
+                self.invoke(method, at, args.len(), ret)
+            }
             None => {
                 self.send_dnu(at, args.len(), selector, ret);
                 Flow::Reload

@@ -205,7 +205,8 @@ impl Vm {
                 ($op:expr, $x:expr, $y:expr, $dst:expr) => {{
                     save_pc!();
                     let sel = self.known.bin_selectors.get($op as usize).copied().unwrap_or(Value::NIL);
-                    flow!(self.send_from_top(sel, $x, &[$y], base + $dst as usize));
+                    let cache = code!().special_cache(pc - 1);
+                    flow!(self.send_special(sel, $x, &[$y], base + $dst as usize, cache));
                 }};
             }
             macro_rules! binary {
@@ -235,7 +236,8 @@ impl Vm {
                     } else {
                         save_pc!();
                         let selector = self.known.sel_at_put;
-                        flow!(self.send_from_top(selector, rv, &[iv, vv], base + $dst as usize));
+                        let cache = code!().special_cache(pc - 1);
+                        flow!(self.send_special(selector, rv, &[iv, vv], base + $dst as usize, cache));
                     }
                 }};
             }

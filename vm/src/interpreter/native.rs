@@ -6,7 +6,11 @@
 //! neither allocates nor switches processes. A primitive may do both, so the primitive hook
 //! gives the process back to the VM first and describes it afresh afterwards.
 
+use std::rc::Rc;
+
 use crate::bytecode::CacheEntry;
+use crate::heap::Body;
+use crate::interpreter::closure_slots as cl;
 use crate::jit::{self, Exit, JitConfig, JitCtx, Next};
 use crate::primitives::{self, Prim};
 use crate::value::Value;
@@ -34,6 +38,10 @@ impl Vm {
             objects_len: 0,
             small_integer: self.known.small_integer,
             small_float: self.known.small_float,
+            character: self.known.character,
+            undefined_object: self.known.undefined_object,
+            true_class: self.known.true_class,
+            false_class: self.known.false_class,
             array: self.known.array,
             epoch: 0,
             next_frame_id: 0,
@@ -84,16 +92,17 @@ impl Vm {
     }
 
     /// A send from native code to a method with a primitive (see [`JitCtx::primitive`]):
-    /// the primitive, and if it fails the method's code, as the interpreter's send does.
-    fn primitive_for_native(&mut self, entry: CacheEntry, a: usize, nargs: usize) -> Next {
+    /// the primitive, and if it fails the method's code, as the interpreter's send does. The
+    /// receiver is in register `a` and the answer goes to register `ret`.
+    fn primitive_for_native(&mut self, entry: CacheEntry, a: usize, nargs: usize, ret: usize) -> Next {
         let Some(base) = self.scheduler.state.frames.last().map(|f| f.base as usize) else { return EXIT };
-        let at = base + a;
+        let (at, ret) = (base + a, base + ret);
         // SAFETY: native code checked that the entry is from this epoch, so the method that
         // owns the code is alive (see `CacheEntry::code`).
         let callee = unsafe { &*entry.code };
-        match primitives::call(self, callee.primitive, at, nargs, at) {
+        match primitives::call(self, callee.primitive, at, nargs, ret) {
             Ok(v) => {
-                if let Some(slot) = self.scheduler.state.stack.get_mut(at) {
+                if let Some(slot) = self.scheduler.state.stack.get_mut(ret) {
                     *slot = v;
                 }
                 return go_on(self.regs_at(base));
@@ -103,11 +112,70 @@ impl Vm {
                 if usize::from(callee.num_args) != nargs {
                     self.fatal_error("wrong number of arguments for method");
                 } else if let Some(code) = self.code_of(entry.method) {
-                    self.activate(entry.method, code, at, at, Value::NIL, None);
+                    self.activate(entry.method, code, at, ret, Value::NIL, None);
                 }
             }
         }
         self.native_entry_of_top()
+    }
+
+    /// `value`, `value:`, ... sent from native code to a BlockClosure: the block's frame
+    /// pushed as native code pushes a method's, without handing the process back, and its
+    /// native entry (or an exit, for the interpreter to warm it up). `None` leaves it to the
+    /// general primitive path: not a closure, wrong arguments, a stub, no room for the frame.
+    fn closure_for_native(
+        &mut self,
+        ctx: &mut JitCtx,
+        regs: *mut Value,
+        a: usize,
+        nargs: usize,
+        ret: usize,
+    ) -> Option<Next> {
+        // SAFETY: `regs` is the sending frame's window, inside the stack `ctx` describes.
+        let base = usize::try_from(unsafe { regs.offset_from(ctx.stack) }).ok()?;
+        let at = base + a;
+        let stack = &mut self.scheduler.state.stack;
+        let closure = *stack.get(at)?;
+        let obj = self.heap.get(closure)?;
+        if obj.class != self.known.block_closure {
+            return None;
+        }
+        let slots = obj.slots()?;
+        let slot = |i: usize| slots.get(i).copied().unwrap_or(Value::NIL);
+        let (method, receiver) = (slot(cl::METHOD), slot(cl::RECEIVER));
+        let index = usize::try_from(slot(cl::INDEX).as_int()?).ok()?;
+        let home = u64::try_from(slot(cl::HOME).as_int()?).ok()?;
+        let copied = slots.get(cl::SIZE..)?;
+        let code = match &self.heap.get(method)?.body {
+            Body::Method(m) => Rc::as_ptr(m.blocks.get(index)?),
+            _ => return None,
+        };
+        // SAFETY: the block's code belongs to `method`, which the closure keeps alive.
+        let callee = unsafe { &*code };
+        let first_copied = at + 1 + nargs;
+        let top = (at + usize::from(callee.frame_size)).max(first_copied + copied.len());
+        let room = ctx.frames_len < ctx.frames_cap && ctx.frames_len < ctx.depth_limit && top <= stack.len();
+        if usize::from(callee.num_args) != nargs || copied.len() != usize::from(callee.num_copied) || !room {
+            return None;
+        }
+        stack[at] = receiver;
+        stack.get_mut(first_copied..first_copied + copied.len())?.copy_from_slice(copied);
+        let first_temp = first_copied + copied.len();
+        stack.get_mut(first_temp..first_temp + usize::from(callee.num_temps))?.fill(Value::NIL);
+        let id = ctx.next_frame_id;
+        ctx.next_frame_id += 1;
+        // SAFETY: below the capacity native code was given; native code pushes frames there
+        // the same way, and `take_back` makes them part of the vector.
+        unsafe {
+            let frame = ctx.frames.add(ctx.frames_len);
+            crate::process::write_frame(frame, code, method, closure, at as u32, (base + ret) as u32, id, home);
+        }
+        ctx.frames_len += 1;
+        match callee.native.entry(0) {
+            // SAFETY: `at` is within the stack (checked above).
+            Some(entry) => Some(Next { entry, regs: unsafe { ctx.stack.add(at) } }),
+            None => Some(EXIT),
+        }
     }
 
     /// `signal` and `wait` sent from native code, the process switch path kept short: what
@@ -170,6 +238,7 @@ unsafe extern "sysv64" fn native_primitive(
     regs: *mut Value,
     a: u64,
     nargs: u64,
+    ret: u64,
 ) -> Next {
     // SAFETY: native code passes the context `run_native` made, whose `vm` is the VM that
     // entered native code and is not otherwise in use while native code runs.
@@ -178,6 +247,11 @@ unsafe extern "sysv64" fn native_primitive(
     let entry = unsafe { *entry };
     // SAFETY: as for `entry`, and native code checked the epoch.
     let primitive = unsafe { (*entry.code).primitive };
+    if primitive == primitives::BLOCK_VALUE
+        && let Some(next) = vm.closure_for_native(ctx, regs, a as usize, nargs as usize, ret as usize)
+    {
+        return next;
+    }
     if nargs == 0 && matches!(primitive, primitives::SEMAPHORE_SIGNAL | primitives::SEMAPHORE_WAIT) {
         // SAFETY: `regs` is the sending frame's window and `a` a verified register of it.
         let semaphore = unsafe { *regs.add(a as usize) };
@@ -186,7 +260,7 @@ unsafe extern "sysv64" fn native_primitive(
         }
     }
     vm.take_back(ctx);
-    let outcome = vm.primitive_for_native(entry, a as usize, nargs as usize);
+    let outcome = vm.primitive_for_native(entry, a as usize, nargs as usize, ret as usize);
     vm.describe(ctx);
     outcome
 }

@@ -58,6 +58,16 @@ pub(crate) struct Native {
     entries: Box<[usize]>,
 }
 
+impl Native {
+    /// Where the machine code is: its start and length.
+    fn range(&self) -> Option<(usize, usize)> {
+        #[cfg(target_arch = "x86_64")]
+        return Some((self._buffer.ptr(dynasmrt::AssemblyOffset(0)) as usize, self._buffer.len()));
+        #[cfg(not(target_arch = "x86_64"))]
+        None
+    }
+}
+
 /// Per-code JIT state: the entry table native code reads, the native code, and a counter.
 #[derive(Default)]
 pub struct NativeSlot {
@@ -136,11 +146,36 @@ fn warm_slow(code: &CompiledCode, threshold: u32, compiled: &mut usize) -> bool 
     let native = compile(code);
     if let Some(n) = &native {
         slot.table.set(n.entries.as_ptr());
+        perf_map::note(code, n);
     }
     let ok = native.is_some();
     *compiled += usize::from(ok);
     let _ = slot.native.set(native);
     ok
+}
+
+/// With `ONYX_PERF_MAP` set, each method compiled is named in `/tmp/perf-PID.map`, where
+/// Linux's `perf report` finds the names of code it did not load from a file.
+mod perf_map {
+    use std::io::Write as _;
+    use std::sync::{Mutex, OnceLock};
+
+    use super::{CompiledCode, Native};
+
+    pub(super) fn note(code: &CompiledCode, native: &Native) {
+        static MAP: OnceLock<Option<Mutex<std::fs::File>>> = OnceLock::new();
+        let map = MAP.get_or_init(|| {
+            std::env::var_os("ONYX_PERF_MAP")?;
+            let path = std::env::temp_dir().join(format!("perf-{}.map", std::process::id()));
+            std::fs::File::create(path).ok().map(Mutex::new)
+        });
+        let (Some(file), Some((start, len))) = (map, native.range()) else { return };
+        let pattern = code.source.lines().next().unwrap_or("").trim();
+        let name = if code.is_block { format!("[] in {pattern}") } else { pattern.to_string() };
+        if let Ok(mut f) = file.lock() {
+            let _ = writeln!(f, "{start:x} {len:x} {name}");
+        }
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -179,6 +214,12 @@ pub(crate) struct JitCtx {
     pub small_integer: Value,
     /// The class of immediate floats.
     pub small_float: Value,
+    /// The class of Characters.
+    pub character: Value,
+    /// The classes of nil, true and false.
+    pub undefined_object: Value,
+    pub true_class: Value,
+    pub false_class: Value,
     /// The class Array.
     pub array: Value,
     /// The inline cache epoch.
@@ -218,8 +259,9 @@ pub(crate) type MakeObjectFn = unsafe extern "sysv64" fn(*mut JitCtx, *mut Value
 
 /// See [`JitCtx::primitive`]: called with the context, the send's cache entry (filled in
 /// this epoch, for a method with a primitive), the sending frame's registers, the receiver's
-/// register and the argument count.
-pub(crate) type PrimitiveFn = unsafe extern "sysv64" fn(*mut JitCtx, *const CacheEntry, *mut Value, u64, u64) -> Next;
+/// register, the argument count and the register the answer goes to.
+pub(crate) type PrimitiveFn =
+    unsafe extern "sysv64" fn(*mut JitCtx, *const CacheEntry, *mut Value, u64, u64, u64) -> Next;
 
 /// Why native code gave the frame back to the interpreter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

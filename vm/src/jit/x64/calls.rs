@@ -6,6 +6,18 @@ use dynasmrt::{DynamicLabel, DynasmApi, DynasmLabelApi, dynasm};
 use super::*;
 use crate::bytecode::quick;
 
+/// A special send to emit after the body: the message an arithmetic, comparison, `at:` or
+/// `at:put:` instruction stands for when its fast path does not apply.
+#[derive(Clone, Copy)]
+pub(super) struct SpecialSend {
+    label: DynamicLabel,
+    pc: usize,
+    receiver: u8,
+    args: [Src; 2],
+    nargs: u8,
+    ret: u8,
+}
+
 impl Gen<'_> {
     /// A send (`sup`: a super send, whose lookup starts at the superclass of the method's
     /// class). When it hits its inline cache and activates a method with native code, it
@@ -13,15 +25,11 @@ impl Gen<'_> {
     /// a method with a primitive goes through the VM's primitive hook.
     pub(super) fn send(&mut self, pc: usize, a: u8, nargs: u8, cache: u16, sup: bool) {
         let exec = self.exec(pc);
-        let check = self.stub(REASON_CHECK, pc);
         let Some(entry) = self.code.caches.get(cache as usize) else {
             asm!(self.ops; jmp =>exec);
             return;
         };
         let entry = entry.as_ptr() as i64;
-        let first_temp = reg(a) + 8 * (1 + i32::from(nargs));
-        let (caller_pc, caller_base) = (d(fl::PC) - F_SIZE, d(fl::BASE) - F_SIZE);
-        let next = self.target(pc, 0);
         if sup {
             // The class the cache is keyed on: the superclass of the method's class.
             let code = self.code as *const CompiledCode as i64;
@@ -29,30 +37,103 @@ impl Gen<'_> {
             self.slots_of(pc, false, false);
             asm!(self.ops; test rcx, rcx ; jz =>exec ; mov rcx, [rsi + d(SUPERCLASS_SLOT * 8)]);
         } else {
-            asm!(self.ops
-                // The receiver's class, for SmallIntegers, immediate floats and objects.
-                ; mov rax, [rbx + reg(a)]
-                ; mov ecx, eax
-                ; and ecx, 7
-                ; cmp ecx, 1
-                ; jne >not_int
-                ; mov rcx, [r12 + C_SMALL_INTEGER]
-                ; jmp >have_class
-                ; not_int:
-                ; cmp ecx, 5
-                ; jne >not_float
-                ; mov rcx, [r12 + C_SMALL_FLOAT]
-                ; jmp >have_class
-                ; not_float:
-                ; test ecx, ecx
-                ; jnz =>exec
-            );
-            self.object_entry(exec);
-            asm!(self.ops
-                ; mov rcx, [rdx + O_CLASS]
-                ; have_class:
-            );
+            asm!(self.ops; mov rax, [rbx + reg(a)]);
+            self.class_of_rax(exec);
         }
+        self.send_cached(pc, i32::from(a), nargs, entry, i32::from(a));
+    }
+
+    /// A label for the special send of instruction `pc` (receiver and arguments in registers
+    /// or constants, the answer into `ret`); its code is emitted after the body.
+    pub(super) fn special_send(&mut self, pc: usize, receiver: u8, args: [Src; 2], nargs: u8, ret: u8) -> DynamicLabel {
+        let label = self.ops.new_dynamic_label();
+        self.specials.push(SpecialSend { label, pc, receiver, args, nargs, ret });
+        label
+    }
+
+    /// Emits every special send asked for.
+    pub(super) fn finish_specials(&mut self) {
+        for s in std::mem::take(&mut self.specials) {
+            self.emit_special(s);
+        }
+    }
+
+    /// Copies the receiver and arguments above the frame's registers, where the interpreter
+    /// sends special selectors from too, and sends through the instruction's inline cache.
+    fn emit_special(&mut self, s: SpecialSend) {
+        let exec = self.exec(s.pc);
+        asm!(self.ops; =>s.label);
+        let Some(cache) = self.code.special_cache(s.pc) else {
+            asm!(self.ops; jmp =>exec);
+            return;
+        };
+        let entry = cache.as_ptr() as i64;
+        let top = i32::from(self.code.frame_size);
+        asm!(self.ops
+            ; lea r10, [rbx + 8 * (top + 1 + i32::from(s.nargs))]
+            ; cmp r10, [r12 + C_STACK_END]
+            ; ja =>exec
+            ; mov rax, [rbx + reg(s.receiver)]
+            ; mov [rbx + 8 * top], rax
+        );
+        for (i, &arg) in s.args.iter().take(usize::from(s.nargs)).enumerate() {
+            self.load_rcx(arg);
+            asm!(self.ops; mov [rbx + 8 * (top + 1 + i as i32)], rcx);
+        }
+        self.class_of_rax(exec);
+        self.send_cached(s.pc, top, s.nargs, entry, i32::from(s.ret));
+    }
+
+    /// The class of the value in `rax` into `rcx`, whatever it is (exits for an object
+    /// beyond the object table).
+    fn class_of_rax(&mut self, exec: DynamicLabel) {
+        asm!(self.ops
+            ; mov ecx, eax
+            ; and ecx, 7
+            ; jz >object
+            ; cmp ecx, 1
+            ; jne >not_int
+            ; mov rcx, [r12 + C_SMALL_INTEGER]
+            ; jmp >have_class
+            ; not_int:
+            ; cmp ecx, 5
+            ; jne >not_float
+            ; mov rcx, [r12 + C_SMALL_FLOAT]
+            ; jmp >have_class
+            ; not_float:
+            ; cmp ecx, 2
+            ; jne >not_char
+            ; mov rcx, [r12 + C_CHARACTER]
+            ; jmp >have_class
+            ; not_char:
+            ; mov rcx, [r12 + C_UNDEFINED_OBJECT]
+            ; cmp rax, NIL
+            ; je >have_class
+            ; mov rcx, [r12 + C_TRUE_CLASS]
+            ; cmp rax, TRUE
+            ; je >have_class
+            ; mov rcx, [r12 + C_FALSE_CLASS]
+            ; cmp rax, FALSE
+            ; je >have_class
+            ; jmp =>exec
+            ; object:
+        );
+        self.object_entry(exec);
+        asm!(self.ops
+            ; mov rcx, [rdx + O_CLASS]
+            ; have_class:
+        );
+    }
+
+    /// With the receiver's class in `rcx`: the send of instruction `pc` through the cache
+    /// `entry`, the receiver and its `nargs` arguments in registers `a` on (which may be
+    /// above the frame's own), the answer into register `ret`.
+    fn send_cached(&mut self, pc: usize, a: i32, nargs: u8, entry: i64, ret: i32) {
+        let exec = self.exec(pc);
+        let check = self.stub(REASON_CHECK, pc);
+        let first_temp = 8 * (a + 1 + i32::from(nargs));
+        let (caller_pc, caller_base) = (d(fl::PC) - F_SIZE, d(fl::BASE) - F_SIZE);
+        let next = self.target(pc, 0);
         asm!(self.ops
             // The inline cache: this class, this epoch, a method (not a primitive) taking
             // nargs arguments, with native code.
@@ -80,7 +161,7 @@ impl Gen<'_> {
             ; cmp r8, [r12 + C_FRAMES_CAP]
             ; jae =>exec
             ; movzx eax, WORD [rsi + CC_FRAME_SIZE]
-            ; lea r9, [rbx + reg(a)]
+            ; lea r9, [rbx + 8 * a]
             ; lea r10, [r9 + rax * 8]
             ; cmp r10, [r12 + C_STACK_END]
             ; ja =>exec
@@ -104,8 +185,11 @@ impl Gen<'_> {
             ; add r11, [r12 + C_FRAMES]
             ; mov DWORD [r11 + caller_pc], (pc + 1) as i32
             ; mov eax, DWORD [r11 + caller_base]
-            ; add eax, i32::from(a)
+            ; mov r10d, eax
+            ; add r10d, ret
+            ; add eax, a
             ; mov rcx, [r12 + C_NEXT_ID]
+            ; mov [r11 + d(fl::RET)], r10d
             ; lea r10, [rcx + 1]
             ; mov [r12 + C_NEXT_ID], r10
             ; mov [r11 + d(fl::CODE)], rsi
@@ -114,7 +198,6 @@ impl Gen<'_> {
             ; mov QWORD [r11 + d(fl::CLOSURE)], NIL
             ; mov DWORD [r11 + d(fl::PC)], 0
             ; mov DWORD [r11 + d(fl::BASE)], eax
-            ; mov DWORD [r11 + d(fl::RET)], eax
             ; mov [r11 + d(fl::ID)], rcx
             ; mov [r11 + d(fl::HOME)], rcx
             ; mov QWORD [r11 + d(fl::CONTEXT)], NIL
@@ -137,8 +220,9 @@ impl Gen<'_> {
             ; mov rdi, r12
             ; mov rsi, rdx
             ; mov rdx, rbx
-            ; mov ecx, i32::from(a)
+            ; mov ecx, a
             ; mov r8d, i32::from(nargs)
+            ; mov r9d, ret
             ; call QWORD [r12 + C_PRIMITIVE]
             ; mov rbx, rdx
             ; test rax, rax
@@ -147,12 +231,13 @@ impl Gen<'_> {
             ; je ->resume
             ; jmp rax
         );
-        self.quick_send(pc, a, next);
+        self.quick_send(pc, a, ret, next);
     }
 
     /// A send whose cached method is quick (`quick` in `eax`): answered here, with no frame
-    /// (see [`crate::bytecode::quick`]); the answer goes where the receiver was.
-    fn quick_send(&mut self, pc: usize, a: u8, next: DynamicLabel) {
+    /// (see [`crate::bytecode::quick`]), into register `ret`.
+    fn quick_send(&mut self, pc: usize, a: i32, ret: i32, next: DynamicLabel) {
+        let exec = self.exec(pc);
         asm!(self.ops
             ; quick:
             ; mov edi, eax
@@ -163,29 +248,35 @@ impl Gen<'_> {
             ; cmp eax, (quick::SETTER >> 16) as i32
             ; je >setter
             ; cmp eax, (quick::CONSTANT >> 16) as i32
-            ; jne =>next
-            ; mov [rbx + reg(a)], rdi
+            ; je >constant
+            // ^ self
+            ; mov rax, [rbx + 8 * a]
+            ; mov [rbx + 8 * ret], rax
+            ; jmp =>next
+            ; constant:
+            ; mov [rbx + 8 * ret], rdi
             ; jmp =>next
             ; getter:
-            ; mov rax, [rbx + reg(a)]
+            ; mov rax, [rbx + 8 * a]
         );
         self.slots_of(pc, false, false);
-        let exec = self.exec(pc);
         asm!(self.ops
             ; cmp rdi, rcx
             ; jae =>exec
             ; mov rax, [rsi + rdi * 8]
-            ; mov [rbx + reg(a)], rax
+            ; mov [rbx + 8 * ret], rax
             ; jmp =>next
             ; setter:
-            ; mov rax, [rbx + reg(a)]
+            ; mov rax, [rbx + 8 * a]
         );
         self.slots_of(pc, false, true);
         asm!(self.ops
             ; cmp rdi, rcx
             ; jae =>exec
-            ; mov r8, [rbx + reg(a) + 8]
+            ; mov r8, [rbx + 8 * (a + 1)]
             ; mov [rsi + rdi * 8], r8
+            ; mov rax, [rbx + 8 * a]
+            ; mov [rbx + 8 * ret], rax
             ; jmp =>next
         );
     }

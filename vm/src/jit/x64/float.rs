@@ -2,8 +2,8 @@
 //! `+ - * < > <= >= = ~=` take when an operand is not a SmallInteger. Each operand is an
 //! immediate float (decoded into an SSE register) or a SmallInteger a double holds exactly;
 //! a result is stored as an immediate float when its exponent fits. Anything else (a boxed
-//! Float, a result that must be boxed, another class) exits to the interpreter, which runs
-//! the instruction again from the unchanged registers.
+//! Float, a result that must be boxed, another class) is the message's send, from the
+//! unchanged registers.
 
 use dynasmrt::{DynamicLabel, DynasmApi, DynasmLabelApi, dynasm};
 use onyx_record::word::{FLOAT_OFFSET, TAG_FLOAT, TAG_INT};
@@ -23,11 +23,12 @@ pub(super) enum FloatOut {
 #[derive(Clone, Copy)]
 pub(super) struct FloatPath {
     label: DynamicLabel,
-    pc: usize,
     op: BinOp,
     x: u8,
     y: Src,
     out: FloatOut,
+    /// Where anything but immediate floats and SmallIntegers goes: the message's send.
+    slow: DynamicLabel,
 }
 
 /// Whether immediate floats take a native path for `op`.
@@ -41,12 +42,19 @@ pub(super) fn has_float_path(op: BinOp) -> bool {
 /// The largest SmallInteger magnitude a double holds exactly, 2^53.
 const EXACT: i64 = 1 << 53;
 
+/// In `r13`: what rebases a rotated double's exponent (`onyx_record::word::FLOAT_OFFSET`).
+pub(super) const OFFSET: i64 = FLOAT_OFFSET as i64;
+/// In `r14`: the smallest rotated double an immediate holds, but zero (exponent 897).
+pub(super) const LOW: i64 = (897_u64 << 53) as i64;
+/// In `r15`: how far above [`LOW`] the rotated doubles immediates hold go (255 exponents).
+pub(super) const SPAN: i64 = (255_u64 << 53) as i64;
+
 impl Gen<'_> {
-    /// A label for `op` at `pc` on operands `x` and `y` that are not both SmallIntegers; its
+    /// A label for `op` on operands `x` and `y` that are not both SmallIntegers; its
     /// code is emitted with the exits, after the body.
-    pub(super) fn float_path(&mut self, pc: usize, op: BinOp, x: u8, y: Src, out: FloatOut) -> DynamicLabel {
+    pub(super) fn float_path(&mut self, op: BinOp, x: u8, y: Src, out: FloatOut, slow: DynamicLabel) -> DynamicLabel {
         let label = self.ops.new_dynamic_label();
-        self.floats.push(FloatPath { label, pc, op, x, y, out });
+        self.floats.push(FloatPath { label, op, x, y, out, slow });
         label
     }
 
@@ -58,12 +66,32 @@ impl Gen<'_> {
     }
 
     fn emit_float(&mut self, p: FloatPath) {
-        let exec = self.exec(p.pc);
-        asm!(self.ops; =>p.label ; mov rax, [rbx + reg(p.x)]);
+        let exec = p.slow;
+        asm!(self.ops
+            ; =>p.label
+            ; mov rax, [rbx + reg(p.x)]
+        );
         self.load_rcx(p.y);
+        // Two immediate floats (tags 101 and 101: no other pair of tags ands to 101).
+        asm!(self.ops
+            ; mov edx, eax
+            ; and edx, ecx
+            ; and edx, 7
+            ; cmp edx, TAG_FLOAT as i32
+            ; jne >mixed
+            ; mov rdx, rax
+        );
+        self.decode_rdx(0);
+        asm!(self.ops; mov rdx, rcx);
+        self.decode_rdx(1);
+        asm!(self.ops
+            ; jmp >operands
+            ; mixed:
+        );
         self.to_double(0, exec);
         asm!(self.ops; mov rax, rcx);
         self.to_double(1, exec);
+        asm!(self.ops; operands:);
         match (p.op, p.out) {
             (BinOp::Add | BinOp::Sub | BinOp::Mul, FloatOut::Store { dst, done }) => {
                 match p.op {
@@ -86,20 +114,13 @@ impl Gen<'_> {
         }
     }
 
-    /// The operand in `rax` as a double in `xmm0` or `xmm1`: an immediate float decoded, a
-    /// SmallInteger within 2^53 converted; anything else exits.
-    fn to_double(&mut self, xmm: u8, exec: DynamicLabel) {
+    /// The immediate float in `rdx` decoded into `xmm0` or `xmm1`.
+    fn decode_rdx(&mut self, xmm: u8) {
         asm!(self.ops
-            ; mov edx, eax
-            ; and edx, 7
-            ; cmp edx, TAG_FLOAT as i32
-            ; jne >not_float
-            ; mov rdx, rax
             ; shr rdx, 3
             ; cmp rdx, 1
             ; jbe >zero
-            ; mov rsi, QWORD FLOAT_OFFSET as i64
-            ; add rdx, rsi
+            ; add rdx, r13
             ; zero:
             ; ror rdx, 1
         );
@@ -107,6 +128,19 @@ impl Gen<'_> {
             0 => asm!(self.ops; movq xmm0, rdx),
             _ => asm!(self.ops; movq xmm1, rdx),
         }
+    }
+
+    /// The operand in `rax` as a double in `xmm0` or `xmm1`: an immediate float decoded, a
+    /// SmallInteger within 2^53 converted; anything else goes to `exec`.
+    fn to_double(&mut self, xmm: u8, exec: DynamicLabel) {
+        asm!(self.ops
+            ; mov edx, eax
+            ; and edx, 7
+            ; cmp edx, TAG_FLOAT as i32
+            ; jne >not_float
+            ; mov rdx, rax
+        );
+        self.decode_rdx(xmm);
         asm!(self.ops
             ; jmp >converted
             ; not_float:
@@ -127,21 +161,22 @@ impl Gen<'_> {
         asm!(self.ops; converted:);
     }
 
-    /// `xmm0` as an immediate float in `rax`; exits when it must be boxed.
+    /// `xmm0` as an immediate float in `rax`; goes to `exec` when it must be boxed.
     fn encode_xmm0(&mut self, exec: DynamicLabel) {
         asm!(self.ops
             ; movq rax, xmm0
             ; rol rax, 1
-            ; cmp rax, 1
-            ; jbe >small
             ; mov rdx, rax
-            ; shr rdx, 53
-            ; sub edx, 897
-            ; cmp edx, 254
+            ; sub rdx, r14
+            ; cmp rdx, r15
+            ; jb >rebase
+            // Zero and negative zero are immediate too; everything else out of range is boxed.
+            ; cmp rax, 1
             ; ja =>exec
-            ; mov rsi, QWORD FLOAT_OFFSET as i64
-            ; sub rax, rsi
-            ; small:
+            ; jmp >tag
+            ; rebase:
+            ; sub rax, r13
+            ; tag:
             ; shl rax, 3
             ; or rax, TAG_FLOAT as i32
         );

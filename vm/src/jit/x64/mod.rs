@@ -2,7 +2,8 @@
 //! registers in memory, with out-of-line exits to the interpreter for every slow path.
 //!
 //! Machine registers: `rbx` points at register 0 of the running frame's window, `r12` at the
-//! [`JitCtx`]; the rest are scratch within one instruction. Native code never calls and never
+//! [`JitCtx`]; `r13`-`r15` hold the constants of immediate floats' encoding (`float.rs`);
+//! the rest are scratch within one instruction. Native code never calls and never
 //! allocates: a send that activates native code pushes the frame and jumps, and a return
 //! pops it and jumps to the caller's entry for its saved pc. The one native stack frame is
 //! the trampoline's, which every exit unwinds.
@@ -29,6 +30,7 @@ macro_rules! asm {
 mod calls;
 mod float;
 
+use calls::SpecialSend;
 use float::{FloatOut, FloatPath, has_float_path};
 
 /// An offset as an x86 displacement (every layout offset used here is small).
@@ -46,6 +48,10 @@ const C_OBJECTS: i32 = d(offset_of!(JitCtx, objects));
 const C_OBJECTS_LEN: i32 = d(offset_of!(JitCtx, objects_len));
 const C_SMALL_INTEGER: i32 = d(offset_of!(JitCtx, small_integer));
 const C_SMALL_FLOAT: i32 = d(offset_of!(JitCtx, small_float));
+const C_CHARACTER: i32 = d(offset_of!(JitCtx, character));
+const C_UNDEFINED_OBJECT: i32 = d(offset_of!(JitCtx, undefined_object));
+const C_TRUE_CLASS: i32 = d(offset_of!(JitCtx, true_class));
+const C_FALSE_CLASS: i32 = d(offset_of!(JitCtx, false_class));
 const C_ARRAY: i32 = d(offset_of!(JitCtx, array));
 const C_EPOCH: i32 = d(offset_of!(JitCtx, epoch));
 const C_NEXT_ID: i32 = d(offset_of!(JitCtx, next_frame_id));
@@ -110,6 +116,9 @@ fn trampoline() -> Option<&'static Trampoline> {
                 ; sub rsp, 8
                 ; mov r12, rdi
                 ; mov rbx, rsi
+                ; mov r13, QWORD float::OFFSET
+                ; mov r14, QWORD float::LOW
+                ; mov r15, QWORD float::SPAN
                 ; jmp rdx
             );
             let buffer = ops.finalize().ok()?;
@@ -140,6 +149,7 @@ pub(super) fn compile(code: &CompiledCode) -> Option<Native> {
         labels: Vec::new(),
         stubs: HashMap::new(),
         floats: Vec::new(),
+        specials: Vec::new(),
         invalid: false,
         code,
     };
@@ -152,6 +162,7 @@ pub(super) fn compile(code: &CompiledCode) -> Option<Native> {
         starts.push(g.instr(pc, instr).then_some(start));
     }
     g.finish_floats();
+    g.finish_specials();
     g.finish_stubs();
     if g.invalid {
         return None;
@@ -168,6 +179,8 @@ struct Gen<'a> {
     stubs: HashMap<(u64, usize), DynamicLabel>,
     /// Out-of-line float arithmetic and comparisons.
     floats: Vec<FloatPath>,
+    /// Out-of-line sends of special selectors.
+    specials: Vec<SpecialSend>,
     /// Set when the code jumps outside itself: it is not compiled.
     invalid: bool,
     code: &'a CompiledCode,
@@ -245,12 +258,12 @@ impl Gen<'_> {
             Instr::BinImm { op, dst, x, imm } => {
                 return self.binary(pc, op, dst, x, Src::Const(Value::small(i64::from(imm))));
             }
-            Instr::CmpJump { op, x, y, sense, offset, .. } => {
-                return self.compare_and_branch(pc, op, x, Src::Reg(y), sense, offset);
+            Instr::CmpJump { op, x, y, t, sense, offset } => {
+                return self.compare_and_branch(pc, op, x, Src::Reg(y), t, (sense, offset));
             }
-            Instr::CmpImmJump { op, x, imm, sense, offset, .. } => {
+            Instr::CmpImmJump { op, x, imm, t, sense, offset } => {
                 let y = Src::Const(Value::small(i64::from(imm)));
-                return self.compare_and_branch(pc, op, x, y, sense, offset);
+                return self.compare_and_branch(pc, op, x, y, t, (sense, offset));
             }
             Instr::AtPut { dst, r, i, v } => self.at_put(pc, dst, r, i, Src::Reg(v)),
             Instr::AtPutLit { dst, r, i, lit } => {
@@ -351,29 +364,30 @@ impl Gen<'_> {
     }
 
     fn binary(&mut self, pc: usize, op: BinOp, dst: u8, x: u8, y: Src) -> bool {
+        // Whatever the fast paths do not do is the message's send.
+        let slow = self.special_send(pc, x, [y, y], 1, dst);
         if op == BinOp::At {
-            self.at(pc, dst, x, y);
+            self.at(slow, dst, x, y);
             return true;
         }
         asm!(self.ops; mov rax, [rbx + reg(x)]);
         self.load_rcx(y);
-        let exec = self.exec(pc);
         let done = self.ops.new_dynamic_label();
         let otherwise =
-            if has_float_path(op) { self.float_path(pc, op, x, y, FloatOut::Store { dst, done }) } else { exec };
+            if has_float_path(op) { self.float_path(op, x, y, FloatOut::Store { dst, done }, slow) } else { slow };
         self.check_ints(otherwise, matches!(y, Src::Const(_)));
         match op {
-            BinOp::Add => asm!(self.ops; sub rax, 1 ; add rax, rcx ; jo =>exec ; mov [rbx + reg(dst)], rax),
-            BinOp::Sub => asm!(self.ops; sub rax, rcx ; jo =>exec ; add rax, 1 ; mov [rbx + reg(dst)], rax),
+            BinOp::Add => asm!(self.ops; sub rax, 1 ; add rax, rcx ; jo =>slow ; mov [rbx + reg(dst)], rax),
+            BinOp::Sub => asm!(self.ops; sub rax, rcx ; jo =>slow ; add rax, 1 ; mov [rbx + reg(dst)], rax),
             BinOp::Mul => asm!(self.ops
-                ; sub rax, 1 ; sar rcx, 3 ; imul rax, rcx ; jo =>exec ; add rax, 1
+                ; sub rax, 1 ; sar rcx, 3 ; imul rax, rcx ; jo =>slow ; add rax, 1
                 ; mov [rbx + reg(dst)], rax
             ),
             BinOp::BitAnd => asm!(self.ops; and rax, rcx ; mov [rbx + reg(dst)], rax),
             BinOp::BitOr => asm!(self.ops; or rax, rcx ; mov [rbx + reg(dst)], rax),
             BinOp::BitXor => asm!(self.ops; xor rax, rcx ; or rax, 1 ; mov [rbx + reg(dst)], rax),
-            BinOp::Div | BinOp::Mod => self.floor_divide(pc, op == BinOp::Div, dst),
-            BinOp::BitShift => self.bit_shift(pc, dst),
+            BinOp::Div | BinOp::Mod => self.floor_divide(slow, op == BinOp::Div, dst),
+            BinOp::BitShift => self.bit_shift(slow, dst),
             _ => {
                 let cond = Cond::of(op).unwrap_or(Cond::E);
                 asm!(self.ops; cmp rax, rcx);
@@ -386,13 +400,12 @@ impl Gen<'_> {
 
     /// `//` or `\\` of the SmallIntegers in `rax` and `rcx`: rounding toward negative
     /// infinity, as Smalltalk does; exits for a zero divisor or a result beyond SmallInteger.
-    fn floor_divide(&mut self, pc: usize, quotient: bool, dst: u8) {
-        let exec = self.exec(pc);
+    fn floor_divide(&mut self, slow: DynamicLabel, quotient: bool, dst: u8) {
         asm!(self.ops
             ; sar rax, 3
             ; sar rcx, 3
             ; test rcx, rcx
-            ; jz =>exec
+            ; jz =>slow
             ; cqo
             ; idiv rcx
             // Truncated to floored: when the remainder's sign differs from the divisor's.
@@ -408,24 +421,23 @@ impl Gen<'_> {
         if !quotient {
             asm!(self.ops; mov rax, rdx);
         }
-        self.tag_checked(pc, dst);
+        self.tag_checked(slow, dst);
     }
 
     /// `rax bitShift: rcx` for shifts that stay SmallIntegers (right shifts always do).
-    fn bit_shift(&mut self, pc: usize, dst: u8) {
-        let exec = self.exec(pc);
+    fn bit_shift(&mut self, slow: DynamicLabel, dst: u8) {
         asm!(self.ops
             ; sar rax, 3
             ; sar rcx, 3
             ; js >right
             ; cmp rcx, 63
-            ; ja =>exec
+            ; ja =>slow
             ; mov rsi, rax
             ; shl rsi, cl
             ; mov rdi, rsi
             ; sar rdi, cl
             ; cmp rdi, rax
-            ; jne =>exec
+            ; jne =>slow
             ; mov rax, rsi
             ; jmp >shifted
             ; right:
@@ -437,25 +449,27 @@ impl Gen<'_> {
             ; sar rax, cl
             ; shifted:
         );
-        self.tag_checked(pc, dst);
+        self.tag_checked(slow, dst);
     }
 
-    /// `R[dst] :=` the integer in `rax` as a SmallInteger; exits if it does not fit.
-    fn tag_checked(&mut self, pc: usize, dst: u8) {
-        let exec = self.exec(pc);
+    /// `R[dst] :=` the integer in `rax` as a SmallInteger; goes to `slow` if it does not fit.
+    fn tag_checked(&mut self, slow: DynamicLabel, dst: u8) {
         asm!(self.ops
             ; mov rsi, rax
             ; shl rsi, 3
             ; mov rdi, rsi
             ; sar rdi, 3
             ; cmp rdi, rax
-            ; jne =>exec
+            ; jne =>slow
             ; or rsi, 1
             ; mov [rbx + reg(dst)], rsi
         );
     }
 
-    fn compare_and_branch(&mut self, pc: usize, op: BinOp, x: u8, y: Src, sense: bool, offset: i16) -> bool {
+    /// `x op y`, jumping by `offset` when it is `sense`; a send answers into `t`, which the
+    /// next instruction tests.
+    fn compare_and_branch(&mut self, pc: usize, op: BinOp, x: u8, y: Src, t: u8, branch: (bool, i16)) -> bool {
+        let (sense, offset) = branch;
         let Some(cond) = Cond::of(op) else {
             let word = exit_word(REASON_EXEC, pc);
             asm!(self.ops; mov rax, QWORD word ; jmp ->exit);
@@ -466,7 +480,8 @@ impl Gen<'_> {
         self.load_rcx(y);
         let taken = self.ops.new_dynamic_label();
         let skip = self.target(pc, 1);
-        let floats = self.float_path(pc, op, x, y, FloatOut::Branch { taken, skip, sense });
+        let slow = self.special_send(pc, x, [y, y], 1, t);
+        let floats = self.float_path(op, x, y, FloatOut::Branch { taken, skip, sense }, slow);
         self.check_ints(floats, matches!(y, Src::Const(_)));
         asm!(self.ops; cmp rax, rcx);
         match cond {
@@ -514,6 +529,11 @@ impl Gen<'_> {
     /// interpreter's).
     fn slots_of(&mut self, pc: usize, array: bool, store: bool) {
         let exec = self.exec(pc);
+        self.slots_in(exec, array, store);
+    }
+
+    /// [`Gen::slots_of`], going to `exec` where it would exit.
+    fn slots_in(&mut self, exec: DynamicLabel, array: bool, store: bool) {
         let flags = i32::from(if store { NOT_LOADED | PERSISTENT } else { NOT_LOADED });
         asm!(self.ops; test al, 7 ; jnz =>exec);
         self.object_entry(exec);
@@ -564,44 +584,42 @@ impl Gen<'_> {
         }
     }
 
-    /// Exits unless `rdi` holds a SmallInteger; turns it into a 0-based index.
-    fn index_in_rdi(&mut self, pc: usize) {
-        let exec = self.exec(pc);
+    /// Goes to `slow` unless `rdi` holds a SmallInteger; turns it into a 0-based index.
+    fn index_in_rdi(&mut self, slow: DynamicLabel) {
         asm!(self.ops
             ; lea rdx, [rdi - 1]
             ; test dl, 7
-            ; jnz =>exec
+            ; jnz =>slow
             ; sar rdi, 3
             ; sub rdi, 1
         );
     }
 
-    /// `R[dst] := R[x] at: y` for Arrays.
-    fn at(&mut self, pc: usize, dst: u8, x: u8, y: Src) {
-        let exec = self.exec(pc);
+    /// `R[dst] := R[x] at: y` for Arrays; anything else goes to `slow`.
+    fn at(&mut self, slow: DynamicLabel, dst: u8, x: u8, y: Src) {
         match y {
             Src::Reg(r) => asm!(self.ops; mov rdi, [rbx + reg(r)]),
             Src::Const(v) => asm!(self.ops; mov rdi, QWORD v.bits() as i64),
         }
-        self.index_in_rdi(pc);
+        self.index_in_rdi(slow);
         asm!(self.ops; mov rax, [rbx + reg(x)]);
-        self.slots_of(pc, true, false);
+        self.slots_in(slow, true, false);
         asm!(self.ops
             ; cmp rdi, rcx
-            ; jae =>exec
+            ; jae =>slow
             ; mov rax, [rsi + rdi * 8]
             ; mov [rbx + reg(dst)], rax
         );
     }
 
-    /// `R[dst] := R[r] at: R[i] put: v` for Arrays.
+    /// `R[dst] := R[r] at: R[i] put: v` for Arrays; anything else is the message's send.
     fn at_put(&mut self, pc: usize, dst: u8, r: u8, i: u8, v: Src) {
-        let exec = self.exec(pc);
+        let slow = self.special_send(pc, r, [Src::Reg(i), v], 2, dst);
         asm!(self.ops; mov rdi, [rbx + reg(i)]);
-        self.index_in_rdi(pc);
+        self.index_in_rdi(slow);
         asm!(self.ops; mov rax, [rbx + reg(r)]);
-        self.slots_of(pc, true, true);
-        asm!(self.ops; cmp rdi, rcx ; jae =>exec);
+        self.slots_in(slow, true, true);
+        asm!(self.ops; cmp rdi, rcx ; jae =>slow);
         self.load_r8(v);
         asm!(self.ops
             ; mov [rsi + rdi * 8], r8
