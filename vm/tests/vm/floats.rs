@@ -18,6 +18,7 @@ const PROBE: &[&str] = &[
     "FloatProbe compile: 'ops: a with: b ^ {a + b. a - b. a * b. a < b. a > b. a <= b. a >= b. a = b. a ~= b}'",
     "FloatProbe compile: 'countBelow: limit from: f step: d | n y | n := 0. y := f. [y < limit] whileTrue: [y := y + d. n := n + 1]. ^ n'",
     "FloatProbe compile: 'mandel: c | zr zi t k | zr := 0.0. zi := 0.0. k := 0. [k < 50 and: [(zr * zr) + (zi * zi) <= 4.0]] whileTrue: [t := (zr * zr) - (zi * zi) + c. zi := 2.0 * zr * zi. zr := t. k := k + 1]. ^ k'",
+    "FloatProbe compile: 'chain: a with: b and: c ^ {a * b + c. c + (a * b). a * b * (a * b). a * b < c}'",
     "FloatProbe compile: 'accumulate: n | p | p := FloatProbe new x: 0.0; yourself. 1 to: n do: [:i | p x: p x + 0.25]. ^ p x'",
 ];
 
@@ -100,6 +101,19 @@ const CASES: &[(&str, &str)] = &[
         "#(50 50 50 50 50 50 50 50 50 50 50 50 50 50 50 50 50 50 50 50 50 50 50 12 7 5 4 3 3 3 3 2 2 2 2 2 2 2 2 2 2)",
     ),
     ("FloatProbe new accumulate: 1000", "250.0"),
+    // A float result the next instruction takes straight from the register it was made in,
+    // beside operands that are not immediate floats.
+    ("FloatProbe new chain: 1.5 with: 2.0 and: 0.25", "#(3.25 3.25 9.0 false)"),
+    ("FloatProbe new chain: 1.5 with: 2.0 and: 3", "#(6.0 6.0 9.0 false)"),
+    ("FloatProbe new chain: 1.5 with: 2.0 and: 1/2", "#(3.5 3.5 9.0 false)"),
+    (
+        "FloatProbe new chain: 1.0e30 with: 1.0e30 and: 1.0",
+        "#(1.0000000000000001e60 1.0000000000000001e60 1.0000000000000003e120 false)",
+    ),
+    (
+        "[FloatProbe new chain: 1.5 with: 2.0 and: nil] on: MessageNotUnderstood do: [:e | e message selector]",
+        "#adaptToNumber:andSend:",
+    ),
 ];
 
 fn answers(jit: JitConfig) -> Vec<String> {

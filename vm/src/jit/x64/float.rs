@@ -23,12 +23,23 @@ pub(super) enum FloatOut {
 #[derive(Clone, Copy)]
 pub(super) struct FloatPath {
     label: DynamicLabel,
+    /// The instruction's pc.
+    pc: usize,
     op: BinOp,
     x: u8,
     y: Src,
     out: FloatOut,
     /// Where anything but immediate floats and SmallIntegers goes: the message's send.
     slow: DynamicLabel,
+}
+
+/// Which operands of a float path the previous instruction's float result (still in
+/// `xmm0`) is: the path is entered there without decoding it again.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Fed {
+    X,
+    Y,
+    Both,
 }
 
 /// Whether immediate floats take a native path for `op`.
@@ -52,20 +63,48 @@ pub(super) const SPAN: i64 = (255_u64 << 53) as i64;
 impl Gen<'_> {
     /// A label for `op` on operands `x` and `y` that are not both SmallIntegers; its
     /// code is emitted with the exits, after the body.
-    pub(super) fn float_path(&mut self, op: BinOp, x: u8, y: Src, out: FloatOut, slow: DynamicLabel) -> DynamicLabel {
+    pub(super) fn float_path(
+        &mut self,
+        pc: usize,
+        op: BinOp,
+        x: u8,
+        y: Src,
+        out: FloatOut,
+        slow: DynamicLabel,
+    ) -> DynamicLabel {
         let label = self.ops.new_dynamic_label();
-        self.floats.push(FloatPath { label, op, x, y, out, slow });
+        self.floats.push(FloatPath { label, pc, op, x, y, out, slow });
         label
     }
 
-    /// Emits every float path asked for.
+    /// Emits every float path asked for. A path whose float result the next instruction's
+    /// path takes as an operand goes straight on into that path with the double in `xmm0`
+    /// (the result is stored all the same): a chain of float arithmetic decodes each
+    /// intermediate result once, not at every step.
     pub(super) fn finish_floats(&mut self) {
-        for path in std::mem::take(&mut self.floats) {
-            self.emit_float(path);
+        let paths = std::mem::take(&mut self.floats);
+        let mut fed: Vec<Option<(Fed, DynamicLabel)>> = vec![None; paths.len()];
+        let mut feeds: Vec<Option<DynamicLabel>> = vec![None; paths.len()];
+        for (i, p) in paths.iter().enumerate() {
+            let (FloatOut::Store { dst, .. }, BinOp::Add | BinOp::Sub | BinOp::Mul) = (p.out, p.op) else { continue };
+            let Some(j) = paths.iter().position(|q| q.pc == p.pc + 1) else { continue };
+            let q = paths[j];
+            let how = match (q.x == dst, q.y == Src::Reg(dst)) {
+                (true, true) => Fed::Both,
+                (true, false) => Fed::X,
+                (false, true) => Fed::Y,
+                (false, false) => continue,
+            };
+            let label = self.ops.new_dynamic_label();
+            fed[j] = Some((how, label));
+            feeds[i] = Some(label);
+        }
+        for ((path, fed), feeds) in paths.into_iter().zip(fed).zip(feeds) {
+            self.emit_float(path, fed, feeds);
         }
     }
 
-    fn emit_float(&mut self, p: FloatPath) {
+    fn emit_float(&mut self, p: FloatPath, fed: Option<(Fed, DynamicLabel)>, feeds: Option<DynamicLabel>) {
         let exec = p.slow;
         asm!(self.ops
             ; =>p.label
@@ -91,6 +130,23 @@ impl Gen<'_> {
         self.to_double(0, exec);
         asm!(self.ops; mov rax, rcx);
         self.to_double(1, exec);
+        if let Some((how, label)) = fed {
+            asm!(self.ops; jmp >operands ; =>label);
+            match how {
+                Fed::Both => asm!(self.ops; movapd xmm1, xmm0),
+                Fed::X => {
+                    asm!(self.ops; movapd xmm2, xmm0);
+                    self.load_rcx(p.y);
+                    asm!(self.ops; mov rax, rcx);
+                    self.to_double(1, exec);
+                    asm!(self.ops; movapd xmm0, xmm2);
+                }
+                Fed::Y => {
+                    asm!(self.ops; movapd xmm1, xmm0 ; mov rax, [rbx + reg(p.x)]);
+                    self.to_double(0, exec);
+                }
+            }
+        }
         asm!(self.ops; operands:);
         match (p.op, p.out) {
             (BinOp::Add | BinOp::Sub | BinOp::Mul, FloatOut::Store { dst, done }) => {
@@ -100,7 +156,8 @@ impl Gen<'_> {
                     _ => asm!(self.ops; mulsd xmm0, xmm1),
                 }
                 self.encode_xmm0(exec);
-                asm!(self.ops; mov [rbx + reg(dst)], rax ; jmp =>done);
+                let next = feeds.unwrap_or(done);
+                asm!(self.ops; mov [rbx + reg(dst)], rax ; jmp =>next);
             }
             (_, FloatOut::Store { dst, done }) => {
                 self.compare(p.op);

@@ -374,7 +374,7 @@ impl Gen<'_> {
         self.load_rcx(y);
         let done = self.ops.new_dynamic_label();
         let otherwise =
-            if has_float_path(op) { self.float_path(op, x, y, FloatOut::Store { dst, done }, slow) } else { slow };
+            if has_float_path(op) { self.float_path(pc, op, x, y, FloatOut::Store { dst, done }, slow) } else { slow };
         self.check_ints(otherwise, matches!(y, Src::Const(_)));
         match op {
             BinOp::Add => asm!(self.ops; sub rax, 1 ; add rax, rcx ; jo =>slow ; mov [rbx + reg(dst)], rax),
@@ -481,7 +481,7 @@ impl Gen<'_> {
         let taken = self.ops.new_dynamic_label();
         let skip = self.target(pc, 1);
         let slow = self.special_send(pc, x, [y, y], 1, t);
-        let floats = self.float_path(op, x, y, FloatOut::Branch { taken, skip, sense }, slow);
+        let floats = self.float_path(pc, op, x, y, FloatOut::Branch { taken, skip, sense }, slow);
         self.check_ints(floats, matches!(y, Src::Const(_)));
         asm!(self.ops; cmp rax, rcx);
         match cond {
@@ -629,7 +629,7 @@ impl Gen<'_> {
 }
 
 /// An operand: a register or a constant.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Src {
     Reg(u8),
     Const(Value),
