@@ -416,7 +416,7 @@ impl Vm {
     /// WideString.
     pub fn new_string_of_codes(&mut self, codes: Vec<u32>) -> Value {
         match codes.iter().map(|&c| u8::try_from(c)).collect::<Result<Vec<u8>, _>>() {
-            Ok(bytes) => self.heap.alloc(self.known.string, 0, Body::Bytes(bytes)),
+            Ok(bytes) => self.heap.alloc(self.known.string, 0, Body::Bytes(bytes.into())),
             Err(_) => self.heap.alloc(self.known.wide_string, 0, Body::Words(codes)),
         }
     }
@@ -731,7 +731,7 @@ impl Vm {
 /// its code points.
 pub(crate) fn text_body(s: &str) -> Body {
     match s.chars().map(|c| u8::try_from(u32::from(c))).collect::<Result<Vec<u8>, _>>() {
-        Ok(bytes) => Body::Bytes(bytes),
+        Ok(bytes) => Body::Bytes(bytes.into()),
         Err(_) => Body::Words(s.chars().map(u32::from).collect()),
     }
 }

@@ -35,7 +35,7 @@ pub(crate) fn literal_value(vm: &mut Vm, lit: &Literal) -> Result<Value, String>
         }
         Literal::ByteArray(bytes) => {
             let class = vm.known.byte_array;
-            vm.heap.alloc(class, 0, Body::Bytes(bytes.clone()))
+            vm.heap.alloc(class, 0, Body::Bytes(bytes.clone().into()))
         }
     })
 }

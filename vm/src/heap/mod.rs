@@ -352,7 +352,7 @@ mod tests {
     fn collection_frees_unreachable_objects_and_reuses_their_entries() {
         let mut heap = Heap::new();
         let kept = heap.alloc(Value::NIL, 1, Body::Slots(vec![Value::NIL].into()));
-        let child = heap.alloc(Value::NIL, 0, Body::Bytes(vec![1, 2]));
+        let child = heap.alloc(Value::NIL, 0, Body::Bytes(vec![1, 2].into()));
         heap.set_slot(kept, 0, child);
         let garbage = heap.alloc(Value::NIL, 0, Body::Float(1.0));
         assert_eq!(heap.collect(&[kept]), 1);

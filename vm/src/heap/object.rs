@@ -151,7 +151,7 @@ pub enum Body {
     /// Named slots followed by indexed slots.
     Slots(Slots),
     /// Indexed bytes.
-    Bytes(Vec<u8>),
+    Bytes(Slots<u8>),
     /// Indexed 32-bit words (a WideString's code points).
     Words(Vec<u32>),
     /// A boxed Float.
@@ -207,6 +207,8 @@ impl Chunked {
 impl Body {
     /// The tag byte of [`Body::Slots`] (variants are numbered in declaration order).
     pub const SLOTS_TAG: u8 = 2;
+    /// The tag byte of [`Body::Bytes`].
+    pub const BYTES_TAG: u8 = 3;
     /// Byte offset of a variant's payload: `repr(C, u8)` puts it after the tag, aligned for
     /// the most aligned variant, which is the enum's own alignment.
     pub const PAYLOAD_OFFSET: usize = std::mem::align_of::<Body>();
@@ -315,7 +317,7 @@ impl Object {
         std::mem::size_of::<Object>()
             + match &self.body {
                 Body::Slots(s) => s.len() * 8,
-                Body::Bytes(b) => b.capacity(),
+                Body::Bytes(b) => b.len(),
                 Body::Words(w) => w.capacity() * 4,
                 Body::Large(n) => n.bits() as usize / 8 + 32,
                 Body::Process(p) => 256 + p.slots.len() * 8,

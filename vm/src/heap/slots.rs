@@ -1,57 +1,62 @@
-//! The pointer slots of an object: a fixed-length buffer of Values whose layout is fixed
-//! (`#[repr(C)]`: data pointer, then length), so that native code can index it.
+//! The indexed contents of an object whose layout native code relies on: a fixed-length
+//! buffer (`#[repr(C)]`: data pointer, then length) of Values (pointer slots) or of bytes
+//! (a String's or ByteArray's), so that native code can index it.
 //!
-//! An object's slot count never changes in place (growing a collection allocates a new
-//! object, and `become:` swaps whole bodies), so the buffer is a boxed slice, not a vector.
+//! An object's size never changes in place (growing a collection allocates a new object, and
+//! `become:` swaps whole bodies), so the buffer is a boxed slice, not a vector.
 
 use std::ops::{Deref, DerefMut};
 use std::ptr::NonNull;
 
 use crate::value::Value;
 
-/// A boxed slice of Values with a stable layout.
+/// A boxed slice with a stable layout: Values by default, bytes for byte objects.
 #[repr(C)]
-pub struct Slots {
+pub struct Slots<T = Value> {
     /// Start of the buffer (dangling when empty). Owned: made by `Box::into_raw`.
-    ptr: NonNull<Value>,
-    /// Number of Values.
+    ptr: NonNull<T>,
+    /// Number of elements.
     len: usize,
 }
 
 impl Slots {
-    /// Byte offset of the data pointer, for native code.
+    /// Byte offset of the data pointer, for native code (the same for every element type).
     pub const PTR_OFFSET: usize = std::mem::offset_of!(Slots, ptr);
     /// Byte offset of the length, for native code.
     pub const LEN_OFFSET: usize = std::mem::offset_of!(Slots, len);
 }
 
-impl From<Vec<Value>> for Slots {
-    fn from(values: Vec<Value>) -> Slots {
-        let boxed: Box<[Value]> = values.into_boxed_slice();
+// Byte objects' buffers are laid out as pointer slots are: native code reads both alike.
+const _: () = assert!(std::mem::offset_of!(Slots<u8>, ptr) == Slots::PTR_OFFSET);
+const _: () = assert!(std::mem::offset_of!(Slots<u8>, len) == Slots::LEN_OFFSET);
+
+impl<T> From<Vec<T>> for Slots<T> {
+    fn from(values: Vec<T>) -> Slots<T> {
+        let boxed: Box<[T]> = values.into_boxed_slice();
         let len = boxed.len();
-        let raw: *mut [Value] = Box::into_raw(boxed);
+        let raw: *mut [T] = Box::into_raw(boxed);
         // `Box::into_raw` never answers null.
-        let ptr = NonNull::new(raw.cast::<Value>()).unwrap_or(NonNull::dangling());
+        let ptr = NonNull::new(raw.cast::<T>()).unwrap_or(NonNull::dangling());
         Slots { ptr, len }
     }
 }
 
-impl Deref for Slots {
-    type Target = [Value];
-    fn deref(&self) -> &[Value] {
+impl<T> Deref for Slots<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
         // SAFETY: `ptr` and `len` come from a boxed slice this value owns.
         unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
     }
 }
 
-impl DerefMut for Slots {
-    fn deref_mut(&mut self) -> &mut [Value] {
+impl<T> DerefMut for Slots<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
         // SAFETY: as for `deref`; `&mut self` makes the access unique.
         unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
     }
 }
 
-impl Drop for Slots {
+impl<T> Drop for Slots<T> {
     fn drop(&mut self) {
         let raw = std::ptr::slice_from_raw_parts_mut(self.ptr.as_ptr(), self.len);
         // SAFETY: rebuilds the box `from` took apart, exactly once.
@@ -59,13 +64,13 @@ impl Drop for Slots {
     }
 }
 
-impl Clone for Slots {
-    fn clone(&self) -> Slots {
+impl<T: Clone> Clone for Slots<T> {
+    fn clone(&self) -> Slots<T> {
         Slots::from(self.to_vec())
     }
 }
 
-impl std::fmt::Debug for Slots {
+impl<T: std::fmt::Debug> std::fmt::Debug for Slots<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list().entries(self.iter()).finish()
     }
@@ -96,7 +101,8 @@ mod tests {
         let body = Body::Slots(Slots::from(vec![Value::small(7)]));
         assert_eq!(body.tag(), Body::SLOTS_TAG);
         assert_ne!(Body::Free.tag(), Body::SLOTS_TAG);
-        assert_ne!(Body::Bytes(vec![1]).tag(), Body::SLOTS_TAG);
+        assert_ne!(Body::Bytes(vec![1].into()).tag(), Body::SLOTS_TAG);
+        assert_eq!(Body::Bytes(vec![1].into()).tag(), Body::BYTES_TAG);
         let Body::Slots(s) = &body else { unreachable!() };
         let base = (&body as *const Body).cast::<u8>();
         // SAFETY: reads the data pointer of the Slots payload at the documented offset.

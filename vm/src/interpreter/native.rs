@@ -43,6 +43,8 @@ impl Vm {
             true_class: self.known.true_class,
             false_class: self.known.false_class,
             array: self.known.array,
+            string: self.known.string,
+            byte_array: self.known.byte_array,
             epoch: 0,
             next_frame_id: 0,
             countdown: i64::from(*countdown),

@@ -222,6 +222,9 @@ pub(crate) struct JitCtx {
     pub false_class: Value,
     /// The class Array.
     pub array: Value,
+    /// The classes String and ByteArray.
+    pub string: Value,
+    pub byte_array: Value,
     /// The inline cache epoch.
     pub epoch: u64,
     /// The id for the next activation.

@@ -53,7 +53,7 @@ pub(super) fn encode(vm: &Vm, v: Value, oop: Oop, naming: &impl Naming) -> Resul
     let words_of = |values: &[Value]| values.iter().map(|&x| word(x)).collect::<Result<Vec<u64>, StoneError>>();
     let (kind, words, bytes) = match &obj.body {
         Body::Slots(s) => (SLOTS, words_of(s)?, Vec::new()),
-        Body::Bytes(b) => (BYTES, Vec::new(), b.clone()),
+        Body::Bytes(b) => (BYTES, Vec::new(), b.to_vec()),
         Body::Words(w) => (WORDS, Vec::new(), w.iter().flat_map(|w| w.to_le_bytes()).collect()),
         Body::Float(f) => (FLOAT, Vec::new(), f.to_le_bytes().to_vec()),
         Body::Large(n) => (LARGE, Vec::new(), n.magnitude().to_bytes_le()),
@@ -150,7 +150,7 @@ pub(super) fn decode(vm: &mut Vm, r: &ObjectRecord, resolve: &mut impl Resolving
         SLOTS => {
             Body::Slots(values_of(vm, &r.words, resolve).map_err(|e| e.context(&format!("object {}", r.oop)))?.into())
         }
-        BYTES => Body::Bytes(r.bytes.clone()),
+        BYTES => Body::Bytes(r.bytes.clone().into()),
         WORDS => {
             let words = r.bytes.chunks_exact(4);
             if !words.remainder().is_empty() {

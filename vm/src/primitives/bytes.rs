@@ -61,7 +61,7 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
                 Some(2) => sha2::Sha256::digest(bytes).to_vec(),
                 _ => return Err(Prim::Fail),
             };
-            Ok(vm.heap.alloc(vm.known.byte_array, 0, Body::Bytes(digest)))
+            Ok(vm.heap.alloc(vm.known.byte_array, 0, Body::Bytes(digest.into())))
         }
         table::UUID_FILL_RANDOM => {
             let obj = vm.heap.get_mut(r).ok_or(Prim::Fail)?;
@@ -97,5 +97,5 @@ fn alloc_bytes(vm: &mut Vm, class: Value, bytes: Vec<u8>) -> PrimResult {
     if bytes.len() >= LARGE_ALLOCATION {
         vm.reserve(bytes.len())?;
     }
-    Ok(vm.heap.alloc(class, 0, Body::Bytes(bytes)))
+    Ok(vm.heap.alloc(class, 0, Body::Bytes(bytes.into())))
 }

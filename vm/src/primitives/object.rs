@@ -213,7 +213,7 @@ pub(crate) fn instantiate(vm: &mut Vm, class: Value, size: usize) -> PrimResult 
     }
     let body = match kind {
         Kind::Fixed | Kind::Variable | Kind::Weak => Body::Slots(vec![Value::NIL; named + size].into()),
-        Kind::Bytes => Body::Bytes(vec![0; size]),
+        Kind::Bytes => Body::Bytes(vec![0; size].into()),
         Kind::Words => Body::Words(vec![0; size]),
         Kind::Float => Body::Float(0.0),
         Kind::Semaphore => Body::Semaphore(Box::default()),

@@ -162,7 +162,7 @@ impl Vm {
         let value = match answer {
             Answer::Integer(n) => self.new_integer(n),
             Answer::Text(s) => self.new_string(&s),
-            Answer::Bytes(b) => self.heap.alloc(self.known.byte_array, 0, Body::Bytes(b)),
+            Answer::Bytes(b) => self.heap.alloc(self.known.byte_array, 0, Body::Bytes(b.into())),
             Answer::Socket(net) => Value::small(self.sockets.insert(net)),
             Answer::Nil => Value::NIL,
         };

@@ -86,7 +86,7 @@ fn new_like(vm: &mut Vm, r: Value, codes: Vec<u32>) -> Value {
     match codes.iter().map(|&c| u8::try_from(c)).collect::<Result<Vec<u8>, _>>() {
         Ok(bytes) => {
             let class = result_class(vm, r, false);
-            vm.heap.alloc(class, 0, Body::Bytes(bytes))
+            vm.heap.alloc(class, 0, Body::Bytes(bytes.into()))
         }
         Err(_) => {
             let class = result_class(vm, r, true);
@@ -139,7 +139,7 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             if let (Text::Narrow(p), Text::Narrow(q)) = (p, q) {
                 let joined = [p, q].concat();
                 let class = result_class(vm, r, false);
-                return Ok(vm.heap.alloc(class, 0, Body::Bytes(joined)));
+                return Ok(vm.heap.alloc(class, 0, Body::Bytes(joined.into())));
             }
             let codes: Vec<u32> = p.codes().chain(q.codes()).collect();
             Ok(new_like(vm, r, codes))
@@ -206,7 +206,7 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             // asByteArray / asString between byte classes
             let b = vm.heap.bytes(r).map(<[u8]>::to_vec).ok_or(Prim::Fail)?;
             let class = if index == table::STRING_AS_BYTE_ARRAY { vm.known.byte_array } else { vm.known.string };
-            Ok(vm.heap.alloc(class, 0, Body::Bytes(b)))
+            Ok(vm.heap.alloc(class, 0, Body::Bytes(b.into())))
         }
         table::STRING_QUOTED => {
             let size = text(vm, r)?.len() + 2;

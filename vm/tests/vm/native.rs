@@ -71,6 +71,16 @@ const CASES: &[&str] = &[
     "JitProbe new at: 2 in: #(10 20 30)",
     "JitProbe new at: 2 in: 'abc'",
     "JitProbe new at: 2 in: (OrderedCollection with: 5 with: 6)",
+    "JitProbe new at: 2 in: #[7 8 9]",
+    "JitProbe new at: 2 in: #abc",
+    "JitProbe new at: 3 in: 'ab' , (String with: (Character value: 960))",
+    "| s | s := String new: 2. JitProbe new at: 1 in: s put: $x. s",
+    "| s | s := String new: 2. JitProbe new at: 2 in: s put: (Character value: 960). s",
+    "| b | b := ByteArray new: 2. JitProbe new at: 2 in: b put: 255. b",
+    "[JitProbe new at: 1 in: (ByteArray new: 2) put: 256] on: Error do: [:e | e class name]",
+    "[JitProbe new at: 1 in: (ByteArray new: 2) put: $a] on: Error do: [:e | e class name]",
+    "[JitProbe new at: 1 in: (String new: 2) put: 65] on: Error do: [:e | e class name]",
+    "[JitProbe new at: 3 in: 'ab'] on: Error do: [:e | e class name]",
     "[JitProbe new at: 0 in: #(1 2 3)] on: Error do: [:e | e class name]",
     "[JitProbe new at: 4 in: (Array new: 3)] on: Error do: [:e | e class name]",
     "[JitProbe new at: nil in: (Array new: 3)] on: Error do: [:e | e class name]",
@@ -144,15 +154,22 @@ fn stores_from_native_code_reach_the_write_barrier() {
     }
     let array = vm.evaluate("Smalltalk at: #JitTarget put: (Array new: 3)").expect("evaluates");
     let probe = vm.evaluate("Smalltalk at: #JitProbeTarget put: JitProbe new").expect("evaluates");
-    vm.heap.set_persistent(array);
-    vm.heap.set_persistent(probe);
+    let string = vm.evaluate("Smalltalk at: #JitString put: (String new: 3)").expect("evaluates");
+    let bytes = vm.evaluate("Smalltalk at: #JitBytes put: (ByteArray new: 3)").expect("evaluates");
+    for object in [array, probe, string, bytes] {
+        vm.heap.set_persistent(object);
+    }
     vm.heap.take_write_set();
     eval_in(&mut vm, "1 to: 100 do: [:i | JitProbe new at: 1 in: JitTarget put: i]").expect("runs");
     eval_in(&mut vm, "JitProbeTarget count: 100").expect("runs");
+    eval_in(&mut vm, "1 to: 100 do: [:i | JitProbe new at: 2 in: JitString put: $q]").expect("runs");
+    eval_in(&mut vm, "1 to: 100 do: [:i | JitProbe new at: 3 in: JitBytes put: i]").expect("runs");
     let written = vm.heap.take_write_set();
     assert!(written.contains(&array), "at:put: on a persistent Array");
     assert!(written.contains(&probe), "an instance variable of a persistent object");
+    assert!(written.contains(&string) && written.contains(&bytes), "at:put: on a persistent String and ByteArray");
     assert_eq!(eval_in(&mut vm, "JitTarget first").expect("evaluates"), "100");
+    assert_eq!(eval_in(&mut vm, "{JitString at: 2. JitBytes at: 3}").expect("evaluates"), "#($q 100)");
 }
 
 #[test]

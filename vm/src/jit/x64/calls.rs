@@ -34,7 +34,7 @@ impl Gen<'_> {
             // The class the cache is keyed on: the superclass of the method's class.
             let code = self.code as *const CompiledCode as i64;
             asm!(self.ops; mov rax, QWORD code ; mov rax, [rax + CC_METHOD_CLASS]);
-            self.slots_of(pc, false, false);
+            self.slots_of(pc, false);
             asm!(self.ops; test rcx, rcx ; jz =>exec ; mov rcx, [rsi + d(SUPERCLASS_SLOT * 8)]);
         } else {
             asm!(self.ops; mov rax, [rbx + reg(a)]);
@@ -259,7 +259,7 @@ impl Gen<'_> {
             ; getter:
             ; mov rax, [rbx + 8 * a]
         );
-        self.slots_of(pc, false, false);
+        self.slots_of(pc, false);
         asm!(self.ops
             ; cmp rdi, rcx
             ; jae =>exec
@@ -269,7 +269,7 @@ impl Gen<'_> {
             ; setter:
             ; mov rax, [rbx + 8 * a]
         );
-        self.slots_of(pc, false, true);
+        self.slots_of(pc, true);
         asm!(self.ops
             ; cmp rdi, rcx
             ; jae =>exec

@@ -20,6 +20,7 @@ use crate::heap::object::{NOT_LOADED, PERSISTENT};
 use crate::heap::{Body, Object, Slots};
 use crate::process::frame_layout as fl;
 use crate::value::Value;
+use onyx_record::word::{TAG_CHAR, TAG_INT};
 
 macro_rules! asm {
     ($ops:expr; $($t:tt)*) => {
@@ -53,6 +54,8 @@ const C_UNDEFINED_OBJECT: i32 = d(offset_of!(JitCtx, undefined_object));
 const C_TRUE_CLASS: i32 = d(offset_of!(JitCtx, true_class));
 const C_FALSE_CLASS: i32 = d(offset_of!(JitCtx, false_class));
 const C_ARRAY: i32 = d(offset_of!(JitCtx, array));
+const C_STRING: i32 = d(offset_of!(JitCtx, string));
+const C_BYTE_ARRAY: i32 = d(offset_of!(JitCtx, byte_array));
 const C_EPOCH: i32 = d(offset_of!(JitCtx, epoch));
 const C_NEXT_ID: i32 = d(offset_of!(JitCtx, next_frame_id));
 const C_COUNTDOWN: i32 = d(offset_of!(JitCtx, countdown));
@@ -524,22 +527,13 @@ impl Gen<'_> {
     }
 
     /// With an object reference in `rax`: exits unless it is a loaded object whose body is
-    /// pointer slots (of class Array when `array`); leaves the slots in `rsi` and their
-    /// count in `rcx`. A store also exits for persistent objects (the write barrier is the
-    /// interpreter's).
-    fn slots_of(&mut self, pc: usize, array: bool, store: bool) {
+    /// pointer slots; leaves the slots in `rsi` and their count in `rcx`. A store also exits
+    /// for persistent objects (the write barrier is the interpreter's).
+    fn slots_of(&mut self, pc: usize, store: bool) {
         let exec = self.exec(pc);
-        self.slots_in(exec, array, store);
-    }
-
-    /// [`Gen::slots_of`], going to `exec` where it would exit.
-    fn slots_in(&mut self, exec: DynamicLabel, array: bool, store: bool) {
         let flags = i32::from(if store { NOT_LOADED | PERSISTENT } else { NOT_LOADED });
         asm!(self.ops; test al, 7 ; jnz =>exec);
         self.object_entry(exec);
-        if array {
-            asm!(self.ops; mov rsi, [r12 + C_ARRAY] ; cmp [rdx + O_CLASS], rsi ; jne =>exec);
-        }
         asm!(self.ops
             ; test WORD [rdx + O_FLAGS], flags as i16
             ; jnz =>exec
@@ -566,7 +560,7 @@ impl Gen<'_> {
     /// Slot `index` of the object in `rax`.
     fn fixed_slot(&mut self, pc: usize, index: i32, access: Access) {
         let exec = self.exec(pc);
-        self.slots_of(pc, false, matches!(access, Access::Store(..)));
+        self.slots_of(pc, matches!(access, Access::Store(..)));
         asm!(self.ops; cmp rcx, index ; jbe =>exec);
         match access {
             Access::Load(dst) => asm!(self.ops; mov rax, [rsi + index * 8] ; mov [rbx + reg(dst)], rax),
@@ -584,6 +578,13 @@ impl Gen<'_> {
         }
     }
 
+    fn load_r9(&mut self, src: Src) {
+        match src {
+            Src::Reg(r) => asm!(self.ops; mov r9, [rbx + reg(r)]),
+            Src::Const(v) => asm!(self.ops; mov r9, QWORD v.bits() as i64),
+        }
+    }
+
     /// Goes to `slow` unless `rdi` holds a SmallInteger; turns it into a 0-based index.
     fn index_in_rdi(&mut self, slow: DynamicLabel) {
         asm!(self.ops
@@ -595,7 +596,8 @@ impl Gen<'_> {
         );
     }
 
-    /// `R[dst] := R[x] at: y` for Arrays; anything else goes to `slow`.
+    /// `R[dst] := R[x] at: y` for Arrays, Strings and ByteArrays; anything else goes to
+    /// `slow`.
     fn at(&mut self, slow: DynamicLabel, dst: u8, x: u8, y: Src) {
         match y {
             Src::Reg(r) => asm!(self.ops; mov rdi, [rbx + reg(r)]),
@@ -603,27 +605,85 @@ impl Gen<'_> {
         }
         self.index_in_rdi(slow);
         asm!(self.ops; mov rax, [rbx + reg(x)]);
-        self.slots_in(slow, true, false);
+        self.indexed_body(slow, false);
         asm!(self.ops
             ; cmp rdi, rcx
             ; jae =>slow
+            ; test r8d, r8d
+            ; jnz >bytes
             ; mov rax, [rsi + rdi * 8]
+            ; jmp >loaded
+            ; bytes:
+            ; movzx eax, BYTE [rsi + rdi]
+            ; shl rax, 3
+            ; or rax, r8
+            ; loaded:
             ; mov [rbx + reg(dst)], rax
         );
     }
 
-    /// `R[dst] := R[r] at: R[i] put: v` for Arrays; anything else is the message's send.
+    /// With an object reference in `rax`: goes to `slow` unless it is a loaded Array, String
+    /// or ByteArray (not persistent, for a store); leaves its elements in `rsi`, their count
+    /// in `rcx`, and in `r8` 0 for an Array or the tag its bytes are read with (Character or
+    /// SmallInteger).
+    fn indexed_body(&mut self, slow: DynamicLabel, store: bool) {
+        let flags = i32::from(if store { NOT_LOADED | PERSISTENT } else { NOT_LOADED });
+        asm!(self.ops; test al, 7 ; jnz =>slow);
+        self.object_entry(slow);
+        asm!(self.ops
+            ; test WORD [rdx + O_FLAGS], flags as i16
+            ; jnz =>slow
+            ; mov rcx, [rdx + O_CLASS]
+            ; xor r8d, r8d
+            ; cmp rcx, [r12 + C_ARRAY]
+            ; je >slots
+            ; mov r8d, TAG_CHAR as i32
+            ; cmp rcx, [r12 + C_STRING]
+            ; je >bytes
+            ; mov r8d, TAG_INT as i32
+            ; cmp rcx, [r12 + C_BYTE_ARRAY]
+            ; jne =>slow
+            ; bytes:
+            ; cmp BYTE [rdx + O_BODY], Body::BYTES_TAG as i8
+            ; jne =>slow
+            ; jmp >body
+            ; slots:
+            ; cmp BYTE [rdx + O_BODY], Body::SLOTS_TAG as i8
+            ; jne =>slow
+            ; body:
+            ; mov rsi, [rdx + O_SLOTS_PTR]
+            ; mov rcx, [rdx + O_SLOTS_LEN]
+        );
+    }
+
+    /// `R[dst] := R[r] at: R[i] put: v` for Arrays, Strings (a Character of a byte) and
+    /// ByteArrays (a SmallInteger of a byte); anything else is the message's send.
     fn at_put(&mut self, pc: usize, dst: u8, r: u8, i: u8, v: Src) {
         let slow = self.special_send(pc, r, [Src::Reg(i), v], 2, dst);
         asm!(self.ops; mov rdi, [rbx + reg(i)]);
         self.index_in_rdi(slow);
         asm!(self.ops; mov rax, [rbx + reg(r)]);
-        self.slots_in(slow, true, true);
+        self.indexed_body(slow, true);
         asm!(self.ops; cmp rdi, rcx ; jae =>slow);
-        self.load_r8(v);
+        self.load_r9(v);
         asm!(self.ops
-            ; mov [rsi + rdi * 8], r8
-            ; mov [rbx + reg(dst)], r8
+            ; test r8d, r8d
+            ; jnz >bytes
+            ; mov [rsi + rdi * 8], r9
+            ; jmp >stored
+            // A byte: the value's tag must be the body's, its payload below 256.
+            ; bytes:
+            ; mov eax, r9d
+            ; and eax, 7
+            ; cmp eax, r8d
+            ; jne =>slow
+            ; mov rax, r9
+            ; shr rax, 3
+            ; cmp rax, 255
+            ; ja =>slow
+            ; mov [rsi + rdi], al
+            ; stored:
+            ; mov [rbx + reg(dst)], r9
         );
     }
 }
