@@ -90,7 +90,7 @@ mod tests {
             unsafe { *((&s as *const Slots).cast::<u8>().add(Slots::LEN_OFFSET).cast::<usize>()) },
         ];
         assert_eq!(words, [s.as_ptr() as usize, 3]);
-        let empty = Slots::from(Vec::new());
+        let empty: Slots = Slots::from(Vec::new());
         assert!(empty.is_empty());
         assert_eq!(s.clone().len(), 3);
     }
