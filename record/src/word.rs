@@ -138,7 +138,7 @@ mod tests {
         let smallest = 2f64.powi(-126);
         let below = 2f64.powi(-127);
         let largest = f64::from_bits(2f64.powi(129).to_bits() - 1);
-        for f in [0.0, -0.0, 1.0, -1.5, 0.1, 3.0e38, -1.0e-38, smallest, -smallest, largest, -largest] {
+        for f in [0.0, -0.0, 1.0, -1.5, 0.1, 3.0e38, -1.0e-37, smallest, -smallest, largest, -largest] {
             let w = float_word(f).unwrap_or_else(|| panic!("{f:e} should be immediate"));
             assert_eq!(w & TAG_MASK, TAG_FLOAT);
             assert_eq!(word_float(w).to_bits(), f.to_bits(), "{f:e}");
