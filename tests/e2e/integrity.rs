@@ -90,10 +90,11 @@ fn a_record_a_gem_cannot_use_already_on_disk_is_named_when_touched_and_harms_not
     let dir = tempfile::tempdir().expect("a temp dir");
     let repo = dir.path().join("repo");
     let stone = StoneProcess::start(&repo);
-    let (ok, _, err) = eval(&stone, "Smalltalk at: #Fragile put: 1.25. System commitTransaction");
+    let (ok, _, err) = eval(&stone, "Smalltalk at: #Fragile put: 1.0e300. System commitTransaction");
     assert!(ok, "{err}");
     assert!(stone.stop());
-    // The Float's record, made three bytes long behind the stone's back.
+    // The Float's record (a boxed one: its exponent is too large for an immediate float),
+    // made three bytes long behind the stone's back.
     let r = Repository::open(&repo).expect("opens");
     let snap = r.snapshot().expect("a snapshot");
     let float = snap
@@ -101,7 +102,7 @@ fn a_record_a_gem_cannot_use_already_on_disk_is_named_when_touched_and_harms_not
         .expect("objects")
         .into_iter()
         .filter_map(|oop| snap.get(oop).ok().flatten())
-        .find(|o| o.kind == FLOAT && o.bytes == 1.25f64.to_le_bytes())
+        .find(|o| o.kind == FLOAT && o.bytes == 1.0e300f64.to_le_bytes())
         .expect("the Float");
     let meta = snap.meta().expect("meta");
     drop(snap);
