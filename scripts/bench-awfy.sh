@@ -6,7 +6,8 @@
 #
 #   scripts/bench-awfy.sh [iterations] [benchmark...]
 #
-# ONYX=<another onyx> compares another build; ONYX_FLAGS=--no-jit runs the interpreter alone.
+# ONYX=<another onyx> compares another build; ONYX_FLAGS=--no-jit runs the interpreter alone;
+# ROUNDS=N runs each benchmark N times on each VM in turn (medians over all the rounds).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 iterations=${1:-5}

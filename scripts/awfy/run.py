@@ -6,10 +6,11 @@ turn, and prints each one's median time per iteration and Onyx's ratios.
     run.py AWFY_CHECKOUT WORK_DIR ITERATIONS [BENCHMARK...]
 
 Each VM runs a benchmark ITERATIONS times in one process (the harness's outer iterations,
-each of the inner iterations below); the median of those iterations is its time. A ratio is
+each of the inner iterations below), the VMs taking turns for ROUNDS rounds; the median of
+all those iterations is its time. A ratio is
 Onyx's time over the peer's: below 1 Onyx is faster. Environment: ONYX (the `onyx` to run,
 default target/release/onyx), ONYX_FLAGS (e.g. `--no-jit`), PEERS (default
-`lua5.4 luajit`).
+`lua5.4 luajit`), ROUNDS (default 1).
 """
 
 import math
@@ -61,13 +62,21 @@ def main(checkout, work, iterations, names):
     onyx = os.environ.get("ONYX", "target/release/onyx")
     flags = shlex.split(os.environ.get("ONYX_FLAGS", ""))
     peers = os.environ.get("PEERS", "lua5.4 luajit").split()
+    rounds = max(1, int(os.environ.get("ROUNDS", "1")))
     medians = {}
     for name in names:
         script = work / f"{name}.st"
         script.write_text(onyx_source(classes, name, iterations), encoding="utf-8")
-        row = {"Onyx": statistics.median(times([onyx, *flags, "run", str(script)], None))}
+        commands = {"Onyx": ([onyx, *flags, "run", str(script)], None)}
         for peer in peers:
-            row[peer] = statistics.median(times([peer, "harness.lua", name, str(iterations), str(SIZES[name])], lua))
+            commands[peer] = ([peer, "harness.lua", name, str(iterations), str(SIZES[name])], lua)
+        # The VMs take turns, round after round, so that a slow spell of the machine falls
+        # on all of them alike.
+        samples = {vm: [] for vm in commands}
+        for _ in range(rounds):
+            for vm, (command, cwd) in commands.items():
+                samples[vm] += times(command, cwd)
+        row = {vm: statistics.median(found) for vm, found in samples.items()}
         medians[name] = row
         cells = "  ".join(f"{vm} {t / 1000:9.1f} ms" for vm, t in row.items())
         print(f"{name:11} {cells}", flush=True)

@@ -19,6 +19,10 @@ use crate::vm::Vm;
 /// Exit to the interpreter, which looks at the top frame first.
 const EXIT: Next = Next { entry: Next::EXIT, regs: std::ptr::null_mut() };
 
+/// The largest `new:` [`Vm::quick_primitive`] makes (a larger one may need a collection
+/// first, which the general path makes).
+const QUICK_NEW_LIMIT: usize = 1024;
+
 /// Go on after the send, in the sending frame whose registers are at `regs`.
 fn go_on(regs: *mut Value) -> Next {
     Next { entry: Next::GO_ON, regs }
@@ -180,6 +184,65 @@ impl Vm {
         }
     }
 
+    /// The primitives parsers and string code run all the time (`=` between byte strings,
+    /// `size`, `new:`), answered without handing the process back and describing it afresh:
+    /// none of them touches frames or switches processes. `None` when the primitive is
+    /// another or its operands are not the ordinary case (a stub, a wide string, a chunked
+    /// object), which the general path answers.
+    fn quick_primitive(
+        &mut self,
+        ctx: &mut JitCtx,
+        primitive: u16,
+        regs: *mut Value,
+        a: usize,
+        nargs: usize,
+        ret: usize,
+    ) -> Option<Next> {
+        // SAFETY: `regs` is the sending frame's window; the receiver's register `a`, the
+        // argument registers after it and `ret` are verified registers of it.
+        let operand = |i: usize| unsafe { *regs.add(a + i) };
+        let answer = match (primitive, nargs) {
+            (primitives::STRING_EQUAL, 1) => Value::boolean(self.narrow_strings_equal(operand(0), operand(1))?),
+            (primitives::OBJECT_BASIC_SIZE, 0) => {
+                let obj = self.heap.get(operand(0))?;
+                match &obj.body {
+                    Body::Slots(_) | Body::Bytes(_) | Body::Words(_) => Value::small(obj.indexed_len() as i64),
+                    _ => return None,
+                }
+            }
+            (primitives::BEHAVIOR_BASIC_NEW_SIZE, 1) => {
+                let size = primitives::size_arg(operand(1)).ok()?;
+                if size > QUICK_NEW_LIMIT {
+                    return None;
+                }
+                // Allocation may grow the object table native code indexes.
+                self.take_back(ctx);
+                let made = primitives::instantiate(self, operand(0), size).ok();
+                (ctx.objects, ctx.objects_len) = self.heap.table_raw();
+                made?
+            }
+            _ => return None,
+        };
+        // SAFETY: as above.
+        unsafe { *regs.add(ret) = answer };
+        Some(go_on(regs))
+    }
+
+    /// `=` between two byte Strings or Symbols; `None` for anything else.
+    #[inline]
+    fn narrow_strings_equal(&self, receiver: Value, argument: Value) -> Option<bool> {
+        let (r, x) = (self.heap.get(receiver)?, self.heap.get(argument)?);
+        let narrow = |c: Value| c == self.known.string || c == self.known.symbol;
+        match (&r.body, &x.body) {
+            (Body::Bytes(p), Body::Bytes(q)) if narrow(r.class) && narrow(x.class) => {
+                // Byte by byte: the strings compared are mostly short, where a call of memcmp
+                // costs more than the comparison.
+                Some(p.len() == q.len() && p.iter().zip(q.iter()).all(|(a, b)| a == b))
+            }
+            _ => None,
+        }
+    }
+
     /// `signal` and `wait` sent from native code, the process switch path kept short: what
     /// touches neither frames nor the object table runs without handing the process back.
     /// The semaphore is in the send's register, which is also where its answer (itself) goes;
@@ -252,6 +315,9 @@ unsafe extern "sysv64" fn native_primitive(
     if primitive == primitives::BLOCK_VALUE
         && let Some(next) = vm.closure_for_native(ctx, regs, a as usize, nargs as usize, ret as usize)
     {
+        return next;
+    }
+    if let Some(next) = vm.quick_primitive(ctx, primitive, regs, a as usize, nargs as usize, ret as usize) {
         return next;
     }
     if nargs == 0 && matches!(primitive, primitives::SEMAPHORE_SIGNAL | primitives::SEMAPHORE_WAIT) {

@@ -62,7 +62,11 @@ pub enum Prim {
 pub type PrimResult = Result<Value, Prim>;
 
 // The interpreter tests for these primitives by number (`primitives::UNWIND_MARKER`).
-pub use table::{BLOCK_VALUE, SEMAPHORE_SIGNAL, SEMAPHORE_WAIT, UNWIND_MARKER};
+pub(crate) use object::instantiate;
+pub use table::{
+    BEHAVIOR_BASIC_NEW_SIZE, BLOCK_VALUE, OBJECT_BASIC_SIZE, SEMAPHORE_SIGNAL, SEMAPHORE_WAIT, STRING_EQUAL,
+    UNWIND_MARKER,
+};
 
 /// Runs primitive `index` for the receiver at stack index `at` and `nargs` arguments.
 pub(crate) fn call(vm: &mut Vm, index: u16, at: usize, nargs: usize, ret: usize) -> PrimResult {
