@@ -6,9 +6,10 @@
 //! neither allocates nor switches processes. A primitive may do both, so the primitive hook
 //! gives the process back to the VM first and describes it afresh afterwards.
 
+use std::cell::Cell;
 use std::rc::Rc;
 
-use crate::bytecode::CacheEntry;
+use crate::bytecode::{CacheEntry, CompiledCode, Instr};
 use crate::heap::Body;
 use crate::interpreter::closure_slots as cl;
 use crate::jit::{self, Exit, JitConfig, JitCtx, Next};
@@ -55,6 +56,7 @@ impl Vm {
             vm: std::ptr::null_mut(),
             primitive: native_primitive,
             make_object: native_make_object,
+            refill: native_refill,
         };
         self.describe(&mut ctx);
         // SAFETY: `entry` is from the top frame's code's entry table, `regs` is that frame's
@@ -273,9 +275,10 @@ impl Vm {
     }
 
     /// Where native code goes on after frames or processes changed: the top frame's native
-    /// entry and registers, or [`EXIT`] when the interpreter must look first.
+    /// entry and registers, or [`EXIT`] when the interpreter must look first (a collection
+    /// asked for, e.g. by `Smalltalk garbageCollect`, runs there before the next instruction).
     fn native_entry_of_top(&mut self) -> Next {
-        if self.watch_stopped || self.scheduler.active.is_nil() {
+        if self.watch_stopped || self.scheduler.active.is_nil() || self.heap.wants_gc() {
             return EXIT;
         }
         let Some(f) = self.scheduler.state.frames.last() else { return EXIT };
@@ -347,4 +350,45 @@ unsafe extern "sysv64" fn native_make_object(ctx: *mut JitCtx, regs: *mut Value,
         vm.make_object(instr, regs);
     }
     vm.describe(ctx);
+}
+
+/// The inline-cache refill native code calls (see [`JitCtx::refill`]).
+///
+/// # Safety
+/// Called only by native code, with the context it runs under, an inline cache of `code`
+/// (the running code, which a frame keeps alive) and the pc of the send it belongs to.
+unsafe extern "sysv64" fn native_refill(
+    ctx: *mut JitCtx,
+    entry: *const Cell<CacheEntry>,
+    class: Value,
+    code: *const CompiledCode,
+    pc: u64,
+) -> u64 {
+    // SAFETY: as for `native_primitive`.
+    let (ctx, vm) = unsafe { (&mut *ctx, &mut *(*ctx).vm) };
+    // SAFETY: as the caller promises.
+    let (entry, code) = unsafe { (&*entry, &*code) };
+    let Some(selector) = code.instrs.get(pc as usize).and_then(|i| vm.selector_sent(code, i)) else { return 0 };
+    let found = vm.lookup_code(class, selector);
+    // A lookup may bring classes and methods in from the repository, growing the table.
+    (ctx.objects, ctx.objects_len) = vm.heap.table_raw();
+    let Some((method, target)) = found else { return 0 };
+    entry.set(CacheEntry { class, method, epoch: vm.cache_epoch, code: target });
+    u64::from(u64::from(vm.cache_epoch) == ctx.epoch)
+}
+
+impl Vm {
+    /// The selector instruction `instr` of `code` sends through its inline cache (a super
+    /// send's cache is keyed on another class: none).
+    fn selector_sent(&self, code: &CompiledCode, instr: Instr) -> Option<Value> {
+        match instr {
+            Instr::Send { lit, .. } => code.literals.get(usize::from(lit)).copied(),
+            Instr::Bin { op, .. }
+            | Instr::BinImm { op, .. }
+            | Instr::CmpJump { op, .. }
+            | Instr::CmpImmJump { op, .. } => self.known.bin_selectors.get(op as usize).copied(),
+            Instr::AtPut { .. } | Instr::AtPutLit { .. } => Some(self.known.sel_at_put),
+            _ => None,
+        }
+    }
 }

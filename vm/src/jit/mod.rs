@@ -240,6 +240,11 @@ pub(crate) struct JitCtx {
     /// vector, a brace array, `thisContext`, a class): with the context, the frame's
     /// registers and the instruction's pc.
     pub make_object: MakeObjectFn,
+    /// What native code calls when a send misses its inline cache: with the context, the
+    /// cache, the receiver's class, the running code and the send's pc. Looks the method up
+    /// and fills the cache; answers 1 when the entry is good for this epoch, 0 when the
+    /// interpreter must send (nothing found, or the lookup changed the epoch).
+    pub refill: RefillFn,
 }
 
 /// Where native code goes on after the primitive hook, answered in two registers.
@@ -256,6 +261,10 @@ impl Next {
     pub const GO_ON: usize = 0;
     pub const EXIT: usize = 1;
 }
+
+/// See [`JitCtx::refill`].
+pub(crate) type RefillFn =
+    unsafe extern "sysv64" fn(*mut JitCtx, *const Cell<CacheEntry>, Value, *const CompiledCode, u64) -> u64;
 
 /// See [`JitCtx::make_object`].
 pub(crate) type MakeObjectFn = unsafe extern "sysv64" fn(*mut JitCtx, *mut Value, u64);

@@ -35,6 +35,11 @@ const PROBE: &[&str] = &[
     "JitProbeChild compile: 'printOn: aStream super printOn: aStream. aStream nextPutAll: ''!'''",
     "JitProbe compile: 'divide: x by: y ^ {x // y. x \\\\ y}'",
     "JitProbe compile: 'firstOver: n in: c c do: [:x | x > n ifTrue: [^ x]]. ^ nil'",
+    "JitProbe compile: 'kindsOf: c ^ c collect: [:x | x probeKind]'",
+    "Object compile: 'probeKind ^ #object'",
+    "Number compile: 'probeKind ^ #number'",
+    "String compile: 'probeKind ^ self size'",
+    "JitProbe compile: 'probeKind ^ a'",
     "JitProbe compile: 'sieve: size | flags count | flags := Array new: size withAll: true. count := 0. 1 to: size do: [:i | (flags at: i) ifTrue: [| k | k := i + i + 1. [k <= size] whileTrue: [flags at: k put: false. k := k + i + 1]. count := count + 1]]. ^ count'",
 ];
 
@@ -108,6 +113,11 @@ const CASES: &[&str] = &[
      [s wait. log add: #woken] forkAt: Processor activePriority + 2. \
      [log add: #signalling. s signal. log add: #signalled] forkAt: Processor activePriority + 1. log asArray",
     "(1 to: 30) inject: 0 into: [:acc :i | acc + (i bitShift: 40)]",
+    // One send site, many receiver classes: each miss refills the inline cache.
+    "(1 to: 3) collect: [:i | JitProbe new kindsOf: {1. 2.5. 'abc'. #sym. nil. 3/4. JitProbe new a: i; yourself. $a. true}]",
+    "[JitProbe new kindsOf: {1. Object new. ProtoObject new}] on: MessageNotUnderstood do: [:e | e message selector]",
+    "(1 to: 4) collect: [:i | | k | k := JitProbe new kindsOf: {i. 'ab'. i / 7}. \
+     Number compile: 'probeKind ^ #number' , i printString. k]",
 ];
 
 fn answers(jit: JitConfig) -> (Vec<String>, usize) {

@@ -40,7 +40,7 @@ impl Gen<'_> {
             asm!(self.ops; mov rax, [rbx + reg(a)]);
             self.class_of_rax(exec);
         }
-        self.send_cached(pc, i32::from(a), nargs, entry, i32::from(a));
+        self.send_cached(pc, i32::from(a), nargs, entry, i32::from(a), !sup);
     }
 
     /// A label for the special send of instruction `pc` (receiver and arguments in registers
@@ -81,7 +81,7 @@ impl Gen<'_> {
             asm!(self.ops; mov [rbx + 8 * (top + 1 + i as i32)], rcx);
         }
         self.class_of_rax(exec);
-        self.send_cached(s.pc, top, s.nargs, entry, i32::from(s.ret));
+        self.send_cached(s.pc, top, s.nargs, entry, i32::from(s.ret), true);
     }
 
     /// The class of the value in `rax` into `rcx`, whatever it is (exits for an object
@@ -127,9 +127,12 @@ impl Gen<'_> {
 
     /// With the receiver's class in `rcx`: the send of instruction `pc` through the cache
     /// `entry`, the receiver and its `nargs` arguments in registers `a` on (which may be
-    /// above the frame's own), the answer into register `ret`.
-    fn send_cached(&mut self, pc: usize, a: i32, nargs: u8, entry: i64, ret: i32) {
+    /// above the frame's own), the answer into register `ret`. A miss refills the cache
+    /// through the VM (`refill`) and goes on natively; without `refill` (a super send, keyed
+    /// on another class than the receiver's) the interpreter sends.
+    fn send_cached(&mut self, pc: usize, a: i32, nargs: u8, entry: i64, ret: i32, refill: bool) {
         let exec = self.exec(pc);
+        let miss = if refill { self.ops.new_dynamic_label() } else { exec };
         let check = self.stub(REASON_CHECK, pc);
         let first_temp = 8 * (a + 1 + i32::from(nargs));
         let (caller_pc, caller_base) = (d(fl::PC) - F_SIZE, d(fl::BASE) - F_SIZE);
@@ -139,10 +142,11 @@ impl Gen<'_> {
             // nargs arguments, with native code.
             ; mov rdx, QWORD entry
             ; cmp rcx, [rdx + E_CLASS]
-            ; jne =>exec
-            ; mov ecx, [r12 + C_EPOCH]
-            ; cmp ecx, [rdx + E_EPOCH]
-            ; jne =>exec
+            ; jne =>miss
+            ; mov r8d, [r12 + C_EPOCH]
+            ; cmp r8d, [rdx + E_EPOCH]
+            ; jne =>miss
+            ; hit:
             ; mov rsi, [rdx + E_CODE]
             ; cmp WORD [rsi + CC_PRIMITIVE], 0
             ; jne >primitive
@@ -232,6 +236,22 @@ impl Gen<'_> {
             ; jmp rax
         );
         self.quick_send(pc, a, ret, next);
+        if refill {
+            let code = self.code as *const CompiledCode as i64;
+            asm!(self.ops
+                ; =>miss
+                ; mov rdi, r12
+                ; mov rsi, rdx
+                ; mov rdx, rcx
+                ; mov rcx, QWORD code
+                ; mov r8d, pc as i32
+                ; call QWORD [r12 + C_REFILL]
+                ; test rax, rax
+                ; jz =>exec
+                ; mov rdx, QWORD entry
+                ; jmp <hit
+            );
+        }
     }
 
     /// A send whose cached method is quick (`quick` in `eax`): answered here, with no frame

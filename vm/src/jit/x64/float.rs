@@ -127,9 +127,9 @@ impl Gen<'_> {
             ; jmp >operands
             ; mixed:
         );
-        self.to_double(0, exec);
+        self.operand_double(0, exec);
         asm!(self.ops; mov rax, rcx);
-        self.to_double(1, exec);
+        self.operand_double(1, exec);
         if let Some((how, label)) = fed {
             asm!(self.ops; jmp >operands ; =>label);
             match how {
@@ -138,12 +138,12 @@ impl Gen<'_> {
                     asm!(self.ops; movapd xmm2, xmm0);
                     self.load_rcx(p.y);
                     asm!(self.ops; mov rax, rcx);
-                    self.to_double(1, exec);
+                    self.operand_double(1, exec);
                     asm!(self.ops; movapd xmm0, xmm2);
                 }
                 Fed::Y => {
                     asm!(self.ops; movapd xmm1, xmm0 ; mov rax, [rbx + reg(p.x)]);
-                    self.to_double(0, exec);
+                    self.operand_double(0, exec);
                 }
             }
         }
@@ -189,7 +189,7 @@ impl Gen<'_> {
 
     /// The operand in `rax` as a double in `xmm0` or `xmm1`: an immediate float decoded, a
     /// SmallInteger within 2^53 converted; anything else goes to `exec`.
-    fn to_double(&mut self, xmm: u8, exec: DynamicLabel) {
+    fn operand_double(&mut self, xmm: u8, exec: DynamicLabel) {
         asm!(self.ops
             ; mov edx, eax
             ; and edx, 7

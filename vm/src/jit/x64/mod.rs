@@ -61,6 +61,7 @@ const C_NEXT_ID: i32 = d(offset_of!(JitCtx, next_frame_id));
 const C_COUNTDOWN: i32 = d(offset_of!(JitCtx, countdown));
 const C_PRIMITIVE: i32 = d(offset_of!(JitCtx, primitive));
 const C_MAKE_OBJECT: i32 = d(offset_of!(JitCtx, make_object));
+const C_REFILL: i32 = d(offset_of!(JitCtx, refill));
 
 const O_SIZE: i32 = d(std::mem::size_of::<Object>());
 const O_CLASS: i32 = d(offset_of!(Object, class));
