@@ -186,8 +186,9 @@ impl Vm {
         }
     }
 
-    /// The primitives parsers and string code run all the time (`=` between byte strings,
-    /// `size`, `new:`), answered without handing the process back and describing it afresh:
+    /// The primitives object, string and number code runs all the time (`=` between byte
+    /// strings, `size`, `new` and `new:`, SmallInteger and Float arithmetic native code does
+    /// not inline, such as `&` or a Float's `/` and `sqrt`), answered without handing the process back and describing it afresh:
     /// none of them touches frames or switches processes. `None` when the primitive is
     /// another or its operands are not the ordinary case (a stub, a wide string, a chunked
     /// object), which the general path answers.
@@ -212,8 +213,26 @@ impl Vm {
                     _ => return None,
                 }
             }
-            (primitives::BEHAVIOR_BASIC_NEW_SIZE, 1) => {
-                let size = primitives::size_arg(operand(1)).ok()?;
+            (_, 0) if let Some(x) = self.float_of(operand(0)) => {
+                let f = primitives::float_elementary(primitive, x)?;
+                // A result beyond the immediate range is boxed: the table may grow.
+                let made = self.new_float(f);
+                (ctx.objects, ctx.objects_len) = self.heap.table_raw();
+                made
+            }
+            (_, 1) if let (Some(p), Some(q)) = (operand(0).as_int(), operand(1).as_int()) => {
+                // A large integer result is an allocation: the table may grow.
+                let made = primitives::integer_small(self, primitive, p, q)?.ok();
+                (ctx.objects, ctx.objects_len) = self.heap.table_raw();
+                made?
+            }
+            (_, 1) if let Some(x) = self.float_of(operand(0)) => {
+                let made = primitives::float_binary(self, primitive, x, operand(1))?.ok();
+                (ctx.objects, ctx.objects_len) = self.heap.table_raw();
+                made?
+            }
+            (primitives::BEHAVIOR_BASIC_NEW, 0) | (primitives::BEHAVIOR_BASIC_NEW_SIZE, 1) => {
+                let size = if nargs == 0 { 0 } else { primitives::size_arg(operand(1)).ok()? };
                 if size > QUICK_NEW_LIMIT {
                     return None;
                 }

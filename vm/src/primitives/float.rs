@@ -40,32 +40,10 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
         return Ok(vm.new_float(f));
     }
     let x = x.ok_or(Prim::Fail)?;
-    if a.nargs == 1 && (table::FLOAT_LESS..=table::FLOAT_NOT_EQUAL).contains(&index) {
-        // Comparisons with integers are exact, whatever their size.
-        let y = a.arg(vm, 0);
-        let ord = match vm.float_of(y) {
-            Some(f) => x.partial_cmp(&f),
-            None => compare_float_integer(x, &vm.integer_of(y).ok_or(Prim::Fail)?),
-        };
-        use std::cmp::Ordering::{Equal, Greater, Less};
-        return boolean(match index {
-            table::FLOAT_LESS => ord == Some(Less),
-            table::FLOAT_GREATER => ord == Some(Greater),
-            table::FLOAT_LESS_OR_EQUAL => matches!(ord, Some(Less | Equal)),
-            table::FLOAT_GREATER_OR_EQUAL => matches!(ord, Some(Greater | Equal)),
-            table::FLOAT_EQUAL => ord == Some(Equal),
-            _ => ord != Some(Equal), // FLOAT_NOT_EQUAL
-        });
-    }
-    if a.nargs == 1 && (table::FLOAT_ADD..=table::FLOAT_DIVIDE).contains(&index) {
-        let y = num(vm, a.arg(vm, 0))?;
-        return match index {
-            table::FLOAT_ADD => Ok(vm.new_float(x + y)),
-            table::FLOAT_SUBTRACT => Ok(vm.new_float(x - y)),
-            table::FLOAT_MULTIPLY => Ok(vm.new_float(x * y)),
-            _ if y == 0.0 => Err(Prim::Fail),
-            _ => Ok(vm.new_float(x / y)), // FLOAT_DIVIDE
-        };
+    if a.nargs == 1
+        && let Some(answer) = binary(vm, index, x, a.arg(vm, 0))
+    {
+        return answer;
     }
     let f = match index {
         table::FLOAT_TRUNCATED => {
@@ -80,7 +58,6 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             let n = BigInt::from_f64(t).ok_or(Prim::Fail)?;
             return Ok(vm.new_integer(n));
         }
-        table::FLOAT_FRACTION_PART => x.fract(),
         table::FLOAT_EXPONENT => {
             if x == 0.0 || !x.is_finite() {
                 return Ok(Value::small(0));
@@ -92,20 +69,10 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             let e = a.arg(vm, 0).as_int().ok_or(Prim::Fail)?;
             ldexp(x, e.clamp(-5000, 5000) as i32)
         }
-        table::FLOAT_SQRT => x.sqrt(),
-        table::FLOAT_SIN => x.sin(),
-        table::FLOAT_ARC_TAN => x.atan(),
-        table::FLOAT_LN => x.ln(),
-        table::FLOAT_EXP => x.exp(),
-        table::FLOAT_COS => x.cos(),
-        table::FLOAT_TAN => x.tan(),
-        table::FLOAT_ARC_SIN => x.asin(),
-        table::FLOAT_ARC_COS => x.acos(),
         table::FLOAT_PRINT_STRING => {
             let s = print_float(x);
             return Ok(vm.new_string(&s));
         }
-        table::FLOAT_FLOOR => x.floor(),
         table::FLOAT_HASH => {
             // A hash consistent with =: an integral Float hashes like the equal Integer.
             if x.is_finite() && x.fract() == 0.0 {
@@ -126,10 +93,29 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
             let y = num(vm, a.arg(vm, 0))?;
             x.atan2(y)
         }
-        table::FLOAT_LOG10 => x.log10(),
-        _ => return Err(Prim::Fail),
+        _ => elementary(index, x).ok_or(Prim::Fail)?,
     };
     Ok(vm.new_float(f))
+}
+
+/// The Float primitive `index` that is a function of the receiver alone (`sqrt`, `sin`,
+/// `floor`, ...), applied to `x`; `None` for any other primitive.
+pub(crate) fn elementary(index: u16, x: f64) -> Option<f64> {
+    Some(match index {
+        table::FLOAT_SQRT => x.sqrt(),
+        table::FLOAT_SIN => x.sin(),
+        table::FLOAT_COS => x.cos(),
+        table::FLOAT_TAN => x.tan(),
+        table::FLOAT_ARC_SIN => x.asin(),
+        table::FLOAT_ARC_COS => x.acos(),
+        table::FLOAT_ARC_TAN => x.atan(),
+        table::FLOAT_LN => x.ln(),
+        table::FLOAT_LOG10 => x.log10(),
+        table::FLOAT_EXP => x.exp(),
+        table::FLOAT_FLOOR => x.floor(),
+        table::FLOAT_FRACTION_PART => x.fract(),
+        _ => return None,
+    })
 }
 
 /// `x * 2^e` without overflowing or underflowing in the intermediate power of two.
@@ -227,6 +213,44 @@ pub fn print_float(x: f64) -> String {
         out.push_str(&(k - 1).to_string());
     }
     out
+}
+
+/// The Float comparison or arithmetic primitive `index` of `x` and the argument `y`; `None`
+/// for any other primitive.
+pub(crate) fn binary(vm: &mut Vm, index: u16, x: f64, y: Value) -> Option<PrimResult> {
+    if (table::FLOAT_LESS..=table::FLOAT_NOT_EQUAL).contains(&index) {
+        // Comparisons with integers are exact, whatever their size.
+        let ord = match vm.float_of(y) {
+            Some(f) => x.partial_cmp(&f),
+            None => match vm.integer_of(y) {
+                Some(n) => compare_float_integer(x, &n),
+                None => return Some(Err(Prim::Fail)),
+            },
+        };
+        use std::cmp::Ordering::{Equal, Greater, Less};
+        return Some(boolean(match index {
+            table::FLOAT_LESS => ord == Some(Less),
+            table::FLOAT_GREATER => ord == Some(Greater),
+            table::FLOAT_LESS_OR_EQUAL => matches!(ord, Some(Less | Equal)),
+            table::FLOAT_GREATER_OR_EQUAL => matches!(ord, Some(Greater | Equal)),
+            table::FLOAT_EQUAL => ord == Some(Equal),
+            _ => ord != Some(Equal), // FLOAT_NOT_EQUAL
+        }));
+    }
+    if !(table::FLOAT_ADD..=table::FLOAT_DIVIDE).contains(&index) {
+        return None;
+    }
+    let y = match num(vm, y) {
+        Ok(y) => y,
+        Err(e) => return Some(Err(e)),
+    };
+    Some(match index {
+        table::FLOAT_ADD => Ok(vm.new_float(x + y)),
+        table::FLOAT_SUBTRACT => Ok(vm.new_float(x - y)),
+        table::FLOAT_MULTIPLY => Ok(vm.new_float(x * y)),
+        _ if y == 0.0 => Err(Prim::Fail),
+        _ => Ok(vm.new_float(x / y)), // FLOAT_DIVIDE
+    })
 }
 
 #[cfg(test)]

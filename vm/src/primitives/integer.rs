@@ -25,45 +25,54 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
     // SmallInteger fast paths.
     if let (Some(p), Some(q)) = (x.as_int(), y.as_int())
         && a.nargs == 1
+        && let Some(answer) = small(vm, index, p, q)
     {
-        let (p, q) = (i128::from(p), i128::from(q));
-        let r = match index {
-            table::INTEGER_ADD => p + q,
-            table::INTEGER_SUBTRACT => p - q,
-            table::INTEGER_LESS => return boolean(p < q),
-            table::INTEGER_GREATER => return boolean(p > q),
-            table::INTEGER_LESS_OR_EQUAL => return boolean(p <= q),
-            table::INTEGER_GREATER_OR_EQUAL => return boolean(p >= q),
-            table::INTEGER_EQUAL => return boolean(p == q),
-            table::INTEGER_NOT_EQUAL => return boolean(p != q),
-            table::INTEGER_MULTIPLY => p * q,
-            table::INTEGER_DIVIDE if q != 0 && p % q == 0 => p / q,
-            table::INTEGER_MODULO if q != 0 => p.rem_euclid(q) + if q < 0 && p.rem_euclid(q) != 0 { q } else { 0 },
-            table::INTEGER_FLOOR_DIVIDE if q != 0 => p.div_euclid(q) - i128::from(q < 0 && p.rem_euclid(q) != 0),
-            table::INTEGER_QUOTIENT if q != 0 => p / q,
-            table::INTEGER_BIT_AND => p & q,
-            table::INTEGER_BIT_OR => p | q,
-            table::INTEGER_BIT_XOR => p ^ q,
-            table::INTEGER_REMAINDER if q != 0 => p % q,
-            table::INTEGER_GCD => gcd_i128(p, q),
-            table::INTEGER_BIT_SHIFT if (-128..128).contains(&q) => {
-                if (0..64).contains(&q) {
-                    let r = p << q;
-                    if r >> q == p {
-                        return Ok(vm.new_integer_i128(r));
-                    }
-                    return shift_big(vm, x, q as i64);
-                } else if q < 0 {
-                    p >> (-q).min(127)
-                } else {
-                    return shift_big(vm, x, q as i64);
-                }
-            }
-            _ => return slow(vm, index, a, x, y),
-        };
-        return Ok(vm.new_integer_i128(r));
+        return answer;
     }
     slow(vm, index, a, x, y)
+}
+
+/// The primitive `index` of the SmallIntegers `p` and `q` (arithmetic, comparison, bit
+/// operations): `None` when it needs the general path (another primitive, a fraction, a
+/// division by zero).
+pub(crate) fn small(vm: &mut Vm, index: u16, p: i64, q: i64) -> Option<PrimResult> {
+    let x = Value::small(p);
+    let (p, q) = (i128::from(p), i128::from(q));
+    let r = match index {
+        table::INTEGER_ADD => p + q,
+        table::INTEGER_SUBTRACT => p - q,
+        table::INTEGER_LESS => return Some(boolean(p < q)),
+        table::INTEGER_GREATER => return Some(boolean(p > q)),
+        table::INTEGER_LESS_OR_EQUAL => return Some(boolean(p <= q)),
+        table::INTEGER_GREATER_OR_EQUAL => return Some(boolean(p >= q)),
+        table::INTEGER_EQUAL => return Some(boolean(p == q)),
+        table::INTEGER_NOT_EQUAL => return Some(boolean(p != q)),
+        table::INTEGER_MULTIPLY => p * q,
+        table::INTEGER_DIVIDE if q != 0 && p % q == 0 => p / q,
+        table::INTEGER_MODULO if q != 0 => p.rem_euclid(q) + if q < 0 && p.rem_euclid(q) != 0 { q } else { 0 },
+        table::INTEGER_FLOOR_DIVIDE if q != 0 => p.div_euclid(q) - i128::from(q < 0 && p.rem_euclid(q) != 0),
+        table::INTEGER_QUOTIENT if q != 0 => p / q,
+        table::INTEGER_BIT_AND => p & q,
+        table::INTEGER_BIT_OR => p | q,
+        table::INTEGER_BIT_XOR => p ^ q,
+        table::INTEGER_REMAINDER if q != 0 => p % q,
+        table::INTEGER_GCD => gcd_i128(p, q),
+        table::INTEGER_BIT_SHIFT if (-128..128).contains(&q) => {
+            if (0..64).contains(&q) {
+                let r = p << q;
+                if r >> q == p {
+                    return Some(Ok(vm.new_integer_i128(r)));
+                }
+                return Some(shift_big(vm, x, q as i64));
+            } else if q < 0 {
+                p >> (-q).min(127)
+            } else {
+                return Some(shift_big(vm, x, q as i64));
+            }
+        }
+        _ => return None,
+    };
+    Some(Ok(vm.new_integer_i128(r)))
 }
 
 /// The hash of an integer beyond SmallInteger range (also used by integral Floats).

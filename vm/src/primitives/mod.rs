@@ -62,10 +62,12 @@ pub enum Prim {
 pub type PrimResult = Result<Value, Prim>;
 
 // The interpreter tests for these primitives by number (`primitives::UNWIND_MARKER`).
+pub(crate) use float::{binary as float_binary, elementary as float_elementary};
+pub(crate) use integer::small as integer_small;
 pub(crate) use object::instantiate;
 pub use table::{
-    BEHAVIOR_BASIC_NEW_SIZE, BLOCK_VALUE, OBJECT_BASIC_SIZE, SEMAPHORE_SIGNAL, SEMAPHORE_WAIT, STRING_EQUAL,
-    UNWIND_MARKER,
+    BEHAVIOR_BASIC_NEW, BEHAVIOR_BASIC_NEW_SIZE, BLOCK_VALUE, OBJECT_BASIC_SIZE, SEMAPHORE_SIGNAL, SEMAPHORE_WAIT,
+    STRING_EQUAL, UNWIND_MARKER,
 };
 
 /// Runs primitive `index` for the receiver at stack index `at` and `nargs` arguments.

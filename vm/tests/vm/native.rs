@@ -113,6 +113,11 @@ const CASES: &[&str] = &[
      [s wait. log add: #woken] forkAt: Processor activePriority + 2. \
      [log add: #signalling. s signal. log add: #signalled] forkAt: Processor activePriority + 1. log asArray",
     "(1 to: 30) inject: 0 into: [:acc :i | acc + (i bitShift: 40)]",
+    // Primitives native code answers without handing the process back, at their edges.
+    "(1 to: 20) collect: [:i | {i & 7. i | 8. (SmallInteger maxVal - i) & -1. i / 4. (i * SmallInteger maxVal) & 255}]",
+    "(1 to: 8) collect: [:i | {i asFloat / 3. i asFloat sqrt. (i * 1.0e200) / 1.0e-100. (i * 1.0e300) sqrt. i asFloat ln. 0.5 / i}]",
+    "{[2.0 / 0] on: ZeroDivide do: [:e | #zeroDivide]. -4.0 sqrt isNaN. 1.0 / 3 = (1/3) asFloat. 2.5 / (1/2). 3.0 / (2 raisedTo: 70)}",
+    "{Object basicNew class. Array basicNew size. (Array new: 5) size. (String new: 3) size. (Array new: 2000) size. 'abc' = #abc. #abc = 'abc'. 'ab' = 'abc'}",
     // One send site, many receiver classes: each miss refills the inline cache.
     "(1 to: 3) collect: [:i | JitProbe new kindsOf: {1. 2.5. 'abc'. #sym. nil. 3/4. JitProbe new a: i; yourself. $a. true}]",
     "[JitProbe new kindsOf: {1. Object new. ProtoObject new}] on: MessageNotUnderstood do: [:e | e message selector]",
