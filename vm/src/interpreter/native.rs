@@ -213,21 +213,30 @@ impl Vm {
                     _ => return None,
                 }
             }
-            (_, 0) if let Some(x) = self.float_of(operand(0)) => {
-                let f = primitives::float_elementary(primitive, x)?;
+            (p, 0)
+                if primitives::is_float(p)
+                    && let Some(x) = self.float_of(operand(0)) =>
+            {
+                let f = primitives::float_elementary(p, x)?;
                 // A result beyond the immediate range is boxed: the table may grow.
                 let made = self.new_float(f);
                 (ctx.objects, ctx.objects_len) = self.heap.table_raw();
                 made
             }
-            (_, 1) if let (Some(p), Some(q)) = (operand(0).as_int(), operand(1).as_int()) => {
+            (p, 1)
+                if primitives::is_integer(p)
+                    && let (Some(x), Some(y)) = (operand(0).as_int(), operand(1).as_int()) =>
+            {
                 // A large integer result is an allocation: the table may grow.
-                let made = primitives::integer_small(self, primitive, p, q)?.ok();
+                let made = primitives::integer_small(self, p, x, y)?.ok();
                 (ctx.objects, ctx.objects_len) = self.heap.table_raw();
                 made?
             }
-            (_, 1) if let Some(x) = self.float_of(operand(0)) => {
-                let made = primitives::float_binary(self, primitive, x, operand(1))?.ok();
+            (p, 1)
+                if primitives::is_float(p)
+                    && let Some(x) = self.float_of(operand(0)) =>
+            {
+                let made = primitives::float_binary(self, p, x, operand(1))?.ok();
                 (ctx.objects, ctx.objects_len) = self.heap.table_raw();
                 made?
             }
@@ -334,25 +343,44 @@ unsafe extern "sysv64" fn native_primitive(
     let entry = unsafe { *entry };
     // SAFETY: as for `entry`, and native code checked the epoch.
     let primitive = unsafe { (*entry.code).primitive };
-    if primitive == primitives::BLOCK_VALUE
-        && let Some(next) = vm.closure_for_native(ctx, regs, a as usize, nargs as usize, ret as usize)
-    {
-        return next;
-    }
     if let Some(next) = vm.quick_primitive(ctx, primitive, regs, a as usize, nargs as usize, ret as usize) {
         return next;
     }
-    if nargs == 0 && matches!(primitive, primitives::SEMAPHORE_SIGNAL | primitives::SEMAPHORE_WAIT) {
-        // SAFETY: `regs` is the sending frame's window and `a` a verified register of it.
-        let semaphore = unsafe { *regs.add(a as usize) };
-        if let Some(outcome) = vm.semaphore_for_native(ctx, primitive, semaphore, regs) {
-            return outcome;
+    vm.other_primitive(ctx, entry, primitive, regs, a as usize, nargs as usize, ret as usize)
+}
+
+impl Vm {
+    /// The primitives [`Vm::quick_primitive`] leaves: a block's `value`, `signal` and `wait`,
+    /// and the general path. Kept out of line so that the hook's quick path is short.
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn other_primitive(
+        &mut self,
+        ctx: &mut JitCtx,
+        entry: CacheEntry,
+        primitive: u16,
+        regs: *mut Value,
+        a: usize,
+        nargs: usize,
+        ret: usize,
+    ) -> Next {
+        if primitive == primitives::BLOCK_VALUE
+            && let Some(next) = self.closure_for_native(ctx, regs, a, nargs, ret)
+        {
+            return next;
         }
+        if nargs == 0 && matches!(primitive, primitives::SEMAPHORE_SIGNAL | primitives::SEMAPHORE_WAIT) {
+            // SAFETY: `regs` is the sending frame's window and `a` a verified register of it.
+            let semaphore = unsafe { *regs.add(a) };
+            if let Some(outcome) = self.semaphore_for_native(ctx, primitive, semaphore, regs) {
+                return outcome;
+            }
+        }
+        self.take_back(ctx);
+        let outcome = self.primitive_for_native(entry, a, nargs, ret);
+        self.describe(ctx);
+        outcome
     }
-    vm.take_back(ctx);
-    let outcome = vm.primitive_for_native(entry, a as usize, nargs as usize, ret as usize);
-    vm.describe(ctx);
-    outcome
 }
 
 /// The object-making hook native code calls (see [`JitCtx::make_object`]).

@@ -70,6 +70,16 @@ pub use table::{
     STRING_EQUAL, UNWIND_MARKER,
 };
 
+/// Whether `index` is an Integer primitive (see [`call`]).
+pub(crate) fn is_integer(index: u16) -> bool {
+    matches!(index, 1..=29)
+}
+
+/// Whether `index` is a Float primitive (see [`call`]).
+pub(crate) fn is_float(index: u16) -> bool {
+    matches!(index, 30..=59)
+}
+
 /// Runs primitive `index` for the receiver at stack index `at` and `nargs` arguments.
 pub(crate) fn call(vm: &mut Vm, index: u16, at: usize, nargs: usize, ret: usize) -> PrimResult {
     let a = Args { at, nargs, ret };
