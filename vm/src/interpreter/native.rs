@@ -343,6 +343,13 @@ unsafe extern "sysv64" fn native_primitive(
     let entry = unsafe { *entry };
     // SAFETY: as for `entry`, and native code checked the epoch.
     let primitive = unsafe { (*entry.code).primitive };
+    if nargs == 0 && matches!(primitive, primitives::SEMAPHORE_SIGNAL | primitives::SEMAPHORE_WAIT) {
+        // SAFETY: `regs` is the sending frame's window and `a` a verified register of it.
+        let semaphore = unsafe { *regs.add(a as usize) };
+        if let Some(outcome) = vm.semaphore_for_native(ctx, primitive, semaphore, regs) {
+            return outcome;
+        }
+    }
     if let Some(next) = vm.quick_primitive(ctx, primitive, regs, a as usize, nargs as usize, ret as usize) {
         return next;
     }
@@ -350,8 +357,9 @@ unsafe extern "sysv64" fn native_primitive(
 }
 
 impl Vm {
-    /// The primitives [`Vm::quick_primitive`] leaves: a block's `value`, `signal` and `wait`,
-    /// and the general path. Kept out of line so that the hook's quick path is short.
+    /// The primitives neither the process switch path nor [`Vm::quick_primitive`] answers: a
+    /// block's `value` and the general path. Kept out of line so that the hook's quick paths
+    /// are short.
     #[inline(never)]
     #[allow(clippy::too_many_arguments)]
     fn other_primitive(
@@ -368,13 +376,6 @@ impl Vm {
             && let Some(next) = self.closure_for_native(ctx, regs, a, nargs, ret)
         {
             return next;
-        }
-        if nargs == 0 && matches!(primitive, primitives::SEMAPHORE_SIGNAL | primitives::SEMAPHORE_WAIT) {
-            // SAFETY: `regs` is the sending frame's window and `a` a verified register of it.
-            let semaphore = unsafe { *regs.add(a) };
-            if let Some(outcome) = self.semaphore_for_native(ctx, primitive, semaphore, regs) {
-                return outcome;
-            }
         }
         self.take_back(ctx);
         let outcome = self.primitive_for_native(entry, a, nargs, ret);
