@@ -133,28 +133,12 @@ impl Vm {
     /// Sends `selector` to `recv` with `args` placed above the top frame; the answer goes to
     /// stack index `ret`.
     pub(crate) fn send_from_top(&mut self, selector: Value, recv: Value, args: &[Value], ret: usize) -> Flow {
-        let at = self.frame_top();
-        let need = at + 1 + args.len();
-        let stack = &mut self.scheduler.state.stack;
-        if stack.len() < need {
-            stack.resize(need, Value::NIL);
-        }
-        stack[at] = recv;
-        stack[at + 1..need].copy_from_slice(args);
-        self.fault_in(recv);
-        let class = self.class_of(recv);
-        match self.lookup(class, selector) {
-            Some(m) => self.invoke(m, at, args.len(), ret),
-            None => {
-                self.send_dnu(at, args.len(), selector, ret);
-                Flow::Reload
-            }
-        }
+        self.send_special(selector, recv, args, ret, None)
     }
 
     /// Sends the special selector an instruction stands for (when its fast path does not
     /// apply) from the frame top, through the instruction's inline cache, which native code
-    /// reads too; the answer goes to stack index `ret`.
+    /// reads too (or, without a cache, any selector); the answer goes to stack index `ret`.
     pub(crate) fn send_special(
         &mut self,
         selector: Value,
