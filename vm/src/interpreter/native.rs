@@ -188,10 +188,10 @@ impl Vm {
 
     /// The primitives object, string and number code runs all the time (`=` between byte
     /// strings, `size`, `new` and `new:`, SmallInteger and Float arithmetic native code does
-    /// not inline, such as `&` or a Float's `/` and `sqrt`), answered without handing the process back and describing it afresh:
-    /// none of them touches frames or switches processes. `None` when the primitive is
-    /// another or its operands are not the ordinary case (a stub, a wide string, a chunked
-    /// object), which the general path answers.
+    /// not inline, such as `&` or a Float's `/` and `sqrt`), answered without handing the
+    /// process back: none of them touches frames or switches processes. `None` when the
+    /// primitive is another or its operands are not the ordinary case (a stub, a wide string,
+    /// a chunked object), which the general path answers.
     fn quick_primitive(
         &mut self,
         ctx: &mut JitCtx,
@@ -205,7 +205,7 @@ impl Vm {
         // argument registers after it and `ret` are verified registers of it.
         let operand = |i: usize| unsafe { *regs.add(a + i) };
         let answer = match (primitive, nargs) {
-            (primitives::STRING_EQUAL, 1) => Value::boolean(self.narrow_strings_equal(operand(0), operand(1))?),
+            (primitives::STRING_EQUAL, 1) => Value::boolean(primitives::narrow_equal(self, operand(0), operand(1))?),
             (primitives::OBJECT_BASIC_SIZE, 0) => {
                 let obj = self.heap.get(operand(0))?;
                 match &obj.body {
@@ -245,10 +245,11 @@ impl Vm {
                 if size > QUICK_NEW_LIMIT {
                     return None;
                 }
-                // Allocation may grow the object table native code indexes.
+                // An allocation this small does not collect, but it is made as the general
+                // path makes one (the process handed back, described afresh) all the same.
                 self.take_back(ctx);
                 let made = primitives::instantiate(self, operand(0), size).ok();
-                (ctx.objects, ctx.objects_len) = self.heap.table_raw();
+                self.describe(ctx);
                 made?
             }
             _ => return None,
@@ -256,21 +257,6 @@ impl Vm {
         // SAFETY: as above.
         unsafe { *regs.add(ret) = answer };
         Some(go_on(regs))
-    }
-
-    /// `=` between two byte Strings or Symbols; `None` for anything else.
-    #[inline]
-    fn narrow_strings_equal(&self, receiver: Value, argument: Value) -> Option<bool> {
-        let (r, x) = (self.heap.get(receiver)?, self.heap.get(argument)?);
-        let narrow = |c: Value| c == self.known.string || c == self.known.symbol;
-        match (&r.body, &x.body) {
-            (Body::Bytes(p), Body::Bytes(q)) if narrow(r.class) && narrow(x.class) => {
-                // Byte by byte: the strings compared are mostly short, where a call of memcmp
-                // costs more than the comparison.
-                Some(p.len() == q.len() && p.iter().zip(q.iter()).all(|(a, b)| a == b))
-            }
-            _ => None,
-        }
     }
 
     /// `signal` and `wait` sent from native code, the process switch path kept short: what

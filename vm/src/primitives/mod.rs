@@ -65,6 +65,7 @@ pub type PrimResult = Result<Value, Prim>;
 pub(crate) use float::{binary as float_binary, elementary as float_elementary};
 pub(crate) use integer::small as integer_small;
 pub(crate) use object::instantiate;
+pub(crate) use string::narrow_equal;
 pub use table::{
     BEHAVIOR_BASIC_NEW, BEHAVIOR_BASIC_NEW_SIZE, BLOCK_VALUE, OBJECT_BASIC_SIZE, SEMAPHORE_SIGNAL, SEMAPHORE_WAIT,
     STRING_EQUAL, UNWIND_MARKER,

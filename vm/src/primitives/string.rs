@@ -95,6 +95,22 @@ fn new_like(vm: &mut Vm, r: Value, codes: Vec<u32>) -> Value {
     }
 }
 
+/// `=` between two byte Strings or Symbols, as [`table::STRING_EQUAL`] answers it; `None` for
+/// any other operands (native code's quick path: the general one answers those).
+#[inline]
+pub(crate) fn narrow_equal(vm: &Vm, receiver: Value, argument: Value) -> Option<bool> {
+    let (r, x) = (vm.heap.get(receiver)?, vm.heap.get(argument)?);
+    let narrow = |c: Value| c == vm.known.string || c == vm.known.symbol;
+    match (&r.body, &x.body) {
+        (Body::Bytes(p), Body::Bytes(q)) if narrow(r.class) && narrow(x.class) => {
+            // Byte by byte: the strings compared are mostly short, where a call of memcmp
+            // costs more than the comparison.
+            Some(p.len() == q.len() && p.iter().zip(q.iter()).all(|(a, b)| a == b))
+        }
+        _ => None,
+    }
+}
+
 pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
     let r = a.recv(vm);
     let x = a.arg(vm, 0);
