@@ -62,7 +62,10 @@ def main(checkout, work, iterations, names):
     onyx = os.environ.get("ONYX", "target/release/onyx")
     flags = shlex.split(os.environ.get("ONYX_FLAGS", ""))
     peers = os.environ.get("PEERS", "lua5.4 luajit").split()
-    rounds = max(1, int(os.environ.get("ROUNDS", "1")))
+    rounds = os.environ.get("ROUNDS", "1")
+    if not rounds.isdigit() or int(rounds) < 1:
+        sys.exit(f"bench-awfy: ROUNDS must be a whole number of rounds, not {rounds!r}")
+    rounds = int(rounds)
     medians = {}
     for name in names:
         script = work / f"{name}.st"

@@ -745,3 +745,31 @@ fn auto_commit_follows_each_batch_and_a_conflict_names_inspectable_objects() {
         assert!(matches!(&out[2], Outcome::Transaction(t) if !t.auto_commit), "{:?}", out[2]);
     });
 }
+
+#[test]
+fn immediate_and_boxed_floats_print_and_inspect_as_any_float() {
+    let (_dir, stone) = repository();
+    let gem = GemProcess::start(&stone);
+    runtime().block_on(async {
+        let mut agent = client(&gem).await;
+        let out =
+            execute(&mut agent, vec![evaluate("0.1 + 0.2"), evaluate("{1.5. 1.0e300. -0.0. 0.1. 3 / 4.0}")]).await;
+        assert_eq!(printed(&out[0]), "0.30000000000000004");
+        let handle = match &out[1] {
+            Outcome::Evaluated(e) => e.handle,
+            other => panic!("{other:?}"),
+        };
+        let out = execute(&mut agent, vec![op(Op::Inspect(pb::Inspect { handle, from: 0, page_size: 0 }))]).await;
+        let fields = &inspection(&out[0]).indexed;
+        let printed: Vec<&str> = fields.iter().map(|f| f.print_string.as_str()).collect();
+        assert_eq!(printed, ["1.5", "1.0e300", "-0.0", "0.1", "0.75"]);
+        // An immediate float is a value, as a SmallInteger is; a boxed one is an object to drill into.
+        let handles: Vec<bool> = fields.iter().map(|f| f.handle != 0).collect();
+        assert_eq!(handles, [false, true, false, false, false]);
+        let boxed = fields[1].handle;
+        let out =
+            execute(&mut agent, vec![op(Op::Inspect(pb::Inspect { handle: boxed, from: 0, page_size: 0 }))]).await;
+        let float = inspection(&out[0]);
+        assert_eq!((float.class_name.as_str(), float.print_string.as_str()), ("Float", "1.0e300"));
+    });
+}
