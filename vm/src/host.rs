@@ -224,10 +224,7 @@ impl Vm {
             return;
         }
         if !active.is_nil() {
-            let p = self.priority_of(active);
-            self.scheduler.state.status = Status::Ready;
-            self.deactivate();
-            self.scheduler.ready.push_front(p, active);
+            self.requeue_active_first();
         }
         self.scheduler.ready.remove(process);
         self.activate_process(process);

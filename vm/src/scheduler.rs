@@ -3,10 +3,10 @@
 //! one takes over at once; the preempted process goes back to the front of its queue.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::BinaryHeap;
 use std::time::Instant;
 
-use crate::heap::{Body, ProcessBody, Queued};
+use crate::heap::{Body, ProcessBody, ProcessList};
 use crate::process::{ProcessState, Status};
 use crate::value::Value;
 use crate::vm::Vm;
@@ -35,49 +35,67 @@ pub(crate) struct Timer {
 }
 
 /// The ready processes, one FIFO queue per priority, with a bit per non-empty queue so the
-/// highest-priority ready process is found without scanning.
+/// highest-priority ready process is found without scanning. The queues are linked through
+/// the process bodies (see [`ProcessList`]).
 #[derive(Debug)]
 pub(crate) struct ReadyQueues {
-    queues: Vec<VecDeque<Value>>,
+    queues: Vec<ProcessList>,
     /// Bit `p` is set exactly when `queues[p]` is not empty.
     mask: u128,
 }
 
 impl Default for ReadyQueues {
     fn default() -> Self {
-        ReadyQueues { queues: (0..=MAX_PRIORITY).map(|_| VecDeque::new()).collect(), mask: 0 }
+        ReadyQueues { queues: (0..=MAX_PRIORITY).map(|_| ProcessList::default()).collect(), mask: 0 }
     }
 }
 
 impl ReadyQueues {
-    pub fn push_back(&mut self, priority: usize, p: Value) {
-        if let Some(q) = self.queues.get_mut(priority) {
-            q.push_back(p);
-            self.mask |= 1 << priority;
-        }
+    /// Appends a process to the queue of its priority; answers false if it is queued already.
+    ///
+    /// # Safety
+    /// As for [`ProcessList::push_back`].
+    #[inline(always)]
+    pub unsafe fn push_back(&mut self, body: *mut ProcessBody) -> bool {
+        // SAFETY: as the caller promises.
+        let priority = unsafe { (*body).priority };
+        let Some(q) = self.queues.get_mut(priority) else { return false };
+        // SAFETY: as the caller promises.
+        let pushed = unsafe { q.push_back(body) };
+        self.mask |= u128::from(pushed) << priority;
+        pushed
     }
 
-    pub fn push_front(&mut self, priority: usize, p: Value) {
-        if let Some(q) = self.queues.get_mut(priority) {
-            q.push_front(p);
-            self.mask |= 1 << priority;
-        }
+    /// Puts a process first in the queue of its priority (a preempted one goes on first).
+    ///
+    /// # Safety
+    /// As for [`ProcessList::push_back`].
+    pub unsafe fn push_front(&mut self, body: *mut ProcessBody) -> bool {
+        // SAFETY: as the caller promises.
+        let priority = unsafe { (*body).priority };
+        let Some(q) = self.queues.get_mut(priority) else { return false };
+        // SAFETY: as the caller promises.
+        let pushed = unsafe { q.push_front(body) };
+        self.mask |= u128::from(pushed) << priority;
+        pushed
     }
 
     /// The highest priority with a ready process.
+    #[inline(always)]
     pub fn highest(&self) -> Option<usize> {
         if self.mask == 0 { None } else { Some(127 - self.mask.leading_zeros() as usize) }
     }
 
     /// Removes the first process of the highest non-empty queue.
-    pub fn pop_highest(&mut self) -> Option<Queued> {
+    #[inline(always)]
+    pub fn pop_highest(&mut self) -> Option<*mut ProcessBody> {
         let priority = self.highest()?;
         let q = self.queues.get_mut(priority)?;
-        let process = q.pop_front()?;
+        let body = q.pop_front()?;
         if q.is_empty() {
             self.mask &= !(1 << priority);
         }
-        Some(Queued { process, priority })
+        Some(body)
     }
 
     /// Whether a process is ready at `priority`.
@@ -88,8 +106,7 @@ impl ReadyQueues {
     /// Removes `p` from whichever queue holds it.
     pub fn remove(&mut self, p: Value) {
         for (priority, q) in self.queues.iter_mut().enumerate() {
-            q.retain(|&x| x != p);
-            if q.is_empty() {
+            if q.remove(p) && q.is_empty() {
                 self.mask &= !(1 << priority);
             }
         }
@@ -97,12 +114,12 @@ impl ReadyQueues {
 
     /// Every ready process.
     pub fn iter(&self) -> impl Iterator<Item = Value> + '_ {
-        self.queues.iter().flat_map(|q| q.iter().copied())
+        self.queues.iter().flat_map(ProcessList::processes)
     }
 
     /// How many processes are ready.
     pub fn len(&self) -> usize {
-        self.queues.iter().map(VecDeque::len).sum()
+        self.queues.iter().map(|q| q.iter().count()).sum()
     }
 }
 
@@ -111,6 +128,9 @@ impl ReadyQueues {
 pub(crate) struct Scheduler {
     /// The running process, or nil.
     pub active: Value,
+    /// The running process's body (null when none runs): a wait queues it without going
+    /// through the object table.
+    pub active_body: *mut ProcessBody,
     /// The running process's frames (moved out of its body while it runs). Boxed, so that a
     /// process switch moves a pointer, not the state.
     pub state: Box<ProcessState>,
@@ -130,6 +150,7 @@ impl Default for Scheduler {
     fn default() -> Self {
         Scheduler {
             active: Value::NIL,
+            active_body: std::ptr::null_mut(),
             state: Box::default(),
             spare: None,
             active_priority: 0,
@@ -140,29 +161,38 @@ impl Default for Scheduler {
     }
 }
 
-/// The priority in a Process's named slots (a nonsense priority counts as the user's).
-fn priority_in(slots: &[Value]) -> usize {
-    let p = slots.get(process_slots::PRIORITY).and_then(|v| v.as_int());
-    p.map_or(USER_PRIORITY as usize, |p| p.clamp(1, MAX_PRIORITY as i64) as usize)
-}
-
 impl Vm {
     /// Creates a suspended process object with `state`.
     pub(crate) fn new_process_object(&mut self, mut state: Box<ProcessState>, priority: i64) -> Value {
         // A process may do what its creator (the running process, or the host) may.
         state.may_change_code = self.may_change_code;
         state.serial = self.debug.next_serial();
+        let priority = priority.clamp(1, MAX_PRIORITY as i64);
         let mut slots = vec![Value::NIL; process_slots::SIZE];
-        slots[process_slots::PRIORITY] = Value::small(priority.clamp(1, MAX_PRIORITY as i64));
+        slots[process_slots::PRIORITY] = Value::small(priority);
         let named = self.format_of(self.known.process).map_or(process_slots::SIZE, |(_, n)| n);
         slots.resize(named.max(process_slots::SIZE), Value::NIL);
-        let body = Body::Process(Box::new(ProcessBody { slots, state: Some(state) }));
+        let body = Body::Process(Box::new(ProcessBody::new(slots, Some(state), priority as usize)));
         self.heap.alloc(self.known.process, named, body)
+    }
+
+    /// The body of a process object, as a pointer the queues can hold.
+    fn process_body(&mut self, process: Value) -> Option<*mut ProcessBody> {
+        match &mut self.heap.get_mut(process)?.body {
+            Body::Process(body) => Some(&mut **body as *mut ProcessBody),
+            _ => None,
+        }
     }
 
     /// The priority of a process.
     pub(crate) fn priority_of(&self, process: Value) -> usize {
-        self.heap.get(process).and_then(|o| o.slots()).map_or(USER_PRIORITY as usize, priority_in)
+        if process == self.scheduler.active {
+            return self.scheduler.active_priority;
+        }
+        match self.heap.get(process).map(|o| &o.body) {
+            Some(Body::Process(body)) => body.priority,
+            _ => USER_PRIORITY as usize,
+        }
     }
 
     pub(crate) fn body_state_mut(&mut self, process: Value) -> Option<&mut Option<Box<ProcessState>>> {
@@ -191,150 +221,172 @@ impl Vm {
 
     /// Puts a process in its ready queue; answers whether it should preempt the running one.
     pub(crate) fn make_ready(&mut self, process: Value) -> bool {
-        let priority =
-            if process == self.scheduler.active { self.scheduler.active_priority } else { self.priority_of(process) };
-        self.ready_waiter(Queued { process, priority })
+        match self.process_body(process) {
+            // SAFETY: a body just found in the table is live.
+            Some(body) => unsafe { self.ready_body(body) },
+            None => false,
+        }
     }
 
-    /// Puts a process in the ready queue of the priority given with it (a waiter a signal
-    /// woke, whose priority the semaphore kept); answers whether it should preempt the
-    /// running one. The process object is only written to, so that finding the queue does
-    /// not wait on reading it.
-    pub(crate) fn ready_waiter(&mut self, w: Queued) -> bool {
-        if w.process == self.scheduler.active {
-            self.scheduler.state.status = Status::Ready;
-            self.heap.set_slot(w.process, process_slots::MY_LIST, Value::NIL);
-        } else if let Some(Body::Process(body)) = self.heap.get_mut(w.process).map(|o| &mut o.body) {
-            if let Some(state) = body.state.as_deref_mut() {
-                state.status = Status::Ready;
-            }
-            // (`myList` is the scheduler's bookkeeping: no write barrier.)
-            if let Some(list) = body.slots.get_mut(process_slots::MY_LIST) {
-                *list = Value::NIL;
-            }
-        } else {
+    /// Puts the process whose body is `body` (one in no queue, e.g. a waiter a signal took
+    /// off its semaphore) in the ready queue of its priority; answers whether it should
+    /// preempt the running one. A process in a queue already is left where it is.
+    ///
+    /// # Safety
+    /// `body` is a live process body.
+    #[inline(always)]
+    pub(crate) unsafe fn ready_body(&mut self, body: *mut ProcessBody) -> bool {
+        // SAFETY: as the caller promises.
+        let b = unsafe { &mut *body };
+        if b.queued {
             return false;
         }
-        self.scheduler.ready.push_back(w.priority, w.process);
-        !self.scheduler.active.is_nil() && w.priority > self.scheduler.active_priority
+        match b.state.as_deref_mut() {
+            Some(state) => state.status = Status::Ready,
+            None if b.process == self.scheduler.active => self.scheduler.state.status = Status::Ready,
+            None => {}
+        }
+        // (`myList` is the scheduler's bookkeeping: no write barrier.)
+        if let Some(list) = b.slots.get_mut(process_slots::MY_LIST) {
+            *list = Value::NIL;
+        }
+        let priority = b.priority;
+        // SAFETY: a ready process is a root of the collector, so its body stays live.
+        unsafe { self.scheduler.ready.push_back(body) };
+        !self.scheduler.active.is_nil() && priority > self.scheduler.active_priority
+    }
+
+    /// Puts the running process back first in its ready queue (it was preempted, or a host
+    /// runs another first) and stops running it.
+    pub(crate) fn requeue_active_first(&mut self) {
+        let body = self.scheduler.active_body;
+        if body.is_null() {
+            return;
+        }
+        self.scheduler.state.status = Status::Ready;
+        self.deactivate();
+        // SAFETY: the body of the process that was running is live.
+        unsafe { self.scheduler.ready.push_front(body) };
     }
 
     /// Stops running the active process (its status must already say why) and saves its state.
     pub(crate) fn deactivate(&mut self) {
-        let active = self.scheduler.active;
-        if active.is_nil() {
+        let body = self.scheduler.active_body;
+        if body.is_null() {
+            self.scheduler.active = Value::NIL;
             return;
         }
         let fresh = self.scheduler.spare.take().unwrap_or_default();
         let state = std::mem::replace(&mut self.scheduler.state, fresh);
-        if let Some(slot) = self.body_state_mut(active) {
-            *slot = Some(state);
-        }
+        // SAFETY: the running process is a root of the collector, so its body is live.
+        unsafe { (*body).state = Some(state) };
         self.scheduler.active = Value::NIL;
+        self.scheduler.active_body = std::ptr::null_mut();
     }
 
     /// Makes `process` the running one (the previous one must have been deactivated).
     pub(crate) fn activate_process(&mut self, process: Value) {
-        // One visit to the process object: its state and its priority.
-        let (state, priority) = match self.heap.get_mut(process).map(|o| &mut o.body) {
-            Some(Body::Process(body)) => (body.state.take(), priority_in(&body.slots)),
-            _ => (None, USER_PRIORITY as usize),
-        };
-        let state = state.unwrap_or_default();
+        let Some(body) = self.process_body(process) else { return };
+        // SAFETY: a body just found in the table is live.
+        let b = unsafe { &mut *body };
+        let state = b.state.take().unwrap_or_default();
         let mut old = std::mem::replace(&mut self.scheduler.state, state);
         if old.frames.is_empty() && old.stack.capacity() == 0 {
             old.status = Status::Suspended;
             self.scheduler.spare = Some(old);
         }
-        self.scheduler.state.status = Status::Running;
         self.scheduler.active = process;
-        self.scheduler.active_priority = priority;
-        self.may_change_code = self.scheduler.state.may_change_code;
-        let extra = if self.scheduler.state.overflow_signalled { 10_000 } else { 0 };
+        self.scheduler.active_body = body;
+        self.scheduler.active_priority = b.priority;
+        self.now_running();
+    }
+
+    /// What follows from the process now in `scheduler.state` running.
+    #[inline(always)]
+    fn now_running(&mut self) {
+        let state = &mut *self.scheduler.state;
+        state.status = Status::Running;
+        self.may_change_code = state.may_change_code;
+        let extra = if state.overflow_signalled { 10_000 } else { 0 };
         self.depth_limit = self.config.max_depth + extra;
     }
 
     /// The highest-priority ready process, removed from its queue.
-    pub(crate) fn take_next_ready(&mut self) -> Option<Queued> {
-        self.scheduler.ready.pop_highest()
+    pub(crate) fn take_next_ready(&mut self) -> Option<Value> {
+        // SAFETY: a body in a ready queue is live.
+        self.scheduler.ready.pop_highest().map(|body| unsafe { (*body).process })
     }
 
     /// Preempts the running process in favour of a higher-priority ready one.
     pub(crate) fn preempt(&mut self) {
-        let active = self.scheduler.active;
-        if active.is_nil() {
+        if self.scheduler.active.is_nil() {
             return;
         }
         let p = self.scheduler.active_priority;
         if self.scheduler.ready.highest().is_none_or(|h| h <= p) {
             return;
         }
-        self.scheduler.state.status = Status::Ready;
-        self.deactivate();
-        self.scheduler.ready.push_front(p, active);
+        self.requeue_active_first();
         if let Some(next) = self.take_next_ready() {
-            self.activate_process(next.process);
+            self.activate_process(next);
         }
     }
 
     /// Switches to the next ready process after the active one stopped (its status must
     /// already say why), if any is ready.
     ///
-    /// This is the process switch of `wait`, `yield` and preemption, so it visits each process
-    /// object once, the next one for its saved state and priority and the stopped one to save
-    /// its state, and hands the two over without a placeholder state in between.
+    /// This is the process switch of `wait`, `yield` and preemption: it reaches both
+    /// processes through their bodies (the ready queue's and the scheduler's pointers) and
+    /// hands their states over without a placeholder state in between.
+    #[inline(always)]
     pub(crate) fn switch_to_next(&mut self) {
-        let active = self.scheduler.active;
-        let Some(Queued { process: next, priority }) = self.take_next_ready() else {
+        let active = self.scheduler.active_body;
+        let Some(next) = self.scheduler.ready.pop_highest() else {
             self.deactivate();
             return;
         };
-        if active.is_nil() || next == active {
+        if active.is_null() || next == active {
             self.deactivate();
-            self.activate_process(next);
+            // SAFETY: a body taken from a ready queue is live.
+            let process = unsafe { (*next).process };
+            self.activate_process(process);
             return;
         }
-        let state = match self.heap.get_mut(next).map(|o| &mut o.body) {
-            Some(Body::Process(body)) => body.state.take(),
-            _ => None,
-        };
-        let old = std::mem::replace(&mut self.scheduler.state, state.unwrap_or_default());
-        if let Some(slot) = self.body_state_mut(active) {
-            *slot = Some(old);
-        }
-        self.scheduler.state.status = Status::Running;
-        self.scheduler.active = next;
-        self.scheduler.active_priority = priority;
-        self.may_change_code = self.scheduler.state.may_change_code;
-        let extra = if self.scheduler.state.overflow_signalled { 10_000 } else { 0 };
-        self.depth_limit = self.config.max_depth + extra;
+        // SAFETY: `next` came from a ready queue and `active` is the running process's body,
+        // both live, and they are different bodies.
+        let (next_body, active_body) = unsafe { (&mut *next, &mut *active) };
+        let state = next_body.state.take().unwrap_or_default();
+        active_body.state = Some(std::mem::replace(&mut self.scheduler.state, state));
+        self.scheduler.active = next_body.process;
+        self.scheduler.active_body = next;
+        self.scheduler.active_priority = next_body.priority;
+        self.now_running();
     }
 
     /// `Processor yield`: let other ready processes of the same priority run.
     pub(crate) fn yield_active(&mut self) {
-        let active = self.scheduler.active;
-        let p = self.priority_of(active);
-        if !self.scheduler.ready.any_at(p) {
+        let body = self.scheduler.active_body;
+        if body.is_null() || !self.scheduler.ready.any_at(self.scheduler.active_priority) {
             return;
         }
         self.scheduler.state.status = Status::Ready;
         self.deactivate();
-        self.scheduler.ready.push_back(p, active);
+        // SAFETY: the body of the process that was running is live.
+        unsafe { self.scheduler.ready.push_back(body) };
         if let Some(next) = self.take_next_ready() {
-            self.activate_process(next.process);
+            self.activate_process(next);
         }
     }
 
     /// Sets the priority of a process that is not ready (a ready one is unlinked first): in
-    /// its slot, in the scheduler if it runs, and in its entry of the semaphore it waits on.
+    /// its slot, in its body, and in the scheduler if it runs.
     pub(crate) fn set_priority(&mut self, process: Value, priority: usize) {
         self.heap.set_slot(process, process_slots::PRIORITY, Value::small(priority as i64));
+        if let Some(Body::Process(body)) = self.heap.get_mut(process).map(|o| &mut o.body) {
+            body.priority = priority;
+        }
         if process == self.scheduler.active {
             self.scheduler.active_priority = priority;
-        }
-        let list = self.heap.slot(process, process_slots::MY_LIST).unwrap_or(Value::NIL);
-        if let Some(Body::Semaphore(s)) = self.heap.get_mut(list).map(|o| &mut o.body) {
-            s.waiting.iter_mut().filter(|w| w.process == process).for_each(|w| w.priority = priority);
         }
     }
 
@@ -343,13 +395,14 @@ impl Vm {
         self.scheduler.ready.remove(process);
         let list = self.heap.slot(process, process_slots::MY_LIST).unwrap_or(Value::NIL);
         if let Some(Body::Semaphore(s)) = self.heap.get_mut(list).map(|o| &mut o.body) {
-            s.waiting.retain(|w| w.process != process);
+            s.waiting.remove(process);
         }
         self.heap.set_slot(process, process_slots::MY_LIST, Value::NIL);
     }
 
     /// `Semaphore>>signal`. Answers whether a process switch may be due (`None`: `sem` is
     /// not a semaphore).
+    #[inline(always)]
     pub(crate) fn signal_semaphore(&mut self, sem: Value) -> Option<bool> {
         let waiter = match self.heap.get_mut(sem).map(|o| &mut o.body) {
             Some(Body::Semaphore(s)) => match s.waiting.pop_front() {
@@ -361,27 +414,31 @@ impl Vm {
             },
             _ => return None,
         };
-        Some(self.ready_waiter(waiter))
+        // SAFETY: a body taken from a semaphore's queue is live.
+        Some(unsafe { self.ready_body(waiter) })
     }
 
     /// `Semaphore>>wait` for the running process. Answers true if the process now waits
     /// (`None`: `sem` is not a semaphore).
+    #[inline(always)]
     pub(crate) fn wait_semaphore(&mut self, sem: Value) -> Option<bool> {
-        let active = self.scheduler.active;
-        let priority = self.scheduler.active_priority;
+        let active = self.scheduler.active_body;
         match self.heap.get_mut(sem).map(|o| &mut o.body) {
             Some(Body::Semaphore(s)) => {
                 if s.excess_signals > 0 {
                     s.excess_signals -= 1;
                     return Some(false);
                 }
-                s.waiting.push_back(Queued { process: active, priority });
+                // SAFETY: the running process's body is live, and a waiter is traced by its
+                // semaphore (and names it in `myList`), so it stays live while it waits.
+                if active.is_null() || !unsafe { s.waiting.push_back(active) } {
+                    return None;
+                }
             }
             _ => return None,
         }
-        if let Some(list) =
-            self.heap.get_mut(active).and_then(|o| o.slots_mut()).and_then(|s| s.get_mut(process_slots::MY_LIST))
-        {
+        // SAFETY: as above.
+        if let Some(list) = unsafe { (&mut (*active).slots).get_mut(process_slots::MY_LIST) } {
             *list = sem;
         }
         self.scheduler.state.status = Status::Waiting;

@@ -127,7 +127,7 @@ impl Heap {
                         state.trace(&mut |s| push(s, stack));
                     }
                 }
-                Body::Semaphore(s) => s.waiting.iter().for_each(|w| push(w.process, stack)),
+                Body::Semaphore(s) => s.waiting.processes().for_each(|p| push(p, stack)),
                 Body::Dict(d) => d.entries().iter().for_each(|&(k, val)| {
                     push(k, stack);
                     push(val, stack);

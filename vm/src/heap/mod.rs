@@ -7,10 +7,12 @@
 
 mod gc;
 pub mod object;
+pub mod process_list;
 pub mod slots;
 
 pub use gc::GcStats;
-pub use object::{Body, Chunked, Dict, Kind, Object, ProcessBody, Queued, SemaphoreBody};
+pub use object::{Body, Chunked, Dict, Kind, Object, ProcessBody, SemaphoreBody};
+pub use process_list::ProcessList;
 pub use slots::Slots;
 
 use object::{DIRTY, NOT_LOADED, PERSISTENT};
@@ -73,21 +75,18 @@ impl Heap {
     /// Allocates an object; `named` is the number of named slots at the front of a slots body.
     pub fn alloc(&mut self, class: Value, named: usize, body: Body) -> Value {
         let hash = self.next_hash();
-        let object = Object { class, hash, flags: 0, named: named as u16, body };
+        let mut object = Object { class, hash, flags: 0, named: named as u16, body };
         self.allocated_since_gc += object.footprint();
-        match self.free.pop() {
-            Some(index) => {
-                let index = index as usize;
-                if let Some(slot) = self.objects.get_mut(index) {
-                    *slot = object;
-                }
-                Value::object(index)
-            }
-            None => {
-                self.objects.push(object);
-                Value::object(self.objects.len() - 1)
-            }
+        let index = self.free.pop().map_or(self.objects.len(), |i| i as usize);
+        // A process's body knows its object: the scheduler's queues hold bodies.
+        if let Body::Process(p) = &mut object.body {
+            p.process = Value::object(index);
         }
+        match self.objects.get_mut(index) {
+            Some(slot) => *slot = object,
+            None => self.objects.push(object),
+        }
+        Value::object(index)
     }
 
     /// Allocates an empty entry for a persistent object whose contents are on their way
@@ -109,7 +108,11 @@ impl Heap {
         obj.named = named;
         obj.flags = (obj.flags & !(NOT_LOADED | DIRTY)) | PERSISTENT;
         let footprint_before = obj.footprint();
-        let old = std::mem::replace(&mut obj.body, body);
+        let mut old = std::mem::replace(&mut obj.body, body);
+        // Processes waiting on a semaphore go on waiting on it as it is brought in afresh.
+        if let (Body::Semaphore(was), Body::Semaphore(now)) = (&mut old, &mut obj.body) {
+            std::mem::swap(&mut was.waiting, &mut now.waiting);
+        }
         let grown = obj.footprint().saturating_sub(footprint_before);
         self.allocated_since_gc += grown;
         Some(old)

@@ -5,6 +5,7 @@ use std::rc::Rc;
 
 use num_bigint::BigInt;
 
+use super::process_list::ProcessList;
 use crate::bytecode::CompiledCode;
 use crate::heap::slots::Slots;
 use crate::process::ProcessState;
@@ -220,13 +221,30 @@ impl Body {
     }
 }
 
-/// The body of a Process object.
+/// The body of a Process object, which is also its record in the scheduler's queues: the
+/// queue links and the priority live here, so that a signal or a switch reaches them through
+/// the pointer the queue holds (see [`super::process_list`]).
 #[derive(Debug)]
 pub struct ProcessBody {
     /// The Process class's named instance variables.
     pub slots: Vec<Value>,
     /// The frames and value stack; `None` while the process runs (the VM holds them).
     pub state: Option<Box<ProcessState>>,
+    /// The next process in the queue this one is in.
+    pub(crate) next: *mut ProcessBody,
+    /// Whether the process is in a queue (a semaphore's or a ready queue).
+    pub(crate) queued: bool,
+    /// The process's priority, kept equal to its `priority` slot (the scheduler reads it here).
+    pub(crate) priority: usize,
+    /// The Process object this is the body of (set when the object is made).
+    pub(crate) process: Value,
+}
+
+impl ProcessBody {
+    /// The body of a new process, in no queue.
+    pub fn new(slots: Vec<Value>, state: Option<Box<ProcessState>>, priority: usize) -> ProcessBody {
+        ProcessBody { slots, state, next: std::ptr::null_mut(), queued: false, priority, process: Value::NIL }
+    }
 }
 
 /// The body of a Semaphore.
@@ -235,20 +253,7 @@ pub struct SemaphoreBody {
     /// Signals not consumed by a wait yet.
     pub excess_signals: i64,
     /// Processes waiting, first to be resumed first.
-    pub waiting: std::collections::VecDeque<Queued>,
-}
-
-/// A process in a queue (a semaphore's, or the ready queue of its priority), with its
-/// priority: a signal makes a waiter ready, and a switch runs the next ready process, without
-/// reading the process object's slots first (which would put them on the path of every
-/// process switch).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Queued {
-    /// The Process.
-    pub process: Value,
-    /// Kept equal to the process's priority (setting the priority of a queued process
-    /// updates it).
-    pub priority: usize,
+    pub waiting: ProcessList,
 }
 
 /// One entry of the object table.

@@ -103,7 +103,7 @@ impl Vm {
             }
             if self.scheduler.active.is_nil() {
                 match self.take_next_ready() {
-                    Some(next) => self.activate_process(next.process),
+                    Some(next) => self.activate_process(next),
                     None => return Stop::Idle,
                 }
             }

@@ -219,7 +219,12 @@ pub(crate) fn instantiate(vm: &mut Vm, class: Value, size: usize) -> PrimResult 
         Kind::Semaphore => Body::Semaphore(Box::default()),
         Kind::Dict => Body::Dict(Box::default()),
         Kind::Process => {
-            Body::Process(Box::new(ProcessBody { slots: vec![Value::NIL; named], state: Some(Box::default()) }))
+            let mut slots = vec![Value::NIL; named];
+            let priority = crate::scheduler::USER_PRIORITY;
+            if let Some(slot) = slots.get_mut(crate::scheduler::process_slots::PRIORITY) {
+                *slot = Value::small(priority);
+            }
+            Body::Process(Box::new(ProcessBody::new(slots, Some(Box::default()), priority as usize)))
         }
         Kind::Large | Kind::Method | Kind::Immediate => return Err(Prim::Fail),
     };
