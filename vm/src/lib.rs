@@ -33,6 +33,7 @@ mod host;
 mod interpreter;
 pub mod jit;
 mod memory;
+pub mod native_vec;
 pub mod persist;
 mod primitives;
 pub mod process;

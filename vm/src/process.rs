@@ -5,6 +5,7 @@
 //! its frames read (receiver, arguments, temporaries, step point) and resumed later.
 
 use crate::bytecode::CompiledCode;
+use crate::native_vec::NativeVec;
 use crate::value::Value;
 
 /// One activation of a method or block.
@@ -64,7 +65,7 @@ pub(crate) mod frame_layout {
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn push_frame(
-    frames: &mut Vec<Frame>,
+    frames: &mut NativeVec<Frame>,
     code: *const CompiledCode,
     method: Value,
     closure: Value,
@@ -75,13 +76,11 @@ pub(crate) fn push_frame(
 ) {
     frames.reserve(1);
     let len = frames.len();
-    if let Some(slot) = frames.spare_capacity_mut().first_mut() {
-        // SAFETY: the slot is the vector's first spare one (capacity was reserved above);
-        // `write_frame` initialises it whole before `set_len` makes it part of the vector.
-        unsafe {
-            write_frame(slot.as_mut_ptr(), code, method, closure, base, ret, id, home);
-            frames.set_len(len + 1);
-        }
+    // SAFETY: the slot is the vector's first spare one (capacity was reserved above);
+    // `write_frame` initialises it whole before `set_len` makes it part of the vector.
+    unsafe {
+        write_frame(frames.as_mut_ptr().add(len), code, method, closure, base, ret, id, home);
+        frames.set_len(len + 1);
     }
 }
 
@@ -146,8 +145,9 @@ impl Frame {
     }
 }
 
-/// Where a process stands.
+/// Where a process stands (`repr(u8)`: native code sets it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 pub enum Status {
     /// Running now.
     Running,
@@ -165,9 +165,9 @@ pub enum Status {
 #[derive(Clone, Debug)]
 pub struct ProcessState {
     /// The registers of every frame, bottom frame first.
-    pub stack: Vec<Value>,
+    pub stack: NativeVec<Value>,
     /// The frames, bottom first.
-    pub frames: Vec<Frame>,
+    pub frames: NativeVec<Frame>,
     /// Where the process stands.
     pub status: Status,
     /// What the bottom frame answered once the process finished.
@@ -203,8 +203,8 @@ impl ProcessState {
     /// A process with no frames yet.
     pub fn new() -> ProcessState {
         ProcessState {
-            stack: Vec::with_capacity(256),
-            frames: Vec::with_capacity(32),
+            stack: NativeVec::with_capacity(256),
+            frames: NativeVec::with_capacity(32),
             status: Status::Suspended,
             result: Value::NIL,
             error: None,
@@ -252,8 +252,8 @@ impl Default for ProcessState {
     /// switch).
     fn default() -> Self {
         ProcessState {
-            stack: Vec::new(),
-            frames: Vec::new(),
+            stack: NativeVec::new(),
+            frames: NativeVec::new(),
             status: Status::Suspended,
             result: Value::NIL,
             error: None,

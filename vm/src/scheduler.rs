@@ -80,6 +80,11 @@ impl ReadyQueues {
         pushed
     }
 
+    /// The queues (one per priority, never reallocated) and the mask, for native code.
+    pub fn raw(&mut self) -> (*mut ProcessList, *mut u128) {
+        (self.queues.as_mut_ptr(), &mut self.mask)
+    }
+
     /// The highest priority with a ready process.
     #[inline(always)]
     pub fn highest(&self) -> Option<usize> {
@@ -438,7 +443,8 @@ impl Vm {
             _ => return None,
         }
         // SAFETY: as above.
-        if let Some(list) = unsafe { (&mut (*active).slots).get_mut(process_slots::MY_LIST) } {
+        let body = unsafe { &mut *active };
+        if let Some(list) = body.slots.get_mut(process_slots::MY_LIST) {
             *list = sem;
         }
         self.scheduler.state.status = Status::Waiting;

@@ -210,6 +210,8 @@ impl Body {
     pub const SLOTS_TAG: u8 = 2;
     /// The tag byte of [`Body::Bytes`].
     pub const BYTES_TAG: u8 = 3;
+    /// The tag byte of [`Body::Semaphore`].
+    pub const SEMAPHORE_TAG: u8 = 9;
     /// Byte offset of a variant's payload: `repr(C, u8)` puts it after the tag, aligned for
     /// the most aligned variant, which is the enum's own alignment.
     pub const PAYLOAD_OFFSET: usize = std::mem::align_of::<Body>();
@@ -225,9 +227,10 @@ impl Body {
 /// queue links and the priority live here, so that a signal or a switch reaches them through
 /// the pointer the queue holds (see [`super::process_list`]).
 #[derive(Debug)]
+#[repr(C)]
 pub struct ProcessBody {
     /// The Process class's named instance variables.
-    pub slots: Vec<Value>,
+    pub slots: Slots,
     /// The frames and value stack; `None` while the process runs (the VM holds them).
     pub state: Option<Box<ProcessState>>,
     /// The next process in the queue this one is in.
@@ -243,12 +246,20 @@ pub struct ProcessBody {
 impl ProcessBody {
     /// The body of a new process, in no queue.
     pub fn new(slots: Vec<Value>, state: Option<Box<ProcessState>>, priority: usize) -> ProcessBody {
-        ProcessBody { slots, state, next: std::ptr::null_mut(), queued: false, priority, process: Value::NIL }
+        ProcessBody {
+            slots: slots.into(),
+            state,
+            next: std::ptr::null_mut(),
+            queued: false,
+            priority,
+            process: Value::NIL,
+        }
     }
 }
 
-/// The body of a Semaphore.
+/// The body of a Semaphore (`repr(C)`: native code signals it).
 #[derive(Debug, Default)]
+#[repr(C)]
 pub struct SemaphoreBody {
     /// Signals not consumed by a wait yet.
     pub excess_signals: i64,

@@ -15,8 +15,9 @@ use std::ptr::null_mut;
 use super::ProcessBody;
 use crate::value::Value;
 
-/// A FIFO list of process bodies.
+/// A FIFO list of process bodies (`repr(C)`: native code links into it).
 #[derive(Debug)]
+#[repr(C)]
 pub struct ProcessList {
     first: *mut ProcessBody,
     last: *mut ProcessBody,
@@ -29,6 +30,11 @@ impl Default for ProcessList {
 }
 
 impl ProcessList {
+    /// Byte offset of the first body, for native code.
+    pub const FIRST_OFFSET: usize = std::mem::offset_of!(ProcessList, first);
+    /// Byte offset of the last body, for native code.
+    pub const LAST_OFFSET: usize = std::mem::offset_of!(ProcessList, last);
+
     /// Whether no process is in the list.
     #[inline(always)]
     pub fn is_empty(&self) -> bool {

@@ -103,6 +103,7 @@ mod tests {
         assert_ne!(Body::Free.tag(), Body::SLOTS_TAG);
         assert_ne!(Body::Bytes(vec![1].into()).tag(), Body::SLOTS_TAG);
         assert_eq!(Body::Bytes(vec![1].into()).tag(), Body::BYTES_TAG);
+        assert_eq!(Body::Semaphore(Box::default()).tag(), Body::SEMAPHORE_TAG);
         let Body::Slots(s) = &body else { unreachable!() };
         let base = (&body as *const Body).cast::<u8>();
         // SAFETY: reads the data pointer of the Slots payload at the documented offset.

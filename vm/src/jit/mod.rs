@@ -28,7 +28,7 @@ mod x64;
 use std::cell::{Cell, OnceCell};
 
 use crate::bytecode::{CacheEntry, CompiledCode};
-use crate::heap::Object;
+use crate::heap::{Object, ProcessList};
 use crate::process::Frame;
 use crate::value::Value;
 
@@ -225,6 +225,17 @@ pub(crate) struct JitCtx {
     /// The classes String and ByteArray.
     pub string: Value,
     pub byte_array: Value,
+    /// The ready queues, one per priority, and the mask of the non-empty ones (see
+    /// `scheduler::ReadyQueues`): native code makes a process a signal wakes ready.
+    pub ready: *mut ProcessList,
+    pub ready_mask: *mut u128,
+    /// The running process's priority: a signal that wakes a process of a higher one leaves
+    /// the switch to the VM.
+    pub active_priority: usize,
+    /// The running process's body and the scheduler: native code switches processes on
+    /// `wait` (see `x64/process.rs`).
+    pub active_body: *mut crate::heap::ProcessBody,
+    pub scheduler: *mut crate::scheduler::Scheduler,
     /// The inline cache epoch.
     pub epoch: u64,
     /// The id for the next activation.

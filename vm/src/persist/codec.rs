@@ -32,7 +32,7 @@ pub(super) fn references(vm: &Vm, v: Value) -> Vec<Value> {
     let Some(obj) = vm.heap.get(v) else { return Vec::new() };
     match &obj.body {
         Body::Slots(s) => s.to_vec(),
-        Body::Process(p) => p.slots.clone(),
+        Body::Process(p) => p.slots.to_vec(),
         Body::Dict(d) => d.entries().iter().flat_map(|&(k, v)| [k, v]).collect(),
         Body::Method(code) => vec![code.method_class.get(), code.selector, code.protocol.get()],
         Body::Chunked(c) => c.loaded().collect(),

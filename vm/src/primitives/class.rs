@@ -529,7 +529,7 @@ fn migrate(vm: &mut Vm, inst: Value, old: &[String], new_names: &[String]) {
     fresh.extend(indexed);
     match &mut obj.body {
         Body::Slots(s) => *s = fresh.into(),
-        Body::Process(p) => p.slots = fresh,
+        Body::Process(p) => p.slots = fresh.into(),
         _ => return,
     }
     obj.named = new_names.len() as u16;

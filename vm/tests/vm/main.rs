@@ -29,5 +29,6 @@ mod persistence;
 mod processes;
 mod robustness;
 mod sockets;
+mod switches;
 mod syntax;
 mod util;

@@ -217,6 +217,15 @@ impl Gen<'_> {
             ; primitive:
             ; sub QWORD [r12 + C_COUNTDOWN], 1
             ; jle =>check
+        );
+        let general = self.ops.new_dynamic_label();
+        if nargs == 0 {
+            self.semaphore_inline(pc, a, ret, next, general);
+        }
+        asm!(self.ops
+            // (The inline semaphore code uses `rdx`: the cache entry again.)
+            ; =>general
+            ; mov rdx, QWORD entry
             ; mov rcx, [r12 + C_FRAMES_LEN]
             ; imul rcx, rcx, F_SIZE
             ; add rcx, [r12 + C_FRAMES]

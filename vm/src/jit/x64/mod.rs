@@ -30,6 +30,7 @@ macro_rules! asm {
 
 mod calls;
 mod float;
+mod process;
 
 use calls::SpecialSend;
 use float::{FloatOut, FloatPath, has_float_path};
