@@ -3,8 +3,9 @@
 //!
 //! While native code runs, the frame vector's length, the next frame id and the interrupt
 //! countdown live in the context; everything else it reads stays valid because native code
-//! neither allocates nor switches processes. A primitive may do both, so the primitive hook
-//! gives the process back to the VM first and describes it afresh afterwards.
+//! does not allocate, and when it switches processes (on `wait`, `jit/x64/process.rs`) it
+//! describes the next one in the context itself. A primitive may do both, so the primitive
+//! hook gives the process back to the VM first and describes it afresh afterwards.
 
 use std::cell::Cell;
 use std::rc::Rc;
