@@ -63,11 +63,14 @@ pub enum BinOp {
     BitShift,
     /// `at:`
     At,
+    /// `/` (a Float, or for SmallIntegers an exact quotient: the fast paths leave a Fraction to
+    /// the method)
+    Slash,
 }
 
 impl BinOp {
     /// Every operation, in discriminant order.
-    pub const ALL: [BinOp; 16] = [
+    pub const ALL: [BinOp; 17] = [
         BinOp::Add,
         BinOp::Sub,
         BinOp::Mul,
@@ -84,6 +87,7 @@ impl BinOp {
         BinOp::BitXor,
         BinOp::BitShift,
         BinOp::At,
+        BinOp::Slash,
     ];
 
     /// The selector sent when the fast path does not apply.
@@ -105,6 +109,7 @@ impl BinOp {
             BinOp::BitXor => "bitXor:",
             BinOp::BitShift => "bitShift:",
             BinOp::At => "at:",
+            BinOp::Slash => "/",
         }
     }
 

@@ -36,6 +36,7 @@ impl Vm {
                 BinOp::Eq => Some(Value::boolean(a == b)),
                 BinOp::Ne => Some(Value::boolean(a != b)),
                 BinOp::Div if b != 0 => Value::int(a.div_euclid(b) - i64::from(b < 0 && a.rem_euclid(b) != 0)),
+                BinOp::Slash if b != 0 && a % b == 0 => Value::int(a / b),
                 BinOp::Mod if b != 0 => {
                     let m = a.rem_euclid(b);
                     Some(Value::small(if b < 0 && m != 0 { m + b } else { m }))
@@ -74,13 +75,17 @@ impl Vm {
             | BinOp::Le
             | BinOp::Ge
             | BinOp::Eq
-            | BinOp::Ne => {
+            | BinOp::Ne
+            | BinOp::Slash => {
                 // Two SmallIntegers were handled above: a Float is one of them at least.
                 let (a, b) = (self.float_operand(x)?, self.float_operand(y)?);
                 Some(match op {
                     BinOp::Add => self.new_float(a + b),
                     BinOp::Sub => self.new_float(a - b),
                     BinOp::Mul => self.new_float(a * b),
+                    // Dividing by zero is the method's (ZeroDivide).
+                    BinOp::Slash if b == 0.0 => return None,
+                    BinOp::Slash => self.new_float(a / b),
                     BinOp::Lt => Value::boolean(a < b),
                     BinOp::Gt => Value::boolean(a > b),
                     BinOp::Le => Value::boolean(a <= b),

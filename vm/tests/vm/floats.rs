@@ -20,6 +20,8 @@ const PROBE: &[&str] = &[
     "FloatProbe compile: 'mandel: c | zr zi t k | zr := 0.0. zi := 0.0. k := 0. [k < 50 and: [(zr * zr) + (zi * zi) <= 4.0]] whileTrue: [t := (zr * zr) - (zi * zi) + c. zi := 2.0 * zr * zi. zr := t. k := k + 1]. ^ k'",
     "FloatProbe compile: 'chain: a with: b and: c ^ {a * b + c. c + (a * b). a * b * (a * b). a * b < c}'",
     "FloatProbe compile: 'accumulate: n | p | p := FloatProbe new x: 0.0; yourself. 1 to: n do: [:i | p x: p x + 0.25]. ^ p x'",
+    "FloatProbe compile: 'over: a by: b ^ a / b'",
+    "FloatProbe compile: 'ratio: a with: b ^ (a * b + 1.0) / (a - b) * 2.0'",
 ];
 
 /// Each doit and the printString it must answer, with and without native code.
@@ -114,6 +116,31 @@ const CASES: &[(&str, &str)] = &[
         "[FloatProbe new chain: 1.5 with: 2.0 and: nil] on: MessageNotUnderstood do: [:e | e message selector]",
         "#adaptToNumber:andSend:",
     ),
+    // `/`: floats inline, an exact SmallInteger quotient, anything else (a Fraction, a zero
+    // divisor) the method's.
+    (
+        "{FloatProbe new over: 7.5 by: 2.5. FloatProbe new over: 1 by: 4.0. FloatProbe new over: 1.0 by: 4. FloatProbe new over: -0.0 by: 2.0. FloatProbe new over: 3.0 by: 1/2}",
+        "#(3.0 0.25 0.25 -0.0 6.0)",
+    ),
+    (
+        "{FloatProbe new over: 7 by: 2. FloatProbe new over: 8 by: 2. FloatProbe new over: -9 by: 3. (FloatProbe new over: SmallInteger minVal by: -1) = (SmallInteger maxVal + 1)}",
+        "{(7/2). 4. -3. true}",
+    ),
+    (
+        "{FloatProbe new over: 1.0e-37 by: 1.0e10. (FloatProbe new over: 1.0e-37 by: 1.0e10) class. FloatProbe new over: 1.0e300 by: 1.0e-300}",
+        "{1.0000000000000001e-47. Float. Float infinity}",
+    ),
+    (
+        "#(0.0 -0.0 0) collect: [:z | [FloatProbe new over: 1.5 by: z] on: ZeroDivide do: [:e | e class name]]",
+        "#(#ZeroDivide #ZeroDivide #ZeroDivide)",
+    ),
+    ("[FloatProbe new over: 3 by: 0] on: ZeroDivide do: [:e | e class name]", "#ZeroDivide"),
+    (
+        "{FloatProbe new over: Float nan by: 2.0. FloatProbe new over: Float infinity by: 2.0. (FloatProbe new over: 1.0 by: Float nan) isNaN}",
+        "{Float nan. Float infinity. true}",
+    ),
+    ("{FloatProbe new ratio: 3.0 with: 1.0. FloatProbe new ratio: 3 with: 1/2}", "#(4.0 2.0)"),
+    ("[FloatProbe new ratio: 2.0 with: 2.0] on: ZeroDivide do: [:e | #zero]", "#zero"),
 ];
 
 fn answers(jit: JitConfig) -> Vec<String> {

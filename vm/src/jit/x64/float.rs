@@ -46,7 +46,16 @@ enum Fed {
 pub(super) fn has_float_path(op: BinOp) -> bool {
     matches!(
         op,
-        BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge | BinOp::Eq | BinOp::Ne
+        BinOp::Add
+            | BinOp::Sub
+            | BinOp::Mul
+            | BinOp::Slash
+            | BinOp::Lt
+            | BinOp::Gt
+            | BinOp::Le
+            | BinOp::Ge
+            | BinOp::Eq
+            | BinOp::Ne
     )
 }
 
@@ -86,7 +95,10 @@ impl Gen<'_> {
         let mut fed: Vec<Option<(Fed, DynamicLabel)>> = vec![None; paths.len()];
         let mut feeds: Vec<Option<DynamicLabel>> = vec![None; paths.len()];
         for (i, p) in paths.iter().enumerate() {
-            let (FloatOut::Store { dst, .. }, BinOp::Add | BinOp::Sub | BinOp::Mul) = (p.out, p.op) else { continue };
+            let (FloatOut::Store { dst, .. }, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Slash) = (p.out, p.op)
+            else {
+                continue;
+            };
             let Some(j) = paths.iter().position(|q| q.pc == p.pc + 1) else { continue };
             let q = paths[j];
             let how = match (q.x == dst, q.y == Src::Reg(dst)) {
@@ -149,11 +161,18 @@ impl Gen<'_> {
         }
         asm!(self.ops; operands:);
         match (p.op, p.out) {
-            (BinOp::Add | BinOp::Sub | BinOp::Mul, FloatOut::Store { dst, done }) => {
+            (BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Slash, FloatOut::Store { dst, done }) => {
                 match p.op {
                     BinOp::Add => asm!(self.ops; addsd xmm0, xmm1),
                     BinOp::Sub => asm!(self.ops; subsd xmm0, xmm1),
-                    _ => asm!(self.ops; mulsd xmm0, xmm1),
+                    BinOp::Mul => asm!(self.ops; mulsd xmm0, xmm1),
+                    // A zero (or NaN) divisor is the method's: ZeroDivide.
+                    _ => asm!(self.ops
+                        ; xorpd xmm2, xmm2
+                        ; ucomisd xmm1, xmm2
+                        ; je =>exec
+                        ; divsd xmm0, xmm1
+                    ),
                 }
                 self.encode_xmm0(exec);
                 let next = feeds.unwrap_or(done);

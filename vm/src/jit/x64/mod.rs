@@ -392,6 +392,8 @@ impl Gen<'_> {
             BinOp::BitOr => asm!(self.ops; or rax, rcx ; mov [rbx + reg(dst)], rax),
             BinOp::BitXor => asm!(self.ops; xor rax, rcx ; or rax, 1 ; mov [rbx + reg(dst)], rax),
             BinOp::Div | BinOp::Mod => self.floor_divide(slow, op == BinOp::Div, dst),
+            // Two SmallIntegers: the method answers (an Integer or a Fraction).
+            BinOp::Slash => asm!(self.ops; jmp =>slow),
             BinOp::BitShift => self.bit_shift(slow, dst),
             _ => {
                 let cond = Cond::of(op).unwrap_or(Cond::E);
