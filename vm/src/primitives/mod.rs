@@ -67,8 +67,8 @@ pub(crate) use integer::small as integer_small;
 pub(crate) use object::instantiate;
 pub(crate) use string::narrow_equal;
 pub use table::{
-    BEHAVIOR_BASIC_NEW, BEHAVIOR_BASIC_NEW_SIZE, BLOCK_VALUE, OBJECT_BASIC_SIZE, SEMAPHORE_SIGNAL, SEMAPHORE_WAIT,
-    STRING_EQUAL, UNWIND_MARKER,
+    BEHAVIOR_BASIC_NEW, BEHAVIOR_BASIC_NEW_SIZE, BLOCK_VALUE, FLOAT_SQRT, OBJECT_BASIC_SIZE, SEMAPHORE_SIGNAL,
+    SEMAPHORE_WAIT, STRING_EQUAL, UNWIND_MARKER,
 };
 
 /// Whether `index` is an Integer primitive (see [`call`]).

@@ -21,6 +21,7 @@ const PROBE: &[&str] = &[
     "FloatProbe compile: 'chain: a with: b and: c ^ {a * b + c. c + (a * b). a * b * (a * b). a * b < c}'",
     "FloatProbe compile: 'accumulate: n | p | p := FloatProbe new x: 0.0; yourself. 1 to: n do: [:i | p x: p x + 0.25]. ^ p x'",
     "FloatProbe compile: 'over: a by: b ^ a / b'",
+    "FloatProbe compile: 'root: f ^ f sqrt'",
     "FloatProbe compile: 'ratio: a with: b ^ (a * b + 1.0) / (a - b) * 2.0'",
 ];
 
@@ -141,6 +142,13 @@ const CASES: &[(&str, &str)] = &[
     ),
     ("{FloatProbe new ratio: 3.0 with: 1.0. FloatProbe new ratio: 3 with: 1/2}", "#(4.0 2.0)"),
     ("[FloatProbe new ratio: 2.0 with: 2.0] on: ZeroDivide do: [:e | #zero]", "#zero"),
+    // `sqrt` of an immediate float inline; of a boxed one, of a negative one (NaN, boxed) and
+    // of an Integer, the method's.
+    (
+        "#(2.0 4 0.0 -0.0 1.0e300 1.0e-300 6.8056473384187685e38) collect: [:f | FloatProbe new root: f]",
+        "#(1.4142135623730951 2 0.0 -0.0 1.0e150 1.0e-150 2.6087635650665562e19)",
+    ),
+    ("{(FloatProbe new root: -1.0) isNaN. FloatProbe new root: Float infinity}", "{true. Float infinity}"),
 ];
 
 fn answers(jit: JitConfig) -> Vec<String> {

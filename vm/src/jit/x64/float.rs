@@ -190,6 +190,22 @@ impl Gen<'_> {
         }
     }
 
+    /// `Float>>sqrt` sent to register `a`, answered into register `ret`, when the receiver
+    /// is an immediate float with an immediate root; otherwise to `general`.
+    pub(super) fn sqrt_inline(&mut self, a: i32, ret: i32, next: DynamicLabel, general: DynamicLabel) {
+        asm!(self.ops
+            ; mov rdx, [rbx + 8 * a]
+            ; mov eax, edx
+            ; and eax, 7
+            ; cmp eax, TAG_FLOAT as i32
+            ; jne =>general
+        );
+        self.decode_rdx(0);
+        asm!(self.ops; sqrtsd xmm0, xmm0);
+        self.encode_xmm0(general);
+        asm!(self.ops; mov [rbx + 8 * ret], rax ; jmp =>next);
+    }
+
     /// The immediate float in `rdx` decoded into `xmm0` or `xmm1`.
     fn decode_rdx(&mut self, xmm: u8) {
         asm!(self.ops

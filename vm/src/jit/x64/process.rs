@@ -20,7 +20,7 @@ use dynasmrt::{DynamicLabel, DynasmApi, DynasmLabelApi, dynasm};
 use super::*;
 use crate::heap::{ProcessBody, ProcessList, SemaphoreBody};
 use crate::native_vec::NativeVec;
-use crate::primitives::{SEMAPHORE_SIGNAL, SEMAPHORE_WAIT};
+use crate::primitives::SEMAPHORE_WAIT;
 use crate::process::{ProcessState, Status};
 use crate::scheduler::{MAX_PRIORITY, Scheduler, process_slots};
 
@@ -75,18 +75,11 @@ const _: () = assert!(std::mem::size_of::<Box<ProcessState>>() == 8);
 const _: () = assert!(std::mem::size_of::<Status>() == 1 && std::mem::size_of::<bool>() == 1);
 
 impl Gen<'_> {
-    /// At send `pc` without arguments whose cached method has a primitive (its code in
-    /// `rsi`): `signal` or `wait` to the semaphore in register `a`, answering it into
-    /// register `ret`, here; any other primitive, or a case left to the VM, goes to `general`
-    /// (the primitive hook) with nothing changed.
+    /// At send `pc` whose cached method's primitive (in `eax`) is `signal` or `wait`: to the
+    /// semaphore in register `a`, answering it into register `ret`, here; a case left to the
+    /// VM goes to `general` (the primitive hook) with nothing changed.
     pub(super) fn semaphore_inline(&mut self, pc: usize, a: i32, ret: i32, next: DynamicLabel, general: DynamicLabel) {
         asm!(self.ops
-            ; movzx eax, WORD [rsi + CC_PRIMITIVE]
-            ; cmp eax, i32::from(SEMAPHORE_SIGNAL)
-            ; je >semaphore
-            ; cmp eax, i32::from(SEMAPHORE_WAIT)
-            ; jne =>general
-            ; semaphore:
             ; mov r8d, eax
             ; mov rax, [rbx + 8 * a]
             ; test al, 7
