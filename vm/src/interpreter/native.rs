@@ -50,6 +50,7 @@ impl Vm {
             false_class: self.known.false_class,
             array: self.known.array,
             string: self.known.string,
+            symbol: self.known.symbol,
             byte_array: self.known.byte_array,
             ready: std::ptr::null_mut(),
             ready_mask: std::ptr::null_mut(),

@@ -222,8 +222,9 @@ pub(crate) struct JitCtx {
     pub false_class: Value,
     /// The class Array.
     pub array: Value,
-    /// The classes String and ByteArray.
+    /// The classes String, Symbol and ByteArray.
     pub string: Value,
+    pub symbol: Value,
     pub byte_array: Value,
     /// The ready queues, one per priority, and the mask of the non-empty ones (see
     /// `scheduler::ReadyQueues`): native code makes a process a signal wakes ready.

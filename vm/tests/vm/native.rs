@@ -40,6 +40,7 @@ const PROBE: &[&str] = &[
     "Number compile: 'probeKind ^ #number'",
     "String compile: 'probeKind ^ self size'",
     "JitProbe compile: 'probeKind ^ a'",
+    "JitProbe compile: 'same: x as: y ^ {x = y. y = x}'",
     "JitProbe compile: 'sieve: size | flags count | flags := Array new: size withAll: true. count := 0. 1 to: size do: [:i | (flags at: i) ifTrue: [| k | k := i + i + 1. [k <= size] whileTrue: [flags at: k put: false. k := k + i + 1]. count := count + 1]]. ^ count'",
 ];
 
@@ -78,6 +79,12 @@ const CASES: &[&str] = &[
     "JitProbe new at: 2 in: (OrderedCollection with: 5 with: 6)",
     "JitProbe new at: 2 in: #[7 8 9]",
     "JitProbe new at: 2 in: #abc",
+    "{JitProbe new same: 'abc' as: 'abc'. JitProbe new same: 'abc' as: 'abd'. JitProbe new same: 'abc' as: 'ab'. JitProbe new same: '' as: ''}",
+    "{JitProbe new same: #abc as: 'abc'. JitProbe new same: #abc as: #abc. JitProbe new same: 'abc' as: #abd}",
+    "{JitProbe new same: 'abc' as: 3. JitProbe new same: 'abc' as: nil. JitProbe new same: 'abc' as: #[97 98 99]}",
+    "{JitProbe new same: 'déjà' as: 'déjà'. JitProbe new same: (String new: 3) as: (String new: 3)}",
+    "{JitProbe new same: 'abc' as: 'abc' asWideString. JitProbe new same: (String with: (Character value: 955)) as: (String with: (Character value: 955))}",
+    "(1 to: 40) collect: [:n | JitProbe new same: (String new: n withAll: $x) as: ((String new: n withAll: $x) at: n put: $y; yourself)]",
     "JitProbe new at: 3 in: 'ab' , (String with: (Character value: 960))",
     "| s | s := String new: 2. JitProbe new at: 1 in: s put: $x. s",
     "| s | s := String new: 2. JitProbe new at: 2 in: s put: (Character value: 960). s",

@@ -5,7 +5,6 @@ use dynasmrt::{DynamicLabel, DynasmApi, DynasmLabelApi, dynasm};
 
 use super::*;
 use crate::bytecode::quick;
-use crate::primitives::{FLOAT_SQRT, SEMAPHORE_SIGNAL, SEMAPHORE_WAIT};
 
 /// A special send to emit after the body: the message an arithmetic, comparison, `at:` or
 /// `at:put:` instruction stands for when its fast path does not apply.
@@ -220,11 +219,9 @@ impl Gen<'_> {
             ; jle =>check
         );
         let general = self.ops.new_dynamic_label();
-        if nargs == 0 {
-            self.unary_primitive_inline(pc, a, ret, next, general);
-        }
+        self.primitive_inline(pc, a, nargs, ret, next, general);
         asm!(self.ops
-            // (The inline semaphore code uses `rdx`: the cache entry again.)
+            // (The primitives answered inline use `rdx`: the cache entry again.)
             ; =>general
             ; mov rdx, QWORD entry
             ; mov rcx, [r12 + C_FRAMES_LEN]
@@ -262,26 +259,6 @@ impl Gen<'_> {
                 ; jmp <hit
             );
         }
-    }
-
-    /// At send `pc` without arguments whose cached method has a primitive (its code in
-    /// `rsi`): the primitives answered here (`signal`, `wait`, `Float>>sqrt`), each going to
-    /// `general` (the primitive hook) with nothing changed when it does not apply; any other
-    /// primitive goes there at once.
-    fn unary_primitive_inline(&mut self, pc: usize, a: i32, ret: i32, next: DynamicLabel, general: DynamicLabel) {
-        let semaphore = self.ops.new_dynamic_label();
-        asm!(self.ops
-            ; movzx eax, WORD [rsi + CC_PRIMITIVE]
-            ; cmp eax, i32::from(SEMAPHORE_SIGNAL)
-            ; je =>semaphore
-            ; cmp eax, i32::from(SEMAPHORE_WAIT)
-            ; je =>semaphore
-            ; cmp eax, i32::from(FLOAT_SQRT)
-            ; jne =>general
-        );
-        self.sqrt_inline(a, ret, next, general);
-        asm!(self.ops; =>semaphore);
-        self.semaphore_inline(pc, a, ret, next, general);
     }
 
     /// A send whose cached method is quick (`quick` in `eax`): answered here, with no frame

@@ -30,6 +30,7 @@ macro_rules! asm {
 
 mod calls;
 mod float;
+mod primitives;
 mod process;
 
 use calls::SpecialSend;
