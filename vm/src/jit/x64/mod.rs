@@ -536,16 +536,24 @@ impl Gen<'_> {
     /// for persistent objects (the write barrier is the interpreter's).
     fn slots_of(&mut self, pc: usize, store: bool) {
         let exec = self.exec(pc);
-        let flags = i32::from(if store { NOT_LOADED | PERSISTENT } else { NOT_LOADED });
-        asm!(self.ops; test al, 7 ; jnz =>exec);
-        self.object_entry(exec);
+        let flags = if store { NOT_LOADED | PERSISTENT } else { NOT_LOADED };
+        self.body_entry(Body::SLOTS_TAG, flags, exec);
         asm!(self.ops
-            ; test WORD [rdx + O_FLAGS], flags as i16
-            ; jnz =>exec
-            ; cmp BYTE [rdx + O_BODY], Body::SLOTS_TAG as i8
-            ; jne =>exec
             ; mov rsi, [rdx + O_SLOTS_PTR]
             ; mov rcx, [rdx + O_SLOTS_LEN]
+        );
+    }
+
+    /// With a value in `rax`: goes to `exit` unless it is an object whose body has tag `tag`
+    /// and none of whose `flags` are set; leaves its object table entry in `rdx`.
+    fn body_entry(&mut self, tag: u8, flags: u16, exit: DynamicLabel) {
+        asm!(self.ops; test al, 7 ; jnz =>exit);
+        self.object_entry(exit);
+        asm!(self.ops
+            ; test WORD [rdx + O_FLAGS], flags as i16
+            ; jnz =>exit
+            ; cmp BYTE [rdx + O_BODY], tag as i8
+            ; jne =>exit
         );
     }
 

@@ -87,13 +87,8 @@ impl Gen<'_> {
     /// With an object reference in `rax`: its bytes in `rsi` and their count in `rcx` when
     /// it is a loaded String or Symbol; otherwise to `general`.
     fn narrow_bytes(&mut self, general: DynamicLabel) {
-        asm!(self.ops; test al, 7 ; jnz =>general);
-        self.object_entry(general);
+        self.body_entry(Body::BYTES_TAG, NOT_LOADED, general);
         asm!(self.ops
-            ; test WORD [rdx + O_FLAGS], NOT_LOADED as i16
-            ; jnz =>general
-            ; cmp BYTE [rdx + O_BODY], Body::BYTES_TAG as i8
-            ; jne =>general
             ; mov rcx, [rdx + O_CLASS]
             ; cmp rcx, [r12 + C_STRING]
             ; je >narrow

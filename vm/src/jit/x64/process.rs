@@ -82,15 +82,9 @@ impl Gen<'_> {
         asm!(self.ops
             ; mov r8d, eax
             ; mov rax, [rbx + 8 * a]
-            ; test al, 7
-            ; jnz =>general
         );
-        self.object_entry(general);
+        self.body_entry(Body::SEMAPHORE_TAG, NOT_LOADED, general);
         asm!(self.ops
-            ; test WORD [rdx + O_FLAGS], NOT_LOADED as i16
-            ; jnz =>general
-            ; cmp BYTE [rdx + O_BODY], Body::SEMAPHORE_TAG as i8
-            ; jne =>general
             ; mov rdx, [rdx + O_PAYLOAD]
             ; cmp r8d, i32::from(SEMAPHORE_WAIT)
             ; je >wait
