@@ -113,6 +113,24 @@ impl BinOp {
         }
     }
 
+    /// Whether the operation has a fast path for Floats (with Floats or SmallIntegers as the
+    /// other operand), in the interpreter and in native code alike.
+    pub fn has_float_path(self) -> bool {
+        matches!(
+            self,
+            BinOp::Add
+                | BinOp::Sub
+                | BinOp::Mul
+                | BinOp::Slash
+                | BinOp::Lt
+                | BinOp::Gt
+                | BinOp::Le
+                | BinOp::Ge
+                | BinOp::Eq
+                | BinOp::Ne
+        )
+    }
+
     /// The operation compiled for a binary or one-argument keyword selector, if any.
     pub fn for_selector(selector: &str) -> Option<BinOp> {
         BinOp::ALL.into_iter().find(|op| op.selector() == selector)

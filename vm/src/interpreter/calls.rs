@@ -67,16 +67,7 @@ impl Vm {
                 }
                 None
             }
-            BinOp::Add
-            | BinOp::Sub
-            | BinOp::Mul
-            | BinOp::Lt
-            | BinOp::Gt
-            | BinOp::Le
-            | BinOp::Ge
-            | BinOp::Eq
-            | BinOp::Ne
-            | BinOp::Slash => {
+            _ if op.has_float_path() => {
                 // Two SmallIntegers were handled above: a Float is one of them at least.
                 let (a, b) = (self.float_operand(x)?, self.float_operand(y)?);
                 Some(match op {

@@ -54,8 +54,6 @@ impl Vm {
             byte_array: self.known.byte_array,
             ready: std::ptr::null_mut(),
             ready_mask: std::ptr::null_mut(),
-            active_priority: 0,
-            active_body: std::ptr::null_mut(),
             scheduler: std::ptr::null_mut(),
             epoch: 0,
             next_frame_id: 0,
@@ -95,8 +93,6 @@ impl Vm {
         ctx.epoch = u64::from(self.cache_epoch);
         ctx.next_frame_id = self.next_frame_id;
         (ctx.ready, ctx.ready_mask) = self.scheduler.ready.raw();
-        ctx.active_priority = self.scheduler.active_priority;
-        ctx.active_body = self.scheduler.active_body;
         ctx.scheduler = &mut self.scheduler;
         ctx.vm = self;
     }

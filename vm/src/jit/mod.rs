@@ -230,12 +230,8 @@ pub(crate) struct JitCtx {
     /// `scheduler::ReadyQueues`): native code makes a process a signal wakes ready.
     pub ready: *mut ProcessList,
     pub ready_mask: *mut u128,
-    /// The running process's priority: a signal that wakes a process of a higher one leaves
-    /// the switch to the VM.
-    pub active_priority: usize,
-    /// The running process's body and the scheduler: native code switches processes on
-    /// `wait` (see `x64/process.rs`).
-    pub active_body: *mut crate::heap::ProcessBody,
+    /// The scheduler: native code reads the running process's body and priority there and
+    /// switches processes on `wait` (see `x64/process.rs`).
     pub scheduler: *mut crate::scheduler::Scheduler,
     /// The inline cache epoch.
     pub epoch: u64,

@@ -142,6 +142,11 @@ const CASES: &[(&str, &str)] = &[
     ),
     ("{FloatProbe new ratio: 3.0 with: 1.0. FloatProbe new ratio: 3 with: 1/2}", "#(4.0 2.0)"),
     ("[FloatProbe new ratio: 2.0 with: 2.0] on: ZeroDivide do: [:e | #zero]", "#zero"),
+    // A divisor that is no number is the method's: a clear error, not a crash.
+    (
+        "#(nil 'abc' #sym) collect: [:x | [FloatProbe new over: 1.5 by: x] on: Error do: [:e | e class name]]",
+        "#(#MessageNotUnderstood #MessageNotUnderstood #MessageNotUnderstood)",
+    ),
     // `sqrt` of an immediate float inline; of a boxed one, of a negative one (NaN, boxed) and
     // of an Integer, the method's.
     (

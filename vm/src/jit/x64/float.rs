@@ -42,23 +42,6 @@ enum Fed {
     Both,
 }
 
-/// Whether immediate floats take a native path for `op`.
-pub(super) fn has_float_path(op: BinOp) -> bool {
-    matches!(
-        op,
-        BinOp::Add
-            | BinOp::Sub
-            | BinOp::Mul
-            | BinOp::Slash
-            | BinOp::Lt
-            | BinOp::Gt
-            | BinOp::Le
-            | BinOp::Ge
-            | BinOp::Eq
-            | BinOp::Ne
-    )
-}
-
 /// The largest SmallInteger magnitude a double holds exactly, 2^53.
 const EXACT: i64 = 1 << 53;
 

@@ -34,7 +34,7 @@ mod primitives;
 mod process;
 
 use calls::SpecialSend;
-use float::{FloatOut, FloatPath, has_float_path};
+use float::{FloatOut, FloatPath};
 
 /// An offset as an x86 displacement (every layout offset used here is small).
 const fn d(offset: usize) -> i32 {
@@ -380,7 +380,7 @@ impl Gen<'_> {
         self.load_rcx(y);
         let done = self.ops.new_dynamic_label();
         let otherwise =
-            if has_float_path(op) { self.float_path(pc, op, x, y, FloatOut::Store { dst, done }, slow) } else { slow };
+            if op.has_float_path() { self.float_path(pc, op, x, y, FloatOut::Store { dst, done }, slow) } else { slow };
         self.check_ints(otherwise, matches!(y, Src::Const(_)));
         match op {
             BinOp::Add => asm!(self.ops; sub rax, 1 ; add rax, rcx ; jo =>slow ; mov [rbx + reg(dst)], rax),

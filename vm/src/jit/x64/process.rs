@@ -26,8 +26,6 @@ use crate::scheduler::{MAX_PRIORITY, Scheduler, process_slots};
 
 const C_READY: i32 = d(offset_of!(JitCtx, ready));
 const C_READY_MASK: i32 = d(offset_of!(JitCtx, ready_mask));
-const C_ACTIVE_PRIORITY: i32 = d(offset_of!(JitCtx, active_priority));
-const C_ACTIVE_BODY: i32 = d(offset_of!(JitCtx, active_body));
 const C_SCHEDULER: i32 = d(offset_of!(JitCtx, scheduler));
 
 const S_STATE: i32 = d(offset_of!(Scheduler, state));
@@ -103,7 +101,8 @@ impl Gen<'_> {
             // The first waiter: no higher than the running process (else a switch is due),
             // its state saved in its body, with a `myList` slot.
             ; mov rdi, [rcx + PB_PRIORITY]
-            ; cmp rdi, [r12 + C_ACTIVE_PRIORITY]
+            ; mov r8, [r12 + C_SCHEDULER]
+            ; cmp rdi, [r8 + S_ACTIVE_PRIORITY]
             ; ja =>general
             ; cmp rdi, MAX_PRIORITY as i32
             ; ja =>general
@@ -184,7 +183,8 @@ impl Gen<'_> {
             ; jmp =>next
             ; block:
             // The running process: in no queue, with a `myList` slot.
-            ; mov rcx, [r12 + C_ACTIVE_BODY]
+            ; mov rcx, [r12 + C_SCHEDULER]
+            ; mov rcx, [rcx + S_ACTIVE_BODY]
             ; test rcx, rcx
             ; jz =>general
             ; cmp BYTE [rcx + PB_QUEUED], 0
@@ -286,10 +286,8 @@ impl Gen<'_> {
             ; mov rax, [rdi + PB_PROCESS]
             ; mov [r8 + S_ACTIVE], rax
             ; mov [r8 + S_ACTIVE_BODY], rdi
-            ; mov [r12 + C_ACTIVE_BODY], rdi
             ; mov rax, [rdi + PB_PRIORITY]
             ; mov [r8 + S_ACTIVE_PRIORITY], rax
-            ; mov [r12 + C_ACTIVE_PRIORITY], rax
             ; mov rax, [rsi + PS_FRAMES_PTR]
             ; mov [r12 + C_FRAMES], rax
             ; mov r8, [rsi + PS_FRAMES_LEN]
