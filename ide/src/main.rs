@@ -54,6 +54,10 @@ struct Args {
     report_start: bool,
 }
 
+/// The embedded gem allocates and frees small objects all the time (see the `onyx` binary).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     match run(Args::parse()) {
         Ok(()) => ExitCode::SUCCESS,

@@ -43,10 +43,14 @@ impl Heap {
     /// Collects every object not reachable from `roots`. Answers the number freed.
     pub fn collect(&mut self, roots: &[Value]) -> usize {
         let start = Instant::now();
-        let mut stack: Vec<Value> = Vec::with_capacity(4096);
+        // The work list is kept from one collection to the next: freeing a large block right
+        // after the sweep has freed many small ones makes the allocator consolidate them all.
+        let mut stack = std::mem::take(&mut self.mark_stack);
+        stack.clear();
         stack.extend(roots.iter().chain(self.write_set.iter()).filter(|v| v.is_object()));
         let mut weak = Vec::new();
         self.mark(&mut stack, &mut weak);
+        self.mark_stack = stack;
         // What a weak slot refers to stays if something else keeps it. The repository's
         // objects are always kept (the VM's roots hold every one it knows), so a weak slot
         // never loses one.

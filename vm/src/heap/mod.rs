@@ -31,6 +31,8 @@ pub struct Heap {
     /// The memory limit: see [`Heap::has_room`].
     limit: usize,
     write_set: Vec<Value>,
+    /// The collector's work list, kept between collections (see `collect`).
+    mark_stack: Vec<Value>,
     stats: GcStats,
 }
 
@@ -58,6 +60,7 @@ impl Heap {
             live_bytes: 0,
             limit: usize::MAX,
             write_set: Vec::new(),
+            mark_stack: Vec::with_capacity(4096),
             stats: GcStats::default(),
         }
     }
