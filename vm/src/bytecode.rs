@@ -21,6 +21,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use crate::compiler::ast::Span;
+use crate::native_vec::NativeVec;
 use crate::value::Value;
 
 /// A register number inside an activation's window.
@@ -441,8 +442,9 @@ pub struct CompiledCode {
     pub instrs: Instrs,
     /// Literal constants, selectors and global bindings referenced by the instructions.
     pub literals: Box<[Value]>,
-    /// The blocks this code creates with [`Instr::MakeClosure`].
-    pub blocks: Box<[Rc<CompiledCode>]>,
+    /// The blocks this code creates with [`Instr::MakeClosure`] (a vector native code reads:
+    /// it activates a closure's block itself).
+    pub blocks: NativeVec<Rc<CompiledCode>>,
     /// Number of arguments.
     pub num_args: u8,
     /// Number of copied values (blocks): registers after the arguments.
@@ -491,12 +493,30 @@ impl CompiledCode {
     /// Byte offsets of the fields native code reads.
     pub(crate) const PRIMITIVE_OFFSET: usize = std::mem::offset_of!(CompiledCode, primitive);
     pub(crate) const NUM_ARGS_OFFSET: usize = std::mem::offset_of!(CompiledCode, num_args);
+    pub(crate) const NUM_COPIED_OFFSET: usize = std::mem::offset_of!(CompiledCode, num_copied);
     pub(crate) const NUM_TEMPS_OFFSET: usize = std::mem::offset_of!(CompiledCode, num_temps);
+    pub(crate) const BLOCKS_PTR_OFFSET: usize = std::mem::offset_of!(CompiledCode, blocks) + NativeVec::PTR_OFFSET;
+    pub(crate) const BLOCKS_LEN_OFFSET: usize = std::mem::offset_of!(CompiledCode, blocks) + NativeVec::LEN_OFFSET;
     pub(crate) const FRAME_SIZE_OFFSET: usize = std::mem::offset_of!(CompiledCode, frame_size);
     pub(crate) const METHOD_CLASS_OFFSET: usize = std::mem::offset_of!(CompiledCode, method_class);
     pub(crate) const QUICK_OFFSET: usize = std::mem::offset_of!(CompiledCode, instrs) + Instrs::QUICK_OFFSET;
     pub(crate) const NATIVE_TABLE_OFFSET: usize =
         std::mem::offset_of!(CompiledCode, native) + crate::jit::NativeSlot::TABLE_OFFSET;
+
+    /// Bytes from the address an `Rc<CompiledCode>` holds to the code it shares: native code
+    /// reaches a method's code, and its blocks', through the `Rc`s that hold them.
+    pub(crate) fn rc_offset() -> usize {
+        const {
+            assert!(size_of::<Rc<CompiledCode>>() == size_of::<usize>());
+            assert!(size_of::<Rc<std::mem::MaybeUninit<CompiledCode>>>() == size_of::<usize>());
+        }
+        // The shared allocation of an uninitialised value has the layout of an initialised one.
+        let rc = Rc::<CompiledCode>::new_uninit();
+        // SAFETY: an `Rc` of a sized type is exactly one pointer (asserted above), which is
+        // read here as an address and not used.
+        let held: usize = unsafe { std::mem::transmute_copy(&rc) };
+        Rc::as_ptr(&rc) as usize - held
+    }
 }
 
 /// The inline cache of an instruction that sends a special selector when its fast path does
@@ -577,6 +597,30 @@ mod tests {
     #[test]
     fn instructions_are_eight_bytes() {
         assert_eq!(std::mem::size_of::<Instr>(), 8);
+    }
+
+    /// Native code finds a method's code through its object's body, and a closure's block
+    /// through the method's blocks, at the offsets these constants name.
+    #[test]
+    fn native_code_reaches_a_methods_code_and_blocks() {
+        let mut vm = crate::Vm::boot(&crate::KernelSource::embedded().without_tests()).unwrap();
+        let class = vm.known.undefined_object;
+        let code = crate::compiler::compile(&mut vm, "[:x | x] value: 3", class, crate::compiler::Mode::Doit).unwrap();
+        let body = crate::heap::Body::Method(code.clone());
+        assert_eq!(body.tag(), crate::heap::Body::METHOD_TAG);
+        let base = (&body as *const crate::heap::Body).cast::<u8>();
+        // SAFETY: reads the payload (the Rc's pointer) at the documented offset, and the code's
+        // blocks vector at its offsets, as native code does.
+        unsafe {
+            let held = *base.add(crate::heap::Body::PAYLOAD_OFFSET).cast::<usize>();
+            let at = (held + CompiledCode::rc_offset()) as *const u8;
+            assert_eq!(at, Rc::as_ptr(&code).cast::<u8>());
+            assert_eq!(*at.add(CompiledCode::BLOCKS_LEN_OFFSET).cast::<usize>(), 1);
+            let blocks = *at.add(CompiledCode::BLOCKS_PTR_OFFSET).cast::<*const usize>();
+            let block = (*blocks + CompiledCode::rc_offset()) as *const CompiledCode;
+            assert_eq!(block, Rc::as_ptr(&code.blocks[0]));
+            assert_eq!(*block.cast::<u8>().add(CompiledCode::NUM_COPIED_OFFSET), code.blocks[0].num_copied);
+        }
     }
 
     #[test]

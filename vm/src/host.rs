@@ -10,6 +10,7 @@ use crate::compiler::{self, Mode, ast::Span};
 use crate::error::{ErrorReport, EvalError};
 use crate::heap::Body;
 use crate::interpreter::Stop;
+use crate::native_vec::NativeVec;
 use crate::process::{Frame, ProcessState, Status};
 use crate::scheduler::USER_PRIORITY;
 
@@ -48,7 +49,7 @@ impl Vm {
         let code = Rc::new(CompiledCode {
             instrs: Instrs::new(vec![Instr::Send { a: 0, nargs, lit: 0, cache: 0 }, Instr::Return { r: 0 }], 0),
             literals: Box::new([sel]),
-            blocks: Box::new([]),
+            blocks: NativeVec::new(),
             special_selectors: Box::new([]),
             num_args: 0,
             num_copied: 0,

@@ -14,6 +14,7 @@ use super::scope::{Analysis, ScopeId, VarId};
 use super::{error_at, inline};
 use crate::bytecode::{BinOp, CacheEntry, CompiledCode, Instr, Reg, StepPoint, VarLoc};
 use crate::error::CompileError;
+use crate::native_vec::NativeVec;
 use crate::value::Value;
 use crate::vm::{Vm, class_slots};
 
@@ -168,7 +169,7 @@ pub(super) fn generate(
     }
     let fun = std::mem::replace(&mut g.fun, new_fun(0, whole));
     let mut code = g.finish(fun, node.params.len(), primitive, pragmas, false);
-    code.blocks = std::mem::take(&mut g.blocks).into_boxed_slice();
+    code.blocks = std::mem::take(&mut g.blocks).into();
     let mut special = std::mem::take(&mut g.special);
     for c in std::iter::once(&code).chain(code.blocks.iter().map(|b| &**b)) {
         for selector in c.instrs.iter().filter_map(|i| i.sent_selector()) {
@@ -317,7 +318,7 @@ impl Gen<'_> {
         CompiledCode {
             instrs: crate::bytecode::Instrs::new(fun.instrs, nargs as u8),
             literals: fun.literals.into_boxed_slice(),
-            blocks: Box::new([]),
+            blocks: NativeVec::new(),
             num_args: nargs as u8,
             num_copied: fun.num_copied,
             num_temps: fun.num_temps,

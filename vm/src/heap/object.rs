@@ -210,6 +210,8 @@ impl Body {
     pub const SLOTS_TAG: u8 = 2;
     /// The tag byte of [`Body::Bytes`].
     pub const BYTES_TAG: u8 = 3;
+    /// The tag byte of [`Body::Method`].
+    pub const METHOD_TAG: u8 = 7;
     /// The tag byte of [`Body::Semaphore`].
     pub const SEMAPHORE_TAG: u8 = 9;
     /// Byte offset of a variant's payload: `repr(C, u8)` puts it after the tag, aligned for

@@ -52,6 +52,7 @@ impl Vm {
             string: self.known.string,
             symbol: self.known.symbol,
             byte_array: self.known.byte_array,
+            block_closure: self.known.block_closure,
             ready: std::ptr::null_mut(),
             ready_mask: std::ptr::null_mut(),
             scheduler: std::ptr::null_mut(),

@@ -226,6 +226,8 @@ pub(crate) struct JitCtx {
     pub string: Value,
     pub symbol: Value,
     pub byte_array: Value,
+    /// The class BlockClosure.
+    pub block_closure: Value,
     /// The ready queues, one per priority, and the mask of the non-empty ones (see
     /// `scheduler::ReadyQueues`): native code makes a process a signal wakes ready.
     pub ready: *mut ProcessList,

@@ -2,6 +2,7 @@
 //! embedded kernel (`util::vm`) and checks what Smalltalk code answers.
 //!
 //! - `syntax`: every syntax form, compiled and run.
+//! - `blocks`, `switches`, `native`, `floats`: native code answers as the interpreter does.
 //! - `debugger`, `breakpoints`, `pause`: suspended processes, stepping, breakpoints of every
 //!   kind, pausing a running process.
 //! - `exceptions`: every ANSI exception operation.
@@ -15,6 +16,7 @@
 
 #![allow(clippy::expect_used, clippy::unwrap_used)] // tests fail loudly
 
+mod blocks;
 mod breakpoints;
 mod damage;
 mod debugger;

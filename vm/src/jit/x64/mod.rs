@@ -71,6 +71,8 @@ const O_FLAGS: i32 = d(offset_of!(Object, flags));
 const O_BODY: i32 = d(offset_of!(Object, body));
 const O_SLOTS_PTR: i32 = O_BODY + d(Body::PAYLOAD_OFFSET + Slots::PTR_OFFSET);
 const O_SLOTS_LEN: i32 = O_BODY + d(Body::PAYLOAD_OFFSET + Slots::LEN_OFFSET);
+/// A method's body: the address its `Rc<CompiledCode>` holds (see [`rc_code`]).
+const O_METHOD_RC: i32 = O_BODY + d(Body::PAYLOAD_OFFSET);
 
 const E_CLASS: i32 = d(offset_of!(CacheEntry, class));
 const E_METHOD: i32 = d(offset_of!(CacheEntry, method));
@@ -80,6 +82,9 @@ const E_CODE: i32 = d(offset_of!(CacheEntry, code));
 const CC_PRIMITIVE: i32 = d(CompiledCode::PRIMITIVE_OFFSET);
 const CC_NUM_ARGS: i32 = d(CompiledCode::NUM_ARGS_OFFSET);
 const CC_NUM_TEMPS: i32 = d(CompiledCode::NUM_TEMPS_OFFSET);
+const CC_NUM_COPIED: i32 = d(CompiledCode::NUM_COPIED_OFFSET);
+const CC_BLOCKS_PTR: i32 = d(CompiledCode::BLOCKS_PTR_OFFSET);
+const CC_BLOCKS_LEN: i32 = d(CompiledCode::BLOCKS_LEN_OFFSET);
 const CC_FRAME_SIZE: i32 = d(CompiledCode::FRAME_SIZE_OFFSET);
 const CC_TABLE: i32 = d(CompiledCode::NATIVE_TABLE_OFFSET);
 const CC_METHOD_CLASS: i32 = d(CompiledCode::METHOD_CLASS_OFFSET);
@@ -110,6 +115,13 @@ struct Trampoline {
 }
 
 type EnterFn = unsafe extern "sysv64" fn(*mut JitCtx, *mut Value, usize) -> u64;
+
+/// Bytes from the address an `Rc<CompiledCode>` holds to the code (see
+/// [`CompiledCode::rc_offset`]), as a displacement.
+fn rc_code() -> i32 {
+    static OFFSET: OnceLock<i32> = OnceLock::new();
+    *OFFSET.get_or_init(|| d(CompiledCode::rc_offset()))
+}
 
 fn trampoline() -> Option<&'static Trampoline> {
     static TRAMPOLINE: OnceLock<Option<Trampoline>> = OnceLock::new();

@@ -6,9 +6,11 @@
 use dynasmrt::{DynamicLabel, DynasmApi, DynasmLabelApi, dynasm};
 
 use super::*;
-use crate::primitives::{FLOAT_SQRT, SEMAPHORE_SIGNAL, SEMAPHORE_WAIT, STRING_EQUAL};
+use crate::interpreter::closure_slots as cl;
+use crate::primitives::{BLOCK_VALUE, FLOAT_SQRT, SEMAPHORE_SIGNAL, SEMAPHORE_WAIT, STRING_EQUAL};
 
 const C_SYMBOL: i32 = d(offset_of!(JitCtx, symbol));
+const C_BLOCK_CLOSURE: i32 = d(offset_of!(JitCtx, block_closure));
 
 impl Gen<'_> {
     /// At send `pc` with `nargs` arguments whose cached method has a primitive (its code in
@@ -25,6 +27,13 @@ impl Gen<'_> {
         general: DynamicLabel,
     ) {
         asm!(self.ops; movzx eax, WORD [rsi + CC_PRIMITIVE]);
+        let not_block = self.ops.new_dynamic_label();
+        asm!(self.ops
+            ; cmp eax, i32::from(BLOCK_VALUE)
+            ; jne =>not_block
+        );
+        self.block_value_inline(pc, a, nargs, ret, general);
+        asm!(self.ops; =>not_block);
         match nargs {
             0 => {
                 let semaphore = self.ops.new_dynamic_label();
@@ -49,6 +58,129 @@ impl Gen<'_> {
             }
             _ => asm!(self.ops; jmp =>general),
         }
+    }
+
+    /// `value`, `value:`, ... (`nargs` arguments) sent to the BlockClosure in register `a`
+    /// whose block takes as many and has native code: the block's frame pushed here as
+    /// `activate_closure` pushes it (the closure's receiver, then its copied values after the
+    /// arguments, then nil temporaries), its answer going to register `ret`, and on at its
+    /// first instruction; anything else to `general`, having changed nothing.
+    fn block_value_inline(&mut self, pc: usize, a: i32, nargs: u8, ret: i32, general: DynamicLabel) {
+        let rc = rc_code();
+        let copied_at = 8 * (a + 1 + i32::from(nargs));
+        let (caller_pc, caller_base) = (d(fl::PC) - F_SIZE, d(fl::BASE) - F_SIZE);
+        asm!(self.ops; mov rax, [rbx + 8 * a]);
+        self.body_entry(Body::SLOTS_TAG, NOT_LOADED, general);
+        asm!(self.ops
+            ; mov rcx, [rdx + O_CLASS]
+            ; cmp rcx, [r12 + C_BLOCK_CLOSURE]
+            ; jne =>general
+            // The closure's slots in r8, its copied values' count in r9.
+            ; mov r8, [rdx + O_SLOTS_PTR]
+            ; mov r9, [rdx + O_SLOTS_LEN]
+            ; sub r9, cl::SIZE as i32
+            ; jb =>general
+            ; mov rax, [r8 + 8 * cl::HOME as i32]
+            ; sub eax, 1
+            ; test al, 7
+            ; jnz =>general
+            ; mov r10, [r8 + 8 * cl::INDEX as i32]
+            ; lea rax, [r10 - 1]
+            ; test al, 7
+            ; jnz =>general
+            ; sar r10, 3
+            ; mov rax, [r8 + 8 * cl::METHOD as i32]
+        );
+        // The block's code in rsi: the closure's method's blocks at the closure's index.
+        self.body_entry(Body::METHOD_TAG, NOT_LOADED, general);
+        asm!(self.ops
+            ; mov rsi, [rdx + O_METHOD_RC]
+            ; cmp r10, [rsi + rc + CC_BLOCKS_LEN]
+            ; jae =>general
+            ; mov rsi, [rsi + rc + CC_BLOCKS_PTR]
+            ; mov rsi, [rsi + r10 * 8]
+            ; add rsi, rc
+            ; cmp BYTE [rsi + CC_NUM_ARGS], nargs as i8
+            ; jne =>general
+            ; movzx eax, BYTE [rsi + CC_NUM_COPIED]
+            ; cmp rax, r9
+            ; jne =>general
+            ; mov rdi, [rsi + CC_TABLE]
+            ; test rdi, rdi
+            ; jz =>general
+            ; mov rdi, [rdi]
+            ; test rdi, rdi
+            ; jz =>general
+            // Below the depth limit, room for a frame, room on the value stack for the
+            // block's registers and for its copied values and temporaries.
+            ; mov r11, [r12 + C_FRAMES_LEN]
+            ; cmp r11, [r12 + C_DEPTH_LIMIT]
+            ; jae =>general
+            ; cmp r11, [r12 + C_FRAMES_CAP]
+            ; jae =>general
+            ; movzx eax, WORD [rsi + CC_FRAME_SIZE]
+            ; lea rcx, [rbx + 8 * a]
+            ; lea rcx, [rcx + rax * 8]
+            ; cmp rcx, [r12 + C_STACK_END]
+            ; ja =>general
+            ; movzx eax, BYTE [rsi + CC_NUM_TEMPS]
+            ; add rax, r9
+            ; lea rcx, [rbx + copied_at]
+            ; lea rcx, [rcx + rax * 8]
+            ; cmp rcx, [r12 + C_STACK_END]
+            ; ja =>general
+            // Nothing can fail now. The receiver, the copied values, nil temporaries.
+            ; mov r10, [rbx + 8 * a]
+            ; mov rax, [r8 + 8 * cl::RECEIVER as i32]
+            ; mov [rbx + 8 * a], rax
+            ; lea rcx, [rbx + copied_at]
+            ; lea rdx, [r8 + 8 * cl::SIZE as i32]
+            ; test r9, r9
+            ; jz >copied
+            ; copy:
+            ; mov rax, [rdx]
+            ; mov [rcx], rax
+            ; add rdx, 8
+            ; add rcx, 8
+            ; sub r9, 1
+            ; jnz <copy
+            ; copied:
+            ; movzx eax, BYTE [rsi + CC_NUM_TEMPS]
+            ; test eax, eax
+            ; jz >temps
+            ; nil:
+            ; mov QWORD [rcx], NIL
+            ; add rcx, 8
+            ; sub eax, 1
+            ; jnz <nil
+            ; temps:
+            // The caller continues after the send; the block's frame goes on top.
+            ; imul rdx, r11, F_SIZE
+            ; add rdx, [r12 + C_FRAMES]
+            ; mov DWORD [rdx + caller_pc], (pc + 1) as i32
+            ; mov eax, DWORD [rdx + caller_base]
+            ; lea ecx, [rax + ret]
+            ; mov [rdx + d(fl::RET)], ecx
+            ; add eax, a
+            ; mov [rdx + d(fl::BASE)], eax
+            ; mov [rdx + d(fl::CODE)], rsi
+            ; mov rax, [r8 + 8 * cl::METHOD as i32]
+            ; mov [rdx + d(fl::METHOD)], rax
+            ; mov [rdx + d(fl::CLOSURE)], r10
+            ; mov DWORD [rdx + d(fl::PC)], 0
+            ; mov rax, [r12 + C_NEXT_ID]
+            ; mov [rdx + d(fl::ID)], rax
+            ; add rax, 1
+            ; mov [r12 + C_NEXT_ID], rax
+            ; mov rax, [r8 + 8 * cl::HOME as i32]
+            ; sar rax, 3
+            ; mov [rdx + d(fl::HOME)], rax
+            ; mov QWORD [rdx + d(fl::CONTEXT)], NIL
+            ; add r11, 1
+            ; mov [r12 + C_FRAMES_LEN], r11
+            ; lea rbx, [rbx + 8 * a]
+            ; jmp rdi
+        );
     }
 
     /// `=` with the receiver in register `a` and the argument in the next: both byte Strings
