@@ -121,18 +121,19 @@ impl NativeSlot {
 }
 
 /// Counts an entry into `code` and compiles it once it is hot (adding one to `compiled` when
-/// it does). Answers whether the code runs natively.
+/// it does), specialising sends on what their inline caches of cache epoch `epoch` hold.
+/// Answers whether the code runs natively.
 #[inline(always)]
-pub(crate) fn warm(code: &CompiledCode, config: JitConfig, compiled: &mut usize) -> bool {
+pub(crate) fn warm(code: &CompiledCode, config: JitConfig, epoch: u32, compiled: &mut usize) -> bool {
     let JitConfig::After(threshold) = config else { return false };
     if code.native.is_compiled() {
         return true;
     }
-    warm_slow(code, threshold, compiled)
+    warm_slow(code, threshold, epoch, compiled)
 }
 
 #[cold]
-fn warm_slow(code: &CompiledCode, threshold: u32, compiled: &mut usize) -> bool {
+fn warm_slow(code: &CompiledCode, threshold: u32, epoch: u32, compiled: &mut usize) -> bool {
     let slot = &code.native;
     if slot.native.get().is_some() || code.instrs.is_patched() {
         // Compiled before and found unsuitable, or set aside while a breakpoint is in it.
@@ -143,7 +144,7 @@ fn warm_slow(code: &CompiledCode, threshold: u32, compiled: &mut usize) -> bool 
     if heat <= threshold {
         return false;
     }
-    let native = compile(code);
+    let native = compile(code, epoch);
     if let Some(n) = &native {
         slot.table.set(n.entries.as_ptr());
         perf_map::note(code, n);
@@ -179,12 +180,12 @@ mod perf_map {
 }
 
 #[cfg(target_arch = "x86_64")]
-fn compile(code: &CompiledCode) -> Option<Native> {
-    x64::compile(code)
+fn compile(code: &CompiledCode, epoch: u32) -> Option<Native> {
+    x64::compile(code, epoch)
 }
 
 #[cfg(not(target_arch = "x86_64"))]
-fn compile(_code: &CompiledCode) -> Option<Native> {
+fn compile(_code: &CompiledCode, _epoch: u32) -> Option<Native> {
     None
 }
 

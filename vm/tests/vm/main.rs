@@ -2,7 +2,8 @@
 //! embedded kernel (`util::vm`) and checks what Smalltalk code answers.
 //!
 //! - `syntax`: every syntax form, compiled and run.
-//! - `blocks`, `switches`, `native`, `floats`: native code answers as the interpreter does.
+//! - `blocks`, `switches`, `quick`, `native`, `floats`: native code answers as the interpreter
+//!   does.
 //! - `debugger`, `breakpoints`, `pause`: suspended processes, stepping, breakpoints of every
 //!   kind, pausing a running process.
 //! - `exceptions`: every ANSI exception operation.
@@ -29,6 +30,7 @@ mod os;
 mod pause;
 mod persistence;
 mod processes;
+mod quick;
 mod robustness;
 mod sockets;
 mod switches;

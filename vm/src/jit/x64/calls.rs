@@ -1,6 +1,8 @@
 //! Sends and returns in native code: pushing and popping the interpreter's frames and jumping
 //! between methods' native code, and the call into the VM for methods with primitives.
 
+use std::cell::Cell;
+
 use dynasmrt::{DynamicLabel, DynasmApi, DynasmLabelApi, dynasm};
 
 use super::*;
@@ -29,7 +31,7 @@ impl Gen<'_> {
             asm!(self.ops; jmp =>exec);
             return;
         };
-        let entry = entry.as_ptr() as i64;
+        let (seen, entry) = (self.quick_seen(entry), entry.as_ptr() as i64);
         if sup {
             // The class the cache is keyed on: the superclass of the method's class.
             let code = self.code as *const CompiledCode as i64;
@@ -40,7 +42,20 @@ impl Gen<'_> {
             asm!(self.ops; mov rax, [rbx + reg(a)]);
             self.class_of_rax(exec);
         }
-        self.send_cached(pc, i32::from(a), nargs, entry, i32::from(a), !sup);
+        self.send_cached(pc, i32::from(a), nargs, entry, i32::from(a), !sup, seen);
+    }
+
+    /// The quick form of the method `cache` holds now, if it is current and holds one (and
+    /// no primitive): the send is compiled to answer it first.
+    fn quick_seen(&self, cache: &Cell<CacheEntry>) -> u32 {
+        let seen = cache.get();
+        if seen.epoch != self.epoch || seen.code.is_null() {
+            return 0;
+        }
+        // SAFETY: an entry of the current epoch points at the live code of its method (the
+        // inline caches' invariant, on which native code relies too).
+        let code = unsafe { &*seen.code };
+        if code.primitive == 0 { code.instrs.quick() } else { 0 }
     }
 
     /// A label for the special send of instruction `pc` (receiver and arguments in registers
@@ -67,7 +82,7 @@ impl Gen<'_> {
             asm!(self.ops; jmp =>exec);
             return;
         };
-        let entry = cache.as_ptr() as i64;
+        let (seen, entry) = (self.quick_seen(cache), cache.as_ptr() as i64);
         let top = i32::from(self.code.frame_size);
         asm!(self.ops
             ; lea r10, [rbx + 8 * (top + 1 + i32::from(s.nargs))]
@@ -81,7 +96,7 @@ impl Gen<'_> {
             asm!(self.ops; mov [rbx + 8 * (top + 1 + i as i32)], rcx);
         }
         self.class_of_rax(exec);
-        self.send_cached(s.pc, top, s.nargs, entry, i32::from(s.ret), true);
+        self.send_cached(s.pc, top, s.nargs, entry, i32::from(s.ret), true, seen);
     }
 
     /// The class of the value in `rax` into `rcx`, whatever it is (exits for an object
@@ -129,8 +144,11 @@ impl Gen<'_> {
     /// `entry`, the receiver and its `nargs` arguments in registers `a` on (which may be
     /// above the frame's own), the answer into register `ret`. A miss refills the cache
     /// through the VM (`refill`) and goes on natively; without `refill` (a super send, keyed
-    /// on another class than the receiver's) the interpreter sends.
-    fn send_cached(&mut self, pc: usize, a: i32, nargs: u8, entry: i64, ret: i32, refill: bool) {
+    /// on another class than the receiver's) the interpreter sends. With `seen`, the quick
+    /// form the cache held when this was compiled, a method of that form is answered first,
+    /// without decoding the form.
+    #[allow(clippy::too_many_arguments)]
+    fn send_cached(&mut self, pc: usize, a: i32, nargs: u8, entry: i64, ret: i32, refill: bool, seen: u32) {
         let exec = self.exec(pc);
         let miss = if refill { self.ops.new_dynamic_label() } else { exec };
         let check = self.stub(REASON_CHECK, pc);
@@ -148,6 +166,11 @@ impl Gen<'_> {
             ; jne =>miss
             ; hit:
             ; mov rsi, [rdx + E_CODE]
+        );
+        if seen != 0 {
+            self.quick_first(pc, a, ret, seen, next);
+        }
+        asm!(self.ops
             ; cmp WORD [rsi + CC_PRIMITIVE], 0
             ; jne >primitive
             ; mov eax, DWORD [rsi + CC_QUICK]
@@ -259,6 +282,51 @@ impl Gen<'_> {
                 ; jmp <hit
             );
         }
+    }
+
+    /// With the cached method's code in `rsi`: when it has no primitive and its quick form is
+    /// `seen` (a getter, a setter, `^ self` or a constant), the send answered here with what
+    /// the form says, known now, into register `ret`; otherwise on after this code.
+    fn quick_first(&mut self, pc: usize, a: i32, ret: i32, seen: u32, next: DynamicLabel) {
+        let exec = self.exec(pc);
+        let (kind, low) = (seen & !0xffff, (seen & 0xffff) as i32);
+        asm!(self.ops
+            ; cmp WORD [rsi + CC_PRIMITIVE], 0
+            ; jne >other
+            ; cmp DWORD [rsi + CC_QUICK], seen as i32
+            ; jne >other
+        );
+        match kind {
+            quick::GETTER => {
+                asm!(self.ops; mov rax, [rbx + 8 * a]);
+                self.slots_of(pc, false);
+                asm!(self.ops
+                    ; cmp rcx, low
+                    ; jbe =>exec
+                    ; mov rax, [rsi + 8 * low]
+                    ; mov [rbx + 8 * ret], rax
+                );
+            }
+            quick::SETTER => {
+                asm!(self.ops; mov rax, [rbx + 8 * a]);
+                self.slots_of(pc, true);
+                asm!(self.ops
+                    ; cmp rcx, low
+                    ; jbe =>exec
+                    ; mov r8, [rbx + 8 * (a + 1)]
+                    ; mov [rsi + 8 * low], r8
+                    ; mov rax, [rbx + 8 * a]
+                    ; mov [rbx + 8 * ret], rax
+                );
+            }
+            // A constant's bits are those of nil, true or false: small enough to sign-extend.
+            quick::CONSTANT => asm!(self.ops; mov QWORD [rbx + 8 * ret], low),
+            _ => asm!(self.ops; mov rax, [rbx + 8 * a] ; mov [rbx + 8 * ret], rax),
+        }
+        asm!(self.ops
+            ; jmp =>next
+            ; other:
+        );
     }
 
     /// A send whose cached method is quick (`quick` in `eax`): answered here, with no frame

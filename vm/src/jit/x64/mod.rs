@@ -159,8 +159,9 @@ pub(super) unsafe fn enter(ctx: &mut JitCtx, regs: *mut Value, entry: usize) -> 
     }
 }
 
-/// Compiles `code`, or answers `None` if the machine code cannot be made.
-pub(super) fn compile(code: &CompiledCode) -> Option<Native> {
+/// Compiles `code`, or answers `None` if the machine code cannot be made. The inline
+/// caches of cache epoch `epoch` are current: a send specialises on what they hold.
+pub(super) fn compile(code: &CompiledCode, epoch: u32) -> Option<Native> {
     trampoline()?;
     let mut g = Gen {
         ops: Assembler::new().ok()?,
@@ -170,6 +171,7 @@ pub(super) fn compile(code: &CompiledCode) -> Option<Native> {
         specials: Vec::new(),
         invalid: false,
         code,
+        epoch,
     };
     g.labels = (0..code.instrs.len()).map(|_| g.ops.new_dynamic_label()).collect();
     let mut starts = Vec::with_capacity(code.instrs.len());
@@ -202,6 +204,8 @@ struct Gen<'a> {
     /// Set when the code jumps outside itself: it is not compiled.
     invalid: bool,
     code: &'a CompiledCode,
+    /// The current inline cache epoch: entries of it point at live code.
+    epoch: u32,
 }
 
 impl Gen<'_> {

@@ -1,0 +1,76 @@
+//! Sends compiled after their inline caches are warm answer a quick method (a getter, a
+//! setter, `^ self`, `^ nil`/`true`/`false`) at the send site, on what the cache held then:
+//! the answers stay right when the site later meets other classes and when the method is
+//! compiled again into another form or a full method.
+
+use onyx_vm::JitConfig;
+
+use crate::util::{eval_in, vm_with};
+
+/// A class of quick methods, and senders that are compiled after a few calls.
+const METHODS: &[&str] = &[
+    "Object subclass: #QuickProbe instanceVariableNames: 'x y' classVariableNames: '' package: 'Tests-Quick'",
+    "QuickProbe compile: 'x ^ x'",
+    "QuickProbe compile: 'x: v x := v'",
+    "QuickProbe compile: 'y: v y := v'",
+    "QuickProbe compile: 'flag ^ true'",
+    "QuickProbe compile: 'me ^ self'",
+    "Object subclass: #QuickOther instanceVariableNames: 'a b c' classVariableNames: '' package: 'Tests-Quick'",
+    "QuickOther compile: 'x ^ c'",
+    "QuickOther compile: 'x: v c := v'",
+    "QuickOther compile: 'flag ^ nil'",
+    "QuickOther compile: 'me ^ #other'",
+    "Object subclass: #QuickSender instanceVariableNames: '' classVariableNames: '' package: 'Tests-Quick'",
+    "QuickSender compile: 'read: p ^ p x'",
+    "QuickSender compile: 'write: p with: v ^ (p x: v) x'",
+    "QuickSender compile: 'flag: p ^ p flag'",
+    "QuickSender compile: 'me: p ^ p me'",
+    // Warm the caches on QuickProbe, then have the senders compiled.
+    "| s p | s := QuickSender new. p := QuickProbe new x: 7; y: 8; yourself. \
+     1 to: 10 do: [:i | s read: p. s write: p with: 7. s flag: p. s me: p]. #warm",
+];
+
+/// Each doit with the answer it must give, whichever way it runs.
+const CASES: &[(&str, &str)] = &[
+    ("QuickSender new read: (QuickProbe new x: 5; yourself)", "5"),
+    ("QuickSender new write: QuickProbe new with: 6", "6"),
+    ("QuickSender new flag: QuickProbe new", "true"),
+    ("(QuickSender new me: QuickProbe new) class name", "#QuickProbe"),
+    // Another class at the same sites: its own quick methods, through the cache.
+    ("QuickSender new read: (QuickOther new x: 9; yourself)", "9"),
+    ("QuickSender new write: QuickOther new with: 10", "10"),
+    ("QuickSender new flag: QuickOther new", "nil"),
+    ("QuickSender new me: QuickOther new", "#other"),
+    ("QuickSender new read: 3 @ 4", "3"),
+    ("[QuickSender new read: 3] on: MessageNotUnderstood do: [:e | e message selector]", "#x"),
+    // The method compiled again: another getter, a full method, a constant of another value.
+    ("QuickProbe compile: 'x ^ y'. QuickSender new read: (QuickProbe new x: 1; y: 2; yourself)", "2"),
+    ("QuickProbe compile: 'x ^ y + 100'. QuickSender new read: (QuickProbe new y: 2; yourself)", "102"),
+    (
+        "QuickProbe compile: 'x: v y := v'. QuickProbe compile: 'x ^ y'. QuickSender new write: QuickProbe new with: 11",
+        "11",
+    ),
+    ("QuickProbe compile: 'flag ^ false'. QuickSender new flag: QuickProbe new", "false"),
+    ("QuickProbe compile: 'me ^ 42'. QuickSender new me: QuickProbe new", "42"),
+    (
+        "QuickProbe compile: 'x ^ x'. QuickProbe compile: 'x: v x := v'. QuickSender new write: QuickProbe new with: 12",
+        "12",
+    ),
+];
+
+fn answers(jit: JitConfig) -> Vec<String> {
+    let mut vm = vm_with(jit);
+    for source in METHODS {
+        eval_in(&mut vm, source).unwrap_or_else(|e| panic!("{source}: {e}"));
+    }
+    CASES.iter().map(|(source, _)| eval_in(&mut vm, source).unwrap_or_else(|e| format!("error: {e}"))).collect()
+}
+
+#[test]
+fn quick_methods_answer_the_same_at_specialised_sends() {
+    for jit in [JitConfig::Off, JitConfig::After(3)] {
+        for ((source, expected), answer) in CASES.iter().zip(answers(jit)) {
+            assert_eq!(&answer, expected, "{jit:?}: {source}");
+        }
+    }
+}
