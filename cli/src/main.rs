@@ -32,6 +32,8 @@ use crate::client::Request;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    // SAFETY: first thing in `main`, before any other thread exists.
+    unsafe { onyx_vm::keep_freed_pages() };
     match run(Args::parse()) {
         Ok(code) => code,
         Err(e) => {

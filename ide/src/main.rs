@@ -59,6 +59,8 @@ struct Args {
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    // SAFETY: first thing in `main`, before any other thread exists.
+    unsafe { onyx_vm::keep_freed_pages() };
     match run(Args::parse()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -53,6 +53,7 @@ pub use error::{BootError, CompileError, ErrorReport, EvalError, FrameInfo};
 pub use host::Poll;
 pub use interpreter::Stop;
 pub use jit::JitConfig;
+pub use memory::keep_freed_pages;
 pub use primitives::table::{Primitive, TABLE as PRIMITIVES};
 pub use source::{KernelSource, LoadReport};
 pub use value::Value;

@@ -5,6 +5,8 @@
 //! Large allocations (`basicNew:` of many slots or bytes) ask [`Vm::reserve`] first; small
 //! ones go ahead, and the collector, which runs before the objects can pass the limit by
 //! more than a few megabytes, finds the rest (see `Heap::set_limit`).
+//!
+//! [`keep_freed_pages`] is the allocator setting the binaries make at start.
 
 use crate::primitives::Prim;
 use crate::vm::Vm;
@@ -12,6 +14,22 @@ use crate::vm::Vm;
 /// Allocations of this many bytes or more ask for room under the memory limit first
 /// (smaller ones are seen by the collector).
 pub(crate) const LARGE_ALLOCATION: usize = 1 << 20;
+
+/// Tells the allocator the `onyx` and `onyx-ide` binaries use (mimalloc), through the
+/// environment, to keep pages that fell empty for a second instead of giving them back to
+/// the system after 10 ms: a collection frees many objects at once and the program then
+/// allocates as many again, and pages given back must be faulted in and zeroed again (that
+/// was a seventh of a JSON parser's time). A setting of the user's own is kept; processes
+/// started from this one inherit it.
+///
+/// # Safety
+/// Changes the environment: call it before any other thread exists.
+pub unsafe fn keep_freed_pages() {
+    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
+        // SAFETY: as the caller promises, no other thread reads or writes the environment.
+        unsafe { std::env::set_var("MIMALLOC_PURGE_DELAY", "1000") };
+    }
+}
 
 impl Vm {
     /// Whether `bytes` more fit under the memory limit, collecting garbage first if only the
