@@ -124,10 +124,10 @@ impl Vm {
                 };
             }
             // Whether the running frame's code has native code (see `crate::jit`).
-            let mut native = crate::jit::warm(code!(), jit, self.cache_epoch, &mut self.native_compiled);
+            let mut native = crate::jit::warm(code!(), jit, self.cache_epoch, &self.heap, &mut self.native_compiled);
             macro_rules! frame_changed {
                 () => {
-                    native = crate::jit::warm(code!(), jit, self.cache_epoch, &mut self.native_compiled);
+                    native = crate::jit::warm(code!(), jit, self.cache_epoch, &self.heap, &mut self.native_compiled);
                 };
             }
             macro_rules! lit {

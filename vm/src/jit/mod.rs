@@ -28,7 +28,7 @@ mod x64;
 use std::cell::{Cell, OnceCell};
 
 use crate::bytecode::{CacheEntry, CompiledCode};
-use crate::heap::{Object, ProcessList};
+use crate::heap::{Heap, Object, ProcessList};
 use crate::process::Frame;
 use crate::value::Value;
 
@@ -56,6 +56,9 @@ pub(crate) struct Native {
     /// The address of each instruction's native code, or 0 where native code would exit
     /// at once (the interpreter runs those instructions).
     entries: Box<[usize]>,
+    /// The callees sends were specialised on: held weakly, so that no other code can take
+    /// the place of one that is gone while the machine code compares addresses with it.
+    _callees: Vec<std::rc::Weak<CompiledCode>>,
 }
 
 impl Native {
@@ -121,19 +124,19 @@ impl NativeSlot {
 }
 
 /// Counts an entry into `code` and compiles it once it is hot (adding one to `compiled` when
-/// it does), specialising sends on what their inline caches of cache epoch `epoch` hold.
-/// Answers whether the code runs natively.
+/// it does), specialising sends on what their inline caches of cache epoch `epoch` hold (the
+/// methods in `heap`). Answers whether the code runs natively.
 #[inline(always)]
-pub(crate) fn warm(code: &CompiledCode, config: JitConfig, epoch: u32, compiled: &mut usize) -> bool {
+pub(crate) fn warm(code: &CompiledCode, config: JitConfig, epoch: u32, heap: &Heap, compiled: &mut usize) -> bool {
     let JitConfig::After(threshold) = config else { return false };
     if code.native.is_compiled() {
         return true;
     }
-    warm_slow(code, threshold, epoch, compiled)
+    warm_slow(code, threshold, epoch, heap, compiled)
 }
 
 #[cold]
-fn warm_slow(code: &CompiledCode, threshold: u32, epoch: u32, compiled: &mut usize) -> bool {
+fn warm_slow(code: &CompiledCode, threshold: u32, epoch: u32, heap: &Heap, compiled: &mut usize) -> bool {
     let slot = &code.native;
     if slot.native.get().is_some() || code.instrs.is_patched() {
         // Compiled before and found unsuitable, or set aside while a breakpoint is in it.
@@ -144,7 +147,7 @@ fn warm_slow(code: &CompiledCode, threshold: u32, epoch: u32, compiled: &mut usi
     if heat <= threshold {
         return false;
     }
-    let native = compile(code, epoch);
+    let native = compile(code, epoch, heap);
     if let Some(n) = &native {
         slot.table.set(n.entries.as_ptr());
         perf_map::note(code, n);
@@ -180,12 +183,12 @@ mod perf_map {
 }
 
 #[cfg(target_arch = "x86_64")]
-fn compile(code: &CompiledCode, epoch: u32) -> Option<Native> {
-    x64::compile(code, epoch)
+fn compile(code: &CompiledCode, epoch: u32, heap: &Heap) -> Option<Native> {
+    x64::compile(code, epoch, heap)
 }
 
 #[cfg(not(target_arch = "x86_64"))]
-fn compile(_code: &CompiledCode, _epoch: u32) -> Option<Native> {
+fn compile(_code: &CompiledCode, _epoch: u32, _heap: &Heap) -> Option<Native> {
     None
 }
 

@@ -1,7 +1,8 @@
-//! Sends compiled after their inline caches are warm answer a quick method (a getter, a
-//! setter, `^ self`, `^ nil`/`true`/`false`) at the send site, on what the cache held then:
-//! the answers stay right when the site later meets other classes and when the method is
-//! compiled again into another form or a full method.
+//! Sends compiled after their inline caches are warm are specialised on what the cache held
+//! then: a quick method (a getter, a setter, `^ self`, `^ nil`/`true`/`false`) is answered
+//! at the send site, another method activated with its frame size and temporaries known.
+//! The answers stay right when the site later meets other classes, when the method is
+//! compiled again into another form or another method, and at the recursion limit.
 
 use onyx_vm::JitConfig;
 
@@ -25,9 +26,16 @@ const METHODS: &[&str] = &[
     "QuickSender compile: 'write: p with: v ^ (p x: v) x'",
     "QuickSender compile: 'flag: p ^ p flag'",
     "QuickSender compile: 'me: p ^ p me'",
+    "QuickProbe compile: 'sum: n | t u | t := 0. 1 to: n do: [:i | t := t + i]. ^ {t. u}'",
+    "QuickOther compile: 'sum: n ^ n * 2'",
+    "QuickSender compile: 'sum: p to: n ^ p sum: n'",
+    "QuickSender compile: 'down: n ^ n = 0 ifTrue: [0] ifFalse: [1 + (self down: n - 1)]'",
+    // Leaves numbers in the stack above its caller, where a callee's temporaries go next.
+    "QuickSender compile: 'litter: n | a b c d e f g h | a := b := c := d := e := f := g := h := 7. \
+       ^ n = 0 ifTrue: [a + b + c + d + e + f + g + h] ifFalse: [self litter: n - 1]'",
     // Warm the caches on QuickProbe, then have the senders compiled.
     "| s p | s := QuickSender new. p := QuickProbe new x: 7; y: 8; yourself. \
-     1 to: 10 do: [:i | s read: p. s write: p with: 7. s flag: p. s me: p]. #warm",
+     1 to: 10 do: [:i | s read: p. s write: p with: 7. s flag: p. s me: p. s sum: p to: 3. s down: 3]. #warm",
 ];
 
 /// Each doit with the answer it must give, whichever way it runs.
@@ -41,6 +49,11 @@ const CASES: &[(&str, &str)] = &[
     ("QuickSender new write: QuickOther new with: 10", "10"),
     ("QuickSender new flag: QuickOther new", "nil"),
     ("QuickSender new me: QuickOther new", "#other"),
+    ("QuickSender new sum: QuickProbe new to: 10", "#(55 nil)"),
+    ("| s | s := QuickSender new. s litter: 5. s sum: QuickProbe new to: 10", "#(55 nil)"),
+    ("QuickSender new sum: QuickOther new to: 3", "6"),
+    ("QuickSender new down: 1000", "1000"),
+    ("[QuickSender new down: 1000000] on: Error do: [:e | e class name]", "#StackOverflow"),
     ("QuickSender new read: 3 @ 4", "3"),
     ("[QuickSender new read: 3] on: MessageNotUnderstood do: [:e | e message selector]", "#x"),
     // The method compiled again: another getter, a full method, a constant of another value.
@@ -52,6 +65,11 @@ const CASES: &[(&str, &str)] = &[
     ),
     ("QuickProbe compile: 'flag ^ false'. QuickSender new flag: QuickProbe new", "false"),
     ("QuickProbe compile: 'me ^ 42'. QuickSender new me: QuickProbe new", "42"),
+    (
+        "QuickProbe compile: 'sum: n | a b c | ^ {n. a. b. c}'. QuickSender new sum: QuickProbe new to: 4",
+        "#(4 nil nil nil)",
+    ),
+    ("QuickProbe compile: 'sum: n ^ y'. QuickSender new sum: (QuickProbe new y: 3; yourself) to: 4", "3"),
     (
         "QuickProbe compile: 'x ^ x'. QuickProbe compile: 'x: v x := v'. QuickSender new write: QuickProbe new with: 12",
         "12",

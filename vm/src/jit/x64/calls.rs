@@ -2,11 +2,22 @@
 //! between methods' native code, and the call into the VM for methods with primitives.
 
 use std::cell::Cell;
+use std::rc::Rc;
 
 use dynasmrt::{DynamicLabel, DynasmApi, DynasmLabelApi, dynasm};
 
 use super::*;
 use crate::bytecode::quick;
+
+/// What a send's inline cache held when the send was compiled.
+#[derive(Clone, Copy)]
+pub(super) struct Seen {
+    /// The method's quick form (see [`crate::bytecode::quick`]), or 0.
+    quick: u32,
+    /// The method's code, when it is no quick method and has no primitive: the callers keep
+    /// it from being freed (see `Native`), so that its address names it.
+    callee: Option<*const CompiledCode>,
+}
 
 /// A special send to emit after the body: the message an arithmetic, comparison, `at:` or
 /// `at:put:` instruction stands for when its fast path does not apply.
@@ -31,7 +42,7 @@ impl Gen<'_> {
             asm!(self.ops; jmp =>exec);
             return;
         };
-        let (seen, entry) = (self.quick_seen(entry), entry.as_ptr() as i64);
+        let (seen, entry) = (self.seen(entry, nargs), entry.as_ptr() as i64);
         if sup {
             // The class the cache is keyed on: the superclass of the method's class.
             let code = self.code as *const CompiledCode as i64;
@@ -45,17 +56,26 @@ impl Gen<'_> {
         self.send_cached(pc, i32::from(a), nargs, entry, i32::from(a), !sup, seen);
     }
 
-    /// The quick form of the method `cache` holds now, if it is current and holds one (and
-    /// no primitive): the send is compiled to answer it first.
-    fn quick_seen(&self, cache: &Cell<CacheEntry>) -> u32 {
-        let seen = cache.get();
-        if seen.epoch != self.epoch || seen.code.is_null() {
-            return 0;
+    /// What the inline cache `cache` of a send with `nargs` arguments holds now, when it is
+    /// current: the send is compiled to answer that first.
+    fn seen(&mut self, cache: &Cell<CacheEntry>, nargs: u8) -> Seen {
+        let entry = cache.get();
+        let none = Seen { quick: 0, callee: None };
+        if entry.epoch != self.epoch || entry.code.is_null() {
+            return none;
         }
-        // SAFETY: an entry of the current epoch points at the live code of its method (the
-        // inline caches' invariant, on which native code relies too).
-        let code = unsafe { &*seen.code };
-        if code.primitive == 0 { code.instrs.quick() } else { 0 }
+        let Some(Body::Method(code)) = self.heap.get(entry.method).map(|m| &m.body) else { return none };
+        if Rc::as_ptr(code) != entry.code || code.primitive != 0 {
+            return none;
+        }
+        match code.instrs.quick() {
+            0 if code.num_args == nargs => {
+                self.callees.push(Rc::downgrade(code));
+                Seen { quick: 0, callee: Some(Rc::as_ptr(code)) }
+            }
+            0 => none,
+            quick => Seen { quick, callee: None },
+        }
     }
 
     /// A label for the special send of instruction `pc` (receiver and arguments in registers
@@ -82,7 +102,7 @@ impl Gen<'_> {
             asm!(self.ops; jmp =>exec);
             return;
         };
-        let (seen, entry) = (self.quick_seen(cache), cache.as_ptr() as i64);
+        let (seen, entry) = (self.seen(cache, s.nargs), cache.as_ptr() as i64);
         let top = i32::from(self.code.frame_size);
         asm!(self.ops
             ; lea r10, [rbx + 8 * (top + 1 + i32::from(s.nargs))]
@@ -144,11 +164,12 @@ impl Gen<'_> {
     /// `entry`, the receiver and its `nargs` arguments in registers `a` on (which may be
     /// above the frame's own), the answer into register `ret`. A miss refills the cache
     /// through the VM (`refill`) and goes on natively; without `refill` (a super send, keyed
-    /// on another class than the receiver's) the interpreter sends. With `seen`, the quick
-    /// form the cache held when this was compiled, a method of that form is answered first,
-    /// without decoding the form.
+    /// on another class than the receiver's) the interpreter sends. With `seen`, what the
+    /// cache held when this was compiled, a method of that quick form is answered first,
+    /// without decoding the form, and that callee is activated first, with what is known of
+    /// it now.
     #[allow(clippy::too_many_arguments)]
-    fn send_cached(&mut self, pc: usize, a: i32, nargs: u8, entry: i64, ret: i32, refill: bool, seen: u32) {
+    fn send_cached(&mut self, pc: usize, a: i32, nargs: u8, entry: i64, ret: i32, refill: bool, seen: Seen) {
         let exec = self.exec(pc);
         let miss = if refill { self.ops.new_dynamic_label() } else { exec };
         let check = self.stub(REASON_CHECK, pc);
@@ -167,8 +188,12 @@ impl Gen<'_> {
             ; hit:
             ; mov rsi, [rdx + E_CODE]
         );
-        if seen != 0 {
-            self.quick_first(pc, a, ret, seen, next);
+        if seen.quick != 0 {
+            self.quick_first(pc, a, ret, seen.quick, next);
+        }
+        let activate = self.ops.new_dynamic_label();
+        if let Some(callee) = seen.callee {
+            self.known_callee(pc, a, nargs, callee, activate);
         }
         asm!(self.ops
             ; cmp WORD [rsi + CC_PRIMITIVE], 0
@@ -208,6 +233,7 @@ impl Gen<'_> {
             ; jnz <temps
             ; temps_done:
             // The caller continues after the send; the callee's frame goes on top.
+            ; =>activate
             ; imul r11, r8, F_SIZE
             ; add r11, [r12 + C_FRAMES]
             ; mov DWORD [r11 + caller_pc], (pc + 1) as i32
@@ -282,6 +308,45 @@ impl Gen<'_> {
                 ; jmp <hit
             );
         }
+    }
+
+    /// With the cached method's code in `rsi`: when it is `callee` (which takes `nargs`
+    /// arguments, has no primitive and no quick form), the checks before its activation made
+    /// with its frame size and temporaries known now, then on at `activate` (frames in use in
+    /// `r8`, the callee's registers in `r9`, its entry table in `rdi`); otherwise on after
+    /// this code.
+    fn known_callee(&mut self, pc: usize, a: i32, nargs: u8, callee: *const CompiledCode, activate: DynamicLabel) {
+        let exec = self.exec(pc);
+        let check = self.stub(REASON_CHECK, pc);
+        // SAFETY: `seen` found the callee in the heap just now.
+        let (frame_size, num_temps) = unsafe { (i32::from((*callee).frame_size), i32::from((*callee).num_temps)) };
+        let first_temp = 8 * (a + 1 + i32::from(nargs));
+        asm!(self.ops
+            ; mov rdi, QWORD callee as i64
+            ; cmp rsi, rdi
+            ; jne >other
+            ; mov rdi, [rsi + CC_TABLE]
+            ; test rdi, rdi
+            ; jz =>exec
+            ; mov r8, [r12 + C_FRAMES_LEN]
+            ; cmp r8, [r12 + C_DEPTH_LIMIT]
+            ; jae =>exec
+            ; cmp r8, [r12 + C_FRAMES_CAP]
+            ; jae =>exec
+            ; lea r9, [rbx + 8 * a]
+            ; lea r10, [rbx + 8 * (a + frame_size)]
+            ; cmp r10, [r12 + C_STACK_END]
+            ; ja =>exec
+            ; sub QWORD [r12 + C_COUNTDOWN], 1
+            ; jle =>check
+        );
+        for i in 0..num_temps {
+            asm!(self.ops; mov QWORD [rbx + first_temp + 8 * i], NIL);
+        }
+        asm!(self.ops
+            ; jmp =>activate
+            ; other:
+        );
     }
 
     /// With the cached method's code in `rsi`: when it has no primitive and its quick form is

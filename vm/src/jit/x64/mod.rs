@@ -17,7 +17,7 @@ use dynasmrt::{DynamicLabel, DynasmApi, DynasmLabelApi, ExecutableBuffer, dynasm
 use super::{JitCtx, Native, REASON_CHECK, REASON_EXEC, REASON_RESUME};
 use crate::bytecode::{BinOp, CacheEntry, CompiledCode, Instr};
 use crate::heap::object::{NOT_LOADED, PERSISTENT};
-use crate::heap::{Body, Object, Slots};
+use crate::heap::{Body, Heap, Object, Slots};
 use crate::process::frame_layout as fl;
 use crate::value::Value;
 use onyx_record::word::{TAG_CHAR, TAG_INT};
@@ -160,8 +160,9 @@ pub(super) unsafe fn enter(ctx: &mut JitCtx, regs: *mut Value, entry: usize) -> 
 }
 
 /// Compiles `code`, or answers `None` if the machine code cannot be made. The inline
-/// caches of cache epoch `epoch` are current: a send specialises on what they hold.
-pub(super) fn compile(code: &CompiledCode, epoch: u32) -> Option<Native> {
+/// caches of cache epoch `epoch` are current: a send specialises on what they hold (methods
+/// of `heap`).
+pub(super) fn compile(code: &CompiledCode, epoch: u32, heap: &Heap) -> Option<Native> {
     trampoline()?;
     let mut g = Gen {
         ops: Assembler::new().ok()?,
@@ -172,6 +173,8 @@ pub(super) fn compile(code: &CompiledCode, epoch: u32) -> Option<Native> {
         invalid: false,
         code,
         epoch,
+        heap,
+        callees: Vec::new(),
     };
     g.labels = (0..code.instrs.len()).map(|_| g.ops.new_dynamic_label()).collect();
     let mut starts = Vec::with_capacity(code.instrs.len());
@@ -189,7 +192,7 @@ pub(super) fn compile(code: &CompiledCode, epoch: u32) -> Option<Native> {
     }
     let buffer = g.ops.finalize().ok()?;
     let entries = starts.iter().map(|start| start.map_or(0, |s| buffer.ptr(s) as usize)).collect();
-    Some(Native { _buffer: buffer, entries })
+    Some(Native { _buffer: buffer, entries, _callees: g.callees })
 }
 
 struct Gen<'a> {
@@ -206,6 +209,10 @@ struct Gen<'a> {
     code: &'a CompiledCode,
     /// The current inline cache epoch: entries of it point at live code.
     epoch: u32,
+    /// The methods the caches refer to.
+    heap: &'a Heap,
+    /// The callees sends are specialised on (see `Native`).
+    callees: Vec<std::rc::Weak<CompiledCode>>,
 }
 
 impl Gen<'_> {
