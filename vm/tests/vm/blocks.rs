@@ -5,7 +5,7 @@
 
 use onyx_vm::JitConfig;
 
-use crate::util::{eval_in, vm_with};
+use crate::util::{check_each_way, eval_in, vm_with};
 
 /// Methods that evaluate blocks they are given or make.
 const METHODS: &[&str] = &[
@@ -65,21 +65,9 @@ const CASES: &[(&str, &str)] = &[
     ),
 ];
 
-fn answers(jit: JitConfig) -> Vec<String> {
-    let mut vm = vm_with(jit);
-    for source in METHODS {
-        eval_in(&mut vm, source).unwrap_or_else(|e| panic!("{source}: {e}"));
-    }
-    CASES.iter().map(|(source, _)| eval_in(&mut vm, source).unwrap_or_else(|e| format!("error: {e}"))).collect()
-}
-
 #[test]
 fn blocks_answer_the_same_in_native_code() {
-    for jit in [JitConfig::Off, JitConfig::After(0)] {
-        for ((source, expected), answer) in CASES.iter().zip(answers(jit)) {
-            assert_eq!(&answer, expected, "{jit:?}: {source}");
-        }
-    }
+    check_each_way(&[JitConfig::Off, JitConfig::After(0)], METHODS, CASES);
 }
 
 #[test]

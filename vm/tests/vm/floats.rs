@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use onyx_vm::{JitConfig, Vm, VmConfig};
 
-use crate::util::{eval_in, vm, vm_with};
+use crate::util::{check_each_way, eval_in, vm, vm_with};
 
 /// Methods native code compiles at first entry: float arithmetic and comparisons in loops.
 const PROBE: &[&str] = &[
@@ -156,25 +156,9 @@ const CASES: &[(&str, &str)] = &[
     ("{(FloatProbe new root: -1.0) isNaN. FloatProbe new root: Float infinity}", "{true. Float infinity}"),
 ];
 
-fn answers(jit: JitConfig) -> Vec<String> {
-    let mut vm = vm_with(jit);
-    for source in PROBE {
-        eval_in(&mut vm, source).unwrap_or_else(|e| panic!("{source}: {e}"));
-    }
-    CASES.iter().map(|(source, _)| eval_in(&mut vm, source).unwrap_or_else(|e| format!("error: {e}"))).collect()
-}
-
 #[test]
 fn immediate_floats_at_the_edges_answer_alike_in_the_interpreter_and_in_native_code() {
-    for jit in [JitConfig::Off, JitConfig::After(0)] {
-        let mut wrong = Vec::new();
-        for ((source, expected), actual) in CASES.iter().zip(answers(jit)) {
-            if actual != *expected {
-                wrong.push(format!("{source}\n  expected {expected}\n  got      {actual}"));
-            }
-        }
-        assert!(wrong.is_empty(), "{jit:?}:\n{}", wrong.join("\n"));
-    }
+    check_each_way(&[JitConfig::Off, JitConfig::After(0)], PROBE, CASES);
 }
 
 #[test]

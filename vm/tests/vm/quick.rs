@@ -6,7 +6,7 @@
 
 use onyx_vm::JitConfig;
 
-use crate::util::{eval_in, vm_with};
+use crate::util::check_each_way;
 
 /// A class of quick methods, and senders that are compiled after a few calls.
 const METHODS: &[&str] = &[
@@ -76,19 +76,7 @@ const CASES: &[(&str, &str)] = &[
     ),
 ];
 
-fn answers(jit: JitConfig) -> Vec<String> {
-    let mut vm = vm_with(jit);
-    for source in METHODS {
-        eval_in(&mut vm, source).unwrap_or_else(|e| panic!("{source}: {e}"));
-    }
-    CASES.iter().map(|(source, _)| eval_in(&mut vm, source).unwrap_or_else(|e| format!("error: {e}"))).collect()
-}
-
 #[test]
 fn quick_methods_answer_the_same_at_specialised_sends() {
-    for jit in [JitConfig::Off, JitConfig::After(3)] {
-        for ((source, expected), answer) in CASES.iter().zip(answers(jit)) {
-            assert_eq!(&answer, expected, "{jit:?}: {source}");
-        }
-    }
+    check_each_way(&[JitConfig::Off, JitConfig::After(3)], METHODS, CASES);
 }

@@ -4,7 +4,7 @@
 
 use onyx_vm::JitConfig;
 
-use crate::util::{eval_in, vm_with};
+use crate::util::{check_each_way, eval_in, vm_with};
 
 /// Methods that wait and signal a few sends down, so that switches leave deep stacks.
 const DEEP: &[&str] = &[
@@ -72,16 +72,7 @@ const CASES: &[(&str, &str)] = &[
 
 #[test]
 fn native_switches_answer_as_the_interpreter_does() {
-    for jit in [JitConfig::Off, JitConfig::After(0)] {
-        let mut vm = vm_with(jit);
-        for src in DEEP {
-            eval_in(&mut vm, src).expect("defines");
-        }
-        for (source, expected) in CASES {
-            let answer = eval_in(&mut vm, source).unwrap_or_else(|e| format!("error: {e}"));
-            assert_eq!(&answer, expected, "{jit:?}: {source}");
-        }
-    }
+    check_each_way(&[JitConfig::Off, JitConfig::After(0)], DEEP, CASES);
 }
 
 #[test]

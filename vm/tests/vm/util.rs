@@ -51,6 +51,25 @@ pub fn check_all(cases: &[(&str, &str)]) {
     assert!(failures.is_empty(), "{} of {} failed:\n{}", failures.len(), cases.len(), failures.join("\n"));
 }
 
+/// Asserts, for each of `jits`, that in a new VM compiling to native code as it says, once
+/// `setup` has run, each `(source, printString)` pair of `cases` evaluates as expected.
+pub fn check_each_way(jits: &[JitConfig], setup: &[&str], cases: &[(&str, &str)]) {
+    for &jit in jits {
+        let mut vm = vm_with(jit);
+        for source in setup {
+            eval_in(&mut vm, source).unwrap_or_else(|e| panic!("{source}: {e}"));
+        }
+        let mut wrong = Vec::new();
+        for (source, expected) in cases {
+            let actual = eval_in(&mut vm, source).unwrap_or_else(|e| format!("error: {e}"));
+            if actual != *expected {
+                wrong.push(format!("{source}\n  expected {expected}\n  got      {actual}"));
+            }
+        }
+        assert!(wrong.is_empty(), "{jit:?}: {} of {} wrong:\n{}", wrong.len(), cases.len(), wrong.join("\n"));
+    }
+}
+
 /// The user the persistence tests log in as: the kernel's owner, who may change code.
 const USER: (&str, &str) = ("SystemUser", "swordfish");
 

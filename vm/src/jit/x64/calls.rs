@@ -206,12 +206,10 @@ impl Gen<'_> {
             ; mov rdi, [rsi + CC_TABLE]
             ; test rdi, rdi
             ; jz =>exec
-            // Below the depth limit, room for a frame, room on the value stack.
-            ; mov r8, [r12 + C_FRAMES_LEN]
-            ; cmp r8, [r12 + C_DEPTH_LIMIT]
-            ; jae =>exec
-            ; cmp r8, [r12 + C_FRAMES_CAP]
-            ; jae =>exec
+        );
+        // Below the depth limit, room for a frame, room on the value stack.
+        self.frame_room(exec);
+        asm!(self.ops
             ; movzx eax, WORD [rsi + CC_FRAME_SIZE]
             ; lea r9, [rbx + 8 * a]
             ; lea r10, [r9 + rax * 8]
@@ -310,6 +308,18 @@ impl Gen<'_> {
         }
     }
 
+    /// Goes to `exit` unless another frame fits: below the depth limit, within the frame
+    /// vector's capacity. Leaves the frames in use in `r8`.
+    pub(super) fn frame_room(&mut self, exit: DynamicLabel) {
+        asm!(self.ops
+            ; mov r8, [r12 + C_FRAMES_LEN]
+            ; cmp r8, [r12 + C_DEPTH_LIMIT]
+            ; jae =>exit
+            ; cmp r8, [r12 + C_FRAMES_CAP]
+            ; jae =>exit
+        );
+    }
+
     /// With the cached method's code in `rsi`: when it is `callee` (which takes `nargs`
     /// arguments, has no primitive and no quick form), the checks before its activation made
     /// with its frame size and temporaries known now, then on at `activate` (frames in use in
@@ -328,11 +338,9 @@ impl Gen<'_> {
             ; mov rdi, [rsi + CC_TABLE]
             ; test rdi, rdi
             ; jz =>exec
-            ; mov r8, [r12 + C_FRAMES_LEN]
-            ; cmp r8, [r12 + C_DEPTH_LIMIT]
-            ; jae =>exec
-            ; cmp r8, [r12 + C_FRAMES_CAP]
-            ; jae =>exec
+        );
+        self.frame_room(exec);
+        asm!(self.ops
             ; lea r9, [rbx + 8 * a]
             ; lea r10, [rbx + 8 * (a + frame_size)]
             ; cmp r10, [r12 + C_STACK_END]

@@ -75,21 +75,21 @@ impl Gen<'_> {
             ; mov rcx, [rdx + O_CLASS]
             ; cmp rcx, [r12 + C_BLOCK_CLOSURE]
             ; jne =>general
-            // The closure's slots in r8, its copied values' count in r9.
-            ; mov r8, [rdx + O_SLOTS_PTR]
+            // The closure's slots in r11, its copied values' count in r9.
+            ; mov r11, [rdx + O_SLOTS_PTR]
             ; mov r9, [rdx + O_SLOTS_LEN]
             ; sub r9, cl::SIZE as i32
             ; jb =>general
-            ; mov rax, [r8 + 8 * cl::HOME as i32]
+            ; mov rax, [r11 + 8 * cl::HOME as i32]
             ; sub eax, 1
             ; test al, 7
             ; jnz =>general
-            ; mov r10, [r8 + 8 * cl::INDEX as i32]
+            ; mov r10, [r11 + 8 * cl::INDEX as i32]
             ; lea rax, [r10 - 1]
             ; test al, 7
             ; jnz =>general
             ; sar r10, 3
-            ; mov rax, [r8 + 8 * cl::METHOD as i32]
+            ; mov rax, [r11 + 8 * cl::METHOD as i32]
         );
         // The block's code in rsi: the closure's method's blocks at the closure's index.
         self.body_entry(Body::METHOD_TAG, NOT_LOADED, general);
@@ -111,13 +111,11 @@ impl Gen<'_> {
             ; mov rdi, [rdi]
             ; test rdi, rdi
             ; jz =>general
-            // Below the depth limit, room for a frame, room on the value stack for the
-            // block's registers and for its copied values and temporaries.
-            ; mov r11, [r12 + C_FRAMES_LEN]
-            ; cmp r11, [r12 + C_DEPTH_LIMIT]
-            ; jae =>general
-            ; cmp r11, [r12 + C_FRAMES_CAP]
-            ; jae =>general
+        );
+        // Below the depth limit, room for a frame, room on the value stack for the block's
+        // registers and for its copied values and temporaries.
+        self.frame_room(general);
+        asm!(self.ops
             ; movzx eax, WORD [rsi + CC_FRAME_SIZE]
             ; lea rcx, [rbx + 8 * a]
             ; lea rcx, [rcx + rax * 8]
@@ -131,10 +129,10 @@ impl Gen<'_> {
             ; ja =>general
             // Nothing can fail now. The receiver, the copied values, nil temporaries.
             ; mov r10, [rbx + 8 * a]
-            ; mov rax, [r8 + 8 * cl::RECEIVER as i32]
+            ; mov rax, [r11 + 8 * cl::RECEIVER as i32]
             ; mov [rbx + 8 * a], rax
             ; lea rcx, [rbx + copied_at]
-            ; lea rdx, [r8 + 8 * cl::SIZE as i32]
+            ; lea rdx, [r11 + 8 * cl::SIZE as i32]
             ; test r9, r9
             ; jz >copied
             ; copy:
@@ -155,7 +153,7 @@ impl Gen<'_> {
             ; jnz <nil
             ; temps:
             // The caller continues after the send; the block's frame goes on top.
-            ; imul rdx, r11, F_SIZE
+            ; imul rdx, r8, F_SIZE
             ; add rdx, [r12 + C_FRAMES]
             ; mov DWORD [rdx + caller_pc], (pc + 1) as i32
             ; mov eax, DWORD [rdx + caller_base]
@@ -164,7 +162,7 @@ impl Gen<'_> {
             ; add eax, a
             ; mov [rdx + d(fl::BASE)], eax
             ; mov [rdx + d(fl::CODE)], rsi
-            ; mov rax, [r8 + 8 * cl::METHOD as i32]
+            ; mov rax, [r11 + 8 * cl::METHOD as i32]
             ; mov [rdx + d(fl::METHOD)], rax
             ; mov [rdx + d(fl::CLOSURE)], r10
             ; mov DWORD [rdx + d(fl::PC)], 0
@@ -172,12 +170,12 @@ impl Gen<'_> {
             ; mov [rdx + d(fl::ID)], rax
             ; add rax, 1
             ; mov [r12 + C_NEXT_ID], rax
-            ; mov rax, [r8 + 8 * cl::HOME as i32]
+            ; mov rax, [r11 + 8 * cl::HOME as i32]
             ; sar rax, 3
             ; mov [rdx + d(fl::HOME)], rax
             ; mov QWORD [rdx + d(fl::CONTEXT)], NIL
-            ; add r11, 1
-            ; mov [r12 + C_FRAMES_LEN], r11
+            ; add r8, 1
+            ; mov [r12 + C_FRAMES_LEN], r8
             ; lea rbx, [rbx + 8 * a]
             ; jmp rdi
         );
