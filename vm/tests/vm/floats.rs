@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use onyx_vm::{JitConfig, Vm, VmConfig};
 
-use crate::util::{check_each_way, eval_in, vm, vm_with};
+use crate::util::{check_each_way, eval_in, vm};
 
 /// Methods native code compiles at first entry: float arithmetic and comparisons in loops.
 const PROBE: &[&str] = &[
