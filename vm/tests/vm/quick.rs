@@ -16,6 +16,9 @@ const METHODS: &[&str] = &[
     "QuickProbe compile: 'y: v y := v'",
     "QuickProbe compile: 'flag ^ true'",
     "QuickProbe compile: 'me ^ self'",
+    "QuickProbe subclass: #QuickChild instanceVariableNames: 'z' classVariableNames: '' package: 'Tests-Quick'",
+    "QuickChild compile: 'x ^ super x'",
+    "QuickChild compile: 'x: v super x: v'",
     "Object subclass: #QuickOther instanceVariableNames: 'a b c' classVariableNames: '' package: 'Tests-Quick'",
     "QuickOther compile: 'x ^ c'",
     "QuickOther compile: 'x: v c := v'",
@@ -35,12 +38,16 @@ const METHODS: &[&str] = &[
        ^ n = 0 ifTrue: [a + b + c + d + e + f + g + h] ifFalse: [self litter: n - 1]'",
     // Warm the caches on QuickProbe, then have the senders compiled.
     "| s p | s := QuickSender new. p := QuickProbe new x: 7; y: 8; yourself. \
-     1 to: 10 do: [:i | s read: p. s write: p with: 7. s flag: p. s me: p. s sum: p to: 3. s down: 3]. #warm",
+     1 to: 10 do: [:i | s read: p. s write: p with: 7. s flag: p. s me: p. s sum: p to: 3. s down: 3. \
+     (QuickChild new x: i; yourself) x]. #warm",
 ];
 
 /// Each doit with the answer it must give, whichever way it runs.
 const CASES: &[(&str, &str)] = &[
     ("QuickSender new read: (QuickProbe new x: 5; yourself)", "5"),
+    // Super sends of a getter and a setter.
+    ("(QuickChild new x: 5; yourself) x", "5"),
+    ("QuickSender new read: (QuickChild new x: 6; yourself)", "6"),
     ("QuickSender new write: QuickProbe new with: 6", "6"),
     ("QuickSender new flag: QuickProbe new", "true"),
     ("(QuickSender new me: QuickProbe new) class name", "#QuickProbe"),

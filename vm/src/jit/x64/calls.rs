@@ -17,6 +17,16 @@ pub(super) struct Seen {
     /// The method's code, when it is no quick method and has no primitive: the callers keep
     /// it from being freed (see `Native`), so that its address names it.
     callee: Option<*const CompiledCode>,
+    /// Whether finding the receiver's class left an object receiver's table entry in `r11`.
+    kept: bool,
+}
+
+impl Seen {
+    /// Whether the method seen is a getter or a setter: the receiver is then an object, whose
+    /// table entry the send keeps from finding its class (see [`Gen::quick_first`]).
+    fn accessor(&self) -> bool {
+        matches!(self.quick & !0xffff, quick::GETTER | quick::SETTER)
+    }
 }
 
 /// A special send to emit after the body: the message an arithmetic, comparison, `at:` or
@@ -42,7 +52,7 @@ impl Gen<'_> {
             asm!(self.ops; jmp =>exec);
             return;
         };
-        let (seen, entry) = (self.seen(entry, nargs), entry.as_ptr() as i64);
+        let (mut seen, entry) = (self.seen(entry, nargs), entry.as_ptr() as i64);
         if sup {
             // The class the cache is keyed on: the superclass of the method's class.
             let code = self.code as *const CompiledCode as i64;
@@ -51,7 +61,8 @@ impl Gen<'_> {
             asm!(self.ops; test rcx, rcx ; jz =>exec ; mov rcx, [rsi + d(SUPERCLASS_SLOT * 8)]);
         } else {
             asm!(self.ops; mov rax, [rbx + reg(a)]);
-            self.class_of_rax(exec);
+            seen.kept = seen.accessor();
+            self.class_of_rax(exec, seen.kept);
         }
         self.send_cached(pc, i32::from(a), nargs, entry, i32::from(a), !sup, seen);
     }
@@ -60,7 +71,7 @@ impl Gen<'_> {
     /// current: the send is compiled to answer that first.
     fn seen(&mut self, cache: &Cell<CacheEntry>, nargs: u8) -> Seen {
         let entry = cache.get();
-        let none = Seen { quick: 0, callee: None };
+        let none = Seen { quick: 0, callee: None, kept: false };
         if entry.epoch != self.epoch || entry.code.is_null() {
             return none;
         }
@@ -71,10 +82,10 @@ impl Gen<'_> {
         match code.instrs.quick() {
             0 if code.num_args == nargs => {
                 self.callees.push(Rc::downgrade(code));
-                Seen { quick: 0, callee: Some(Rc::as_ptr(code)) }
+                Seen { quick: 0, callee: Some(Rc::as_ptr(code)), kept: false }
             }
             0 => none,
-            quick => Seen { quick, callee: None },
+            quick => Seen { quick, callee: None, kept: false },
         }
     }
 
@@ -102,7 +113,7 @@ impl Gen<'_> {
             asm!(self.ops; jmp =>exec);
             return;
         };
-        let (seen, entry) = (self.seen(cache, s.nargs), cache.as_ptr() as i64);
+        let (mut seen, entry) = (self.seen(cache, s.nargs), cache.as_ptr() as i64);
         let top = i32::from(self.code.frame_size);
         asm!(self.ops
             ; lea r10, [rbx + 8 * (top + 1 + i32::from(s.nargs))]
@@ -115,13 +126,14 @@ impl Gen<'_> {
             self.load_rcx(arg);
             asm!(self.ops; mov [rbx + 8 * (top + 1 + i as i32)], rcx);
         }
-        self.class_of_rax(exec);
+        seen.kept = seen.accessor();
+        self.class_of_rax(exec, seen.kept);
         self.send_cached(s.pc, top, s.nargs, entry, i32::from(s.ret), true, seen);
     }
 
     /// The class of the value in `rax` into `rcx`, whatever it is (exits for an object
-    /// beyond the object table).
-    fn class_of_rax(&mut self, exec: DynamicLabel) {
+    /// beyond the object table); with `keep`, an object's table entry in `r11` too.
+    fn class_of_rax(&mut self, exec: DynamicLabel, keep: bool) {
         asm!(self.ops
             ; mov ecx, eax
             ; and ecx, 7
@@ -154,6 +166,9 @@ impl Gen<'_> {
             ; object:
         );
         self.object_entry(exec);
+        if keep {
+            asm!(self.ops; mov r11, rdx);
+        }
         asm!(self.ops
             ; mov rcx, [rdx + O_CLASS]
             ; have_class:
@@ -185,12 +200,16 @@ impl Gen<'_> {
             ; mov r8d, [r12 + C_EPOCH]
             ; cmp r8d, [rdx + E_EPOCH]
             ; jne =>miss
+            ; mov rsi, [rdx + E_CODE]
+        );
+        // (A refilled cache comes back below, without the receiver's entry in `r11`.)
+        if seen.quick != 0 {
+            self.quick_first(pc, a, ret, seen, next);
+        }
+        asm!(self.ops
             ; hit:
             ; mov rsi, [rdx + E_CODE]
         );
-        if seen.quick != 0 {
-            self.quick_first(pc, a, ret, seen.quick, next);
-        }
         let activate = self.ops.new_dynamic_label();
         if let Some(callee) = seen.callee {
             self.known_callee(pc, a, nargs, callee, activate);
@@ -360,8 +379,11 @@ impl Gen<'_> {
     /// With the cached method's code in `rsi`: when it has no primitive and its quick form is
     /// `seen` (a getter, a setter, `^ self` or a constant), the send answered here with what
     /// the form says, known now, into register `ret`; otherwise on after this code.
-    fn quick_first(&mut self, pc: usize, a: i32, ret: i32, seen: u32, next: DynamicLabel) {
+    /// A getter or setter reaches an object receiver's slots through the table entry finding
+    /// its class left in `r11` (`seen.kept`).
+    fn quick_first(&mut self, pc: usize, a: i32, ret: i32, seen: Seen, next: DynamicLabel) {
         let exec = self.exec(pc);
+        let Seen { quick: seen, kept, .. } = seen;
         let (kind, low) = (seen & !0xffff, (seen & 0xffff) as i32);
         asm!(self.ops
             ; cmp WORD [rsi + CC_PRIMITIVE], 0
@@ -371,20 +393,18 @@ impl Gen<'_> {
         );
         match kind {
             quick::GETTER => {
-                asm!(self.ops; mov rax, [rbx + 8 * a]);
-                self.slots_of(pc, false);
+                self.receiver_slots(pc, a, kept, false);
                 asm!(self.ops
-                    ; cmp rcx, low
+                    ; cmp QWORD [r11 + O_SLOTS_LEN], low
                     ; jbe =>exec
                     ; mov rax, [rsi + 8 * low]
                     ; mov [rbx + 8 * ret], rax
                 );
             }
             quick::SETTER => {
-                asm!(self.ops; mov rax, [rbx + 8 * a]);
-                self.slots_of(pc, true);
+                self.receiver_slots(pc, a, kept, true);
                 asm!(self.ops
-                    ; cmp rcx, low
+                    ; cmp QWORD [r11 + O_SLOTS_LEN], low
                     ; jbe =>exec
                     ; mov r8, [rbx + 8 * (a + 1)]
                     ; mov [rsi + 8 * low], r8
@@ -399,6 +419,31 @@ impl Gen<'_> {
         asm!(self.ops
             ; jmp =>next
             ; other:
+        );
+    }
+
+    /// The slots of the receiver in register `a` in `rsi`, its table entry in `r11`, unless it
+    /// is no object, is not loaded, has no slots, or (for a `store`) is persistent, when the
+    /// interpreter runs send `pc`. With `kept`, `r11` holds its entry already if it is an
+    /// object.
+    fn receiver_slots(&mut self, pc: usize, a: i32, kept: bool, store: bool) {
+        let exec = self.exec(pc);
+        let flags = if store { NOT_LOADED | PERSISTENT } else { NOT_LOADED };
+        asm!(self.ops
+            ; mov rax, [rbx + 8 * a]
+            ; test al, 7
+            ; jnz =>exec
+        );
+        if !kept {
+            self.object_entry(exec);
+            asm!(self.ops; mov r11, rdx);
+        }
+        asm!(self.ops
+            ; test WORD [r11 + O_FLAGS], flags as i16
+            ; jnz =>exec
+            ; cmp BYTE [r11 + O_BODY], Body::SLOTS_TAG as i8
+            ; jne =>exec
+            ; mov rsi, [r11 + O_SLOTS_PTR]
         );
     }
 
