@@ -9,6 +9,14 @@ use dynasmrt::{DynamicLabel, DynasmApi, DynasmLabelApi, dynasm};
 use super::*;
 use crate::bytecode::quick;
 
+/// A method a send is specialised on: its code's address, and what its activation needs.
+#[derive(Clone, Copy)]
+pub(super) struct Callee {
+    code: *const CompiledCode,
+    frame_size: i32,
+    num_temps: i32,
+}
+
 /// What a send's inline cache held when the send was compiled.
 #[derive(Clone, Copy)]
 pub(super) struct Seen {
@@ -16,7 +24,7 @@ pub(super) struct Seen {
     quick: u32,
     /// The method's code, when it is no quick method and has no primitive: the callers keep
     /// it from being freed (see `Native`), so that its address names it.
-    callee: Option<*const CompiledCode>,
+    callee: Option<Callee>,
     /// Whether finding the receiver's class left an object receiver's table entry in `r11`.
     kept: bool,
 }
@@ -82,7 +90,9 @@ impl Gen<'_> {
         match code.instrs.quick() {
             0 if code.num_args == nargs => {
                 self.callees.push(Rc::downgrade(code));
-                Seen { quick: 0, callee: Some(Rc::as_ptr(code)), kept: false }
+                let (frame_size, num_temps) = (i32::from(code.frame_size), i32::from(code.num_temps));
+                let callee = Callee { code: Rc::as_ptr(code), frame_size, num_temps };
+                Seen { quick: 0, callee: Some(callee), kept: false }
             }
             0 => none,
             quick => Seen { quick, callee: None, kept: false },
@@ -344,11 +354,10 @@ impl Gen<'_> {
     /// with its frame size and temporaries known now, then on at `activate` (frames in use in
     /// `r8`, the callee's registers in `r9`, its entry table in `rdi`); otherwise on after
     /// this code.
-    fn known_callee(&mut self, pc: usize, a: i32, nargs: u8, callee: *const CompiledCode, activate: DynamicLabel) {
+    fn known_callee(&mut self, pc: usize, a: i32, nargs: u8, callee: Callee, activate: DynamicLabel) {
         let exec = self.exec(pc);
         let check = self.stub(REASON_CHECK, pc);
-        // SAFETY: `seen` found the callee in the heap just now.
-        let (frame_size, num_temps) = unsafe { (i32::from((*callee).frame_size), i32::from((*callee).num_temps)) };
+        let Callee { code: callee, frame_size, num_temps } = callee;
         let first_temp = 8 * (a + 1 + i32::from(nargs));
         asm!(self.ops
             ; mov rdi, QWORD callee as i64
