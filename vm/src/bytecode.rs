@@ -226,6 +226,19 @@ pub enum Instr {
 }
 
 impl Instr {
+    /// How far this instruction jumps (from the instruction after it), if it jumps.
+    pub fn jump_offset(&self) -> Option<i64> {
+        match *self {
+            Instr::Jump { offset }
+            | Instr::JumpIfTrue { offset, .. }
+            | Instr::JumpIfFalse { offset, .. }
+            | Instr::JumpIfNil { offset, .. }
+            | Instr::JumpIfNotNil { offset, .. } => Some(i64::from(offset)),
+            Instr::CmpJump { offset, .. } | Instr::CmpImmJump { offset, .. } => Some(i64::from(offset)),
+            _ => None,
+        }
+    }
+
     /// The message this instruction sends when its fast path does not apply (the messages
     /// the compiler compiles to instructions of their own: arithmetic and comparisons,
     /// `at:put:`, `==`, `~~`, `isNil`, `notNil`, `class`); `None` for the others.

@@ -157,16 +157,16 @@ impl Gen<'_> {
                         ; divsd xmm0, xmm1
                     ),
                 }
-                self.encode_xmm0(exec);
+                self.encode(0, exec);
                 let next = feeds.unwrap_or(done);
                 asm!(self.ops; mov [rbx + reg(dst)], rax ; jmp =>next);
             }
             (_, FloatOut::Store { dst, done }) => {
-                self.compare(p.op);
+                self.compare(p.op, 0, 1);
                 asm!(self.ops; mov [rbx + reg(dst)], rdx ; jmp =>done);
             }
             (_, FloatOut::Branch { taken, skip, sense }) => {
-                self.compare(p.op);
+                self.compare(p.op, 0, 1);
                 let (on_true, on_false) = if sense { (taken, skip) } else { (skip, taken) };
                 asm!(self.ops; cmp edx, TRUE ; je =>on_true ; jmp =>on_false);
             }
@@ -185,12 +185,12 @@ impl Gen<'_> {
         );
         self.decode_rdx(0);
         asm!(self.ops; sqrtsd xmm0, xmm0);
-        self.encode_xmm0(general);
+        self.encode(0, general);
         asm!(self.ops; mov [rbx + 8 * ret], rax ; jmp =>next);
     }
 
-    /// The immediate float in `rdx` decoded into `xmm0` or `xmm1`.
-    fn decode_rdx(&mut self, xmm: u8) {
+    /// The immediate float in `rdx` decoded into register `xmm`.
+    pub(super) fn decode_rdx(&mut self, xmm: u8) {
         asm!(self.ops
             ; shr rdx, 3
             ; cmp rdx, 1
@@ -198,11 +198,8 @@ impl Gen<'_> {
             ; add rdx, r13
             ; zero:
             ; ror rdx, 1
+            ; movq Rx(xmm), rdx
         );
-        match xmm {
-            0 => asm!(self.ops; movq xmm0, rdx),
-            _ => asm!(self.ops; movq xmm1, rdx),
-        }
     }
 
     /// The operand in `rax` as a double in `xmm0` or `xmm1`: an immediate float decoded, a
@@ -229,17 +226,13 @@ impl Gen<'_> {
             ; cmp rsi, rdi
             ; ja =>exec
         );
-        match xmm {
-            0 => asm!(self.ops; cvtsi2sd xmm0, rdx),
-            _ => asm!(self.ops; cvtsi2sd xmm1, rdx),
-        }
-        asm!(self.ops; converted:);
+        asm!(self.ops; cvtsi2sd Rx(xmm), rdx ; converted:);
     }
 
-    /// `xmm0` as an immediate float in `rax`; goes to `exec` when it must be boxed.
-    fn encode_xmm0(&mut self, exec: DynamicLabel) {
+    /// Register `xmm` as an immediate float in `rax`; goes to `exec` when it must be boxed.
+    pub(super) fn encode(&mut self, xmm: u8, exec: DynamicLabel) {
         asm!(self.ops
-            ; movq rax, xmm0
+            ; movq rax, Rx(xmm)
             ; rol rax, 1
             ; mov rdx, rax
             ; sub rdx, r14
@@ -257,18 +250,18 @@ impl Gen<'_> {
         );
     }
 
-    /// `true` or `false` in `rdx`: the comparison `op` of `xmm0` with `xmm1`, false whenever
-    /// either is a NaN (except for `~=`).
-    fn compare(&mut self, op: BinOp) {
+    /// `true` or `false` in `rdx`: the comparison `op` of registers `x` and `y`, false
+    /// whenever either is a NaN (except for `~=`).
+    pub(super) fn compare(&mut self, op: BinOp, x: u8, y: u8) {
         asm!(self.ops; mov edx, FALSE ; mov esi, TRUE ; mov edi, FALSE);
         match op {
             // ucomisd sets CF and ZF from "x below/equal y"; unordered sets ZF, PF and CF.
-            BinOp::Lt => asm!(self.ops; ucomisd xmm1, xmm0 ; cmova edx, esi),
-            BinOp::Le => asm!(self.ops; ucomisd xmm1, xmm0 ; cmovae edx, esi),
-            BinOp::Gt => asm!(self.ops; ucomisd xmm0, xmm1 ; cmova edx, esi),
-            BinOp::Ge => asm!(self.ops; ucomisd xmm0, xmm1 ; cmovae edx, esi),
-            BinOp::Eq => asm!(self.ops; ucomisd xmm0, xmm1 ; cmove edx, esi ; cmovp edx, edi),
-            _ => asm!(self.ops; ucomisd xmm0, xmm1 ; cmovne edx, esi ; cmovp edx, esi),
+            BinOp::Lt => asm!(self.ops; ucomisd Rx(y), Rx(x) ; cmova edx, esi),
+            BinOp::Le => asm!(self.ops; ucomisd Rx(y), Rx(x) ; cmovae edx, esi),
+            BinOp::Gt => asm!(self.ops; ucomisd Rx(x), Rx(y) ; cmova edx, esi),
+            BinOp::Ge => asm!(self.ops; ucomisd Rx(x), Rx(y) ; cmovae edx, esi),
+            BinOp::Eq => asm!(self.ops; ucomisd Rx(x), Rx(y) ; cmove edx, esi ; cmovp edx, edi),
+            _ => asm!(self.ops; ucomisd Rx(x), Rx(y) ; cmovne edx, esi ; cmovp edx, esi),
         }
     }
 }

@@ -8,6 +8,9 @@
 //! pops it and jumps to the caller's entry for its saved pc. The one native stack frame is
 //! the trampoline's, which every exit unwinds.
 
+// dynasm converts a register chosen at run time (`Rx(n)`, `Rq(n)`) with `.into()`.
+#![allow(clippy::useless_conversion)]
+
 use std::collections::HashMap;
 use std::mem::offset_of;
 use std::sync::OnceLock;
@@ -30,11 +33,13 @@ macro_rules! asm {
 
 mod calls;
 mod float;
+mod float_run;
 mod primitives;
 mod process;
 
 use calls::SpecialSend;
 use float::{FloatOut, FloatPath};
+use float_run::FloatRun;
 
 /// An offset as an x86 displacement (every layout offset used here is small).
 const fn d(offset: usize) -> i32 {
@@ -178,10 +183,18 @@ pub(super) fn compile(code: &CompiledCode, epoch: u32, heap: &Heap) -> Option<Na
     };
     g.labels = (0..code.instrs.len()).map(|_| g.ops.new_dynamic_label()).collect();
     let mut starts = Vec::with_capacity(code.instrs.len());
+    let targets = float_run::jump_targets(code);
+    let mut after_run = 0;
     for (pc, instr) in code.instrs.iter().enumerate() {
         let label = g.labels[pc];
         let start = g.ops.offset();
         asm!(g.ops; =>label);
+        if pc >= after_run
+            && let Some((run, after)) = FloatRun::plan(code, &targets, pc)
+        {
+            g.float_run(&run);
+            after_run = after;
+        }
         starts.push(g.instr(pc, instr).then_some(start));
     }
     g.finish_floats();
