@@ -102,7 +102,18 @@ impl FloatRun {
             code.instrs.get(pc)?;
             run.end = End::Next(pc);
         }
-        (run.ops >= MIN_OPS).then_some((run, pc))
+        if run.ops < MIN_OPS {
+            return None;
+        }
+        // Scratch registers (above the temporaries) that nothing reads after the run are
+        // left as they were: their values stay in SSE registers only.
+        let scratch = 1 + usize::from(code.num_args) + usize::from(code.num_copied) + usize::from(code.num_temps);
+        let after = match run.end {
+            End::Next(pc) => vec![pc],
+            End::Branch { pc, offset, .. } => vec![pc + 2, (pc as i64 + 1 + i64::from(offset)) as usize],
+        };
+        run.writes.retain(|&(r, _)| usize::from(r) < scratch || read_later(code, r, &after));
+        Some((run, pc))
     }
 
     /// Adds instruction `pc` to the run: `Some(true)` when it ends the run, `None` when it
@@ -239,6 +250,87 @@ enum Operand {
     Float(f64),
     /// A SmallInteger constant.
     Int(i64),
+}
+
+/// How an instruction uses a register.
+#[derive(PartialEq)]
+enum Use {
+    /// It may read the value the register holds before it.
+    Read,
+    /// It writes the register without reading it first.
+    Write,
+    /// It leaves the register alone.
+    Not,
+}
+
+/// How `instr` uses register `r`; anything not told apart here counts as a read.
+fn use_of(instr: Instr, r: u8) -> Use {
+    let written = |dst: u8| if dst == r { Use::Write } else { Use::Not };
+    match instr {
+        Instr::Move { dst, src } if src != r => written(dst),
+        Instr::LoadLit { dst, .. }
+        | Instr::LoadInt { dst, .. }
+        | Instr::LoadNil { dst }
+        | Instr::LoadTrue { dst }
+        | Instr::LoadFalse { dst }
+        | Instr::GetIvar { dst, .. }
+        | Instr::GetGlobal { dst, .. } => written(dst),
+        // The send a fast path falls back on writes `dst` and `dst + 1` before reading them.
+        Instr::Bin { dst, x, y, .. } if x != r && y != r => written(dst),
+        Instr::BinImm { dst, x, .. } if x != r => written(dst),
+        Instr::CmpJump { x, y, .. } if x != r && y != r => Use::Not,
+        Instr::CmpImmJump { x, .. } if x != r => Use::Not,
+        Instr::Jump { .. } => Use::Not,
+        // The activation ends: its registers with it.
+        Instr::Return { r: x } | Instr::BlockReturn { r: x } if x != r => Use::Write,
+        Instr::JumpIfTrue { r: c, .. }
+        | Instr::JumpIfFalse { r: c, .. }
+        | Instr::JumpIfNil { r: c, .. }
+        | Instr::JumpIfNotNil { r: c, .. }
+            if c != r =>
+        {
+            Use::Not
+        }
+        // Nothing the sender still needs is at or above a send's receiver (see `bytecode`).
+        Instr::Send { a, nargs, .. } | Instr::SuperSend { a, nargs, .. } => {
+            if r < a {
+                Use::Not
+            } else if u16::from(r) > u16::from(a) + u16::from(nargs) {
+                Use::Write
+            } else {
+                Use::Read
+            }
+        }
+        _ => Use::Read,
+    }
+}
+
+/// Whether some path from the instructions at `from` reads register `r` before writing it.
+fn read_later(code: &CompiledCode, r: u8, from: &[usize]) -> bool {
+    let mut seen = vec![false; code.instrs.len()];
+    let mut paths = from.to_vec();
+    while let Some(mut pc) = paths.pop() {
+        while let Some(instr) = code.instrs.get(pc) {
+            if std::mem::replace(&mut seen[pc], true) {
+                break;
+            }
+            match use_of(instr, r) {
+                Use::Read => return true,
+                Use::Write => break,
+                Use::Not => {}
+            }
+            let Some(offset) = instr.jump_offset() else {
+                pc += 1;
+                continue;
+            };
+            let Ok(target) = usize::try_from(pc as i64 + 1 + offset) else { return true };
+            if !matches!(instr, Instr::Jump { .. }) {
+                paths.push(pc + 1);
+            }
+            pc = target;
+        }
+    }
+    false
 }
 
 /// Which instructions some jump lands on.
