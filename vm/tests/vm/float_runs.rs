@@ -25,6 +25,8 @@ const PROBE: &[&str] = &[
     "RunProbe compile: 'mix: f ^ f * 2 + 1'",
     "RunProbe compile: 'quot: a by: b ^ a * 2.0 / b + 1.0'",
     "RunProbe compile: 'below: a by: b ^ a * 2.0 / b < 1.0'",
+    "RunProbe compile: 'hyp: a with: b ^ (a * a + (b * b)) sqrt * 2.0'",
+    "RunProbe compile: 'root: a with: b ^ {(a - b) sqrt + 1.0. (a - b) sqrt * 0.0 < 1.0}'",
     "RunProbe compile: 'many: a ^ {a + 1.0. a + 2.0. a + 3.0. a + 4.0. a + 5.0. a + 6.0. a + 7.0. a + 8.0. a + 9.0. a + 10.0}'",
     "RunProbe compile: 'flag: a with: b | t | t := a * b > 1.0. ^ t & (a + b > 0.0)'",
     "RunProbe compile: 'negz: a ^ a * -1.0 * 1.0'",
@@ -79,6 +81,14 @@ const CASES: &[(&str, &str)] = &[
         "#(0.0 -0.0 0 4.0) collect: [:z | [RunProbe new below: 1.5 by: z] on: ZeroDivide do: [:e | e class name]]",
         "#(#ZeroDivide #ZeroDivide #ZeroDivide true)",
     ),
+    // `sqrt` in a run while its send finds `Float>>sqrt`; another method once there is one.
+    (
+        "{RunProbe new hyp: 3.0 with: 4.0. RunProbe new hyp: 3 with: 4. RunProbe new hyp: 1.0e30 with: 0.0}",
+        "#(10.0 10.0 2.0e30)",
+    ),
+    ("RunProbe new root: 5.0 with: 1.0", "#(3.0 true)"),
+    ("RunProbe new root: 1.0 with: 5.0", "{Float nan. false}"),
+    ("RunProbe new root: 1.0e38 with: -1.0e38", "#(1.414213562373095e19 true)"),
     ("RunProbe new many: 0.5", "#(1.5 2.5 3.5 4.5 5.5 6.5 7.5 8.5 9.5 10.5)"),
     ("RunProbe new many: 1", "#(2.0 3.0 4.0 5.0 6.0 7.0 8.0 9.0 10.0 11.0)"),
     (
@@ -89,8 +99,21 @@ const CASES: &[(&str, &str)] = &[
     ("RunProbe new orbit: 1000", "#(-0.831744787390245 -0.5602720970302766)"),
 ];
 
+/// `sqrt` redefined for immediate floats after runs were compiled on it, then removed again.
+const REDEFINED: &[(&str, &str)] = &[
+    ("RunProbe new hyp: 3.0 with: 4.0", "10.0"),
+    (
+        "SmallFloat64 compile: 'sqrt ^ 21.0'. (1 to: 3) collect: [:i | RunProbe new hyp: 3.0 with: 4.0]",
+        "#(42.0 42.0 42.0)",
+    ),
+    (
+        "SmallFloat64 removeSelector: #sqrt. (1 to: 3) collect: [:i | RunProbe new hyp: 3.0 with: 4.0]",
+        "#(10.0 10.0 10.0)",
+    ),
+];
+
 #[test]
 fn float_runs_answer_as_the_interpreter_does() {
-    let twice: Vec<(&str, &str)> = CASES.iter().chain(CASES).copied().collect();
-    check_each_way(&[JitConfig::Off, JitConfig::After(0), JitConfig::After(1)], PROBE, &twice);
+    let cases: Vec<(&str, &str)> = CASES.iter().chain(CASES).chain(REDEFINED).copied().collect();
+    check_each_way(&[JitConfig::Off, JitConfig::After(0), JitConfig::After(1)], PROBE, &cases);
 }

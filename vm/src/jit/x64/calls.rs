@@ -6,8 +6,10 @@ use std::rc::Rc;
 
 use dynasmrt::{DynamicLabel, DynasmApi, DynasmLabelApi, dynasm};
 
+use super::float_run::SqrtSend;
 use super::*;
 use crate::bytecode::quick;
+use crate::primitives::FLOAT_SQRT;
 
 /// A method a send is specialised on: its code's address, and what its activation needs.
 #[derive(Clone, Copy)]
@@ -97,6 +99,22 @@ impl Gen<'_> {
             0 => none,
             quick => Seen { quick, callee: None, kept: false },
         }
+    }
+
+    /// The send through inline cache `cache` when the cache holds `Float>>sqrt` (the
+    /// primitive) now: for a float run (see `float_run`), which keeps the method's code.
+    pub(super) fn sqrt_send(&mut self, cache: u16) -> Option<SqrtSend> {
+        let cell = self.code.caches.get(usize::from(cache))?;
+        let entry = cell.get();
+        if entry.epoch != self.epoch || entry.code.is_null() {
+            return None;
+        }
+        let Some(Body::Method(code)) = self.heap.get(entry.method).map(|m| &m.body) else { return None };
+        if Rc::as_ptr(code) != entry.code || code.primitive != FLOAT_SQRT || code.num_args != 0 {
+            return None;
+        }
+        self.callees.push(Rc::downgrade(code));
+        Some(SqrtSend { entry: cell.as_ptr() as i64, code: Rc::as_ptr(code) as i64 })
     }
 
     /// A label for the special send of instruction `pc` (receiver and arguments in registers

@@ -42,6 +42,17 @@ enum Step {
     Constant { dst: u8, value: f64 },
     /// `xmm[dst] := xmm[x] op xmm[y]` for `+ - * /`.
     Arith { op: BinOp, dst: u8, x: u8, y: u8 },
+    /// `xmm[dst] := xmm[x] sqrt`, while the send's cache still holds `Float>>sqrt`.
+    Sqrt { dst: u8, x: u8, sqrt: SqrtSend },
+}
+
+/// A send of `sqrt` whose inline cache held the primitive `Float>>sqrt` when the code was
+/// compiled: its cache entry's address and the method's code (kept from being freed by the
+/// caller's native code, so that its address names it).
+#[derive(Clone, Copy)]
+pub(super) struct SqrtSend {
+    pub(super) entry: i64,
+    pub(super) code: i64,
 }
 
 /// How a run ends.
@@ -71,8 +82,14 @@ pub(super) struct FloatRun {
 
 impl FloatRun {
     /// The run starting at instruction `first` and the pc after it, when there is one worth
-    /// compiling: no instruction after the first is a jump target (`targets`).
-    pub(super) fn plan(code: &CompiledCode, targets: &[bool], first: usize) -> Option<(FloatRun, usize)> {
+    /// compiling: no instruction after the first is a jump target (`targets`). `sqrt` says
+    /// which inline caches hold `Float>>sqrt`.
+    pub(super) fn plan(
+        code: &CompiledCode,
+        targets: &[bool],
+        first: usize,
+        sqrt: &mut dyn FnMut(u16) -> Option<SqrtSend>,
+    ) -> Option<(FloatRun, usize)> {
         let mut run = FloatRun {
             inputs: Vec::new(),
             steps: Vec::new(),
@@ -87,7 +104,7 @@ impl FloatRun {
                 break;
             }
             let mut next = run.clone();
-            let ends = next.step(code, pc, instr);
+            let ends = next.step(code, pc, instr, sqrt);
             if ends.is_none() || !next.fits() {
                 break;
             }
@@ -118,7 +135,13 @@ impl FloatRun {
 
     /// Adds instruction `pc` to the run: `Some(true)` when it ends the run, `None` when it
     /// cannot be part of it (the run is then left half-changed: the caller drops it).
-    fn step(&mut self, code: &CompiledCode, pc: usize, instr: Instr) -> Option<bool> {
+    fn step(
+        &mut self,
+        code: &CompiledCode,
+        pc: usize,
+        instr: Instr,
+        sqrt: &mut dyn FnMut(u16) -> Option<SqrtSend>,
+    ) -> Option<bool> {
         match instr {
             Instr::LoadNil { dst } => self.write(dst, Val::Word(Value::NIL)),
             Instr::LoadTrue { dst } => self.write(dst, Val::Word(Value::TRUE)),
@@ -129,6 +152,16 @@ impl FloatRun {
             Instr::Move { dst, src } => self.write(dst, self.val(src)?),
             Instr::Bin { op, dst, x, y } => self.binary(op, dst, x, Some(y), 0)?,
             Instr::BinImm { op, dst, x, imm } => self.binary(op, dst, x, None, i64::from(imm))?,
+            // The answer lands in `a`; the registers above it are the callee's, which the
+            // sender no longer needs.
+            Instr::Send { a, nargs: 0, cache, .. } => {
+                let Some(Val::Xmm(x)) = self.val(a) else { return None };
+                let sqrt = sqrt(cache)?;
+                let dst = self.xmm();
+                self.steps.push(Step::Sqrt { dst, x, sqrt });
+                self.ops += 1;
+                self.write(a, Val::Xmm(dst));
+            }
             Instr::CmpJump { op, x, y, sense, offset, .. } => {
                 let (x, y) = self.operands(x, Some(y), 0)?;
                 return self.branch(pc, op, x, y, sense, offset);
@@ -367,6 +400,19 @@ impl Gen<'_> {
                 Step::Constant { dst, value } => {
                     asm!(self.ops; mov rax, QWORD value.to_bits() as i64 ; movq Rx(dst), rax);
                 }
+                Step::Sqrt { dst, x, sqrt } => asm!(self.ops
+                    ; mov rdx, QWORD sqrt.entry
+                    ; mov rcx, [r12 + C_SMALL_FLOAT]
+                    ; cmp rcx, [rdx + E_CLASS]
+                    ; jne =>own
+                    ; mov r8d, [r12 + C_EPOCH]
+                    ; cmp r8d, [rdx + E_EPOCH]
+                    ; jne =>own
+                    ; mov rcx, QWORD sqrt.code
+                    ; cmp rcx, [rdx + E_CODE]
+                    ; jne =>own
+                    ; sqrtsd Rx(dst), Rx(x)
+                ),
                 Step::Arith { op, dst, x, y } => {
                     asm!(self.ops; movapd Rx(dst), Rx(x));
                     match op {
