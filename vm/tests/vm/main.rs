@@ -2,8 +2,8 @@
 //! embedded kernel (`util::vm`) and checks what Smalltalk code answers.
 //!
 //! - `syntax`: every syntax form, compiled and run.
-//! - `blocks`, `switches`, `quick`, `native`, `floats`, `float_runs`: native code answers as
-//!   the interpreter does.
+//! - `blocks`, `switches`, `quick`, `native`, `floats`, `float_runs`, `ivars`: native code
+//!   answers as the interpreter does.
 //! - `debugger`, `breakpoints`, `pause`: suspended processes, stepping, breakpoints of every
 //!   kind, pausing a running process.
 //! - `exceptions`: every ANSI exception operation.
@@ -24,6 +24,7 @@ mod debugger;
 mod exceptions;
 mod float_runs;
 mod floats;
+mod ivars;
 mod kernel;
 mod memory;
 mod native;

@@ -43,7 +43,7 @@ enum Fed {
 }
 
 /// The largest SmallInteger magnitude a double holds exactly, 2^53.
-const EXACT: i64 = 1 << 53;
+pub(super) const EXACT: i64 = 1 << 53;
 
 /// In `r13`: what rebases a rotated double's exponent (`onyx_record::word::FLOAT_OFFSET`).
 pub(super) const OFFSET: i64 = FLOAT_OFFSET as i64;

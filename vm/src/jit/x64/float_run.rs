@@ -11,6 +11,7 @@
 use dynasmrt::{DynasmApi, DynasmLabelApi, dynasm};
 use onyx_record::word::TAG_FLOAT;
 
+use super::float::EXACT;
 use super::*;
 
 /// The SSE register kept for scratch (a divisor's zero check); the run's values use the rest.
@@ -21,8 +22,6 @@ const HOLDERS: [u8; 6] = [1, 8, 9, 10, 11, 5];
 /// The fewest float operations that make a run worth its second copy: a single one is the
 /// instruction's own float path.
 const MIN_OPS: usize = 2;
-/// The largest SmallInteger magnitude a double holds exactly, 2^53.
-const EXACT: i64 = 1 << 53;
 
 /// What a register holds at a point of a run.
 #[derive(Clone, Copy, PartialEq)]
@@ -230,7 +229,7 @@ impl FloatRun {
                 _ => None,
             },
             Some(Val::Bool(..)) => None,
-            None => Some(Operand::Double(self.input_of(r)?)),
+            None => Some(Operand::Double(self.input_of(r))),
         }
     }
 
@@ -239,7 +238,7 @@ impl FloatRun {
         let value = match operand {
             Operand::Double(x) => return Some(x),
             Operand::Float(f) => f,
-            Operand::Int(n) if n.abs() <= EXACT => n as f64,
+            Operand::Int(n) if (-EXACT..=EXACT).contains(&n) => n as f64,
             Operand::Int(_) => return None,
         };
         let dst = self.xmm();
@@ -248,13 +247,13 @@ impl FloatRun {
     }
 
     /// The SSE register of input `r`, a register the run has not written.
-    fn input_of(&mut self, r: u8) -> Option<u8> {
+    fn input_of(&mut self, r: u8) -> u8 {
         if let Some(&(_, x)) = self.inputs.iter().find(|(i, _)| *i == r) {
-            return Some(x);
+            return x;
         }
         let x = self.xmm();
         self.inputs.push((r, x));
-        Some(x)
+        x
     }
 
     fn xmm(&mut self) -> u8 {
