@@ -51,7 +51,7 @@ pub(super) struct SpecialSend {
     ret: u8,
 }
 
-impl Gen<'_> {
+impl<'a> Gen<'a> {
     /// A send (`sup`: a super send, whose lookup starts at the superclass of the method's
     /// class). When it hits its inline cache and activates a method with native code, it
     /// pushes the callee's frame as the interpreter would and jumps to its first instruction;
@@ -80,15 +80,8 @@ impl Gen<'_> {
     /// What the inline cache `cache` of a send with `nargs` arguments holds now, when it is
     /// current: the send is compiled to answer that first.
     fn seen(&mut self, cache: &Cell<CacheEntry>, nargs: u8) -> Seen {
-        let entry = cache.get();
         let none = Seen { quick: 0, callee: None, kept: false };
-        if entry.epoch != self.epoch || entry.code.is_null() {
-            return none;
-        }
-        let Some(Body::Method(code)) = self.heap.get(entry.method).map(|m| &m.body) else { return none };
-        if Rc::as_ptr(code) != entry.code || code.primitive != 0 {
-            return none;
-        }
+        let Some(code) = self.cached(cache).filter(|code| code.primitive == 0) else { return none };
         match code.instrs.quick() {
             0 if code.num_args == nargs => {
                 self.callees.push(Rc::downgrade(code));
@@ -105,16 +98,34 @@ impl Gen<'_> {
     /// primitive) now: for a float run (see `float_run`), which keeps the method's code.
     pub(super) fn sqrt_send(&mut self, cache: u16) -> Option<SqrtSend> {
         let cell = self.code.caches.get(usize::from(cache))?;
-        let entry = cell.get();
+        let code = self.cached(cell).filter(|code| code.primitive == FLOAT_SQRT && code.num_args == 0)?;
+        self.callees.push(Rc::downgrade(code));
+        Some(SqrtSend { entry: cell.as_ptr() as i64, code: Rc::as_ptr(code) as i64 })
+    }
+
+    /// The method inline cache `cache` holds, when the entry is of the current epoch (its
+    /// code pointer is then the method's).
+    fn cached(&self, cache: &Cell<CacheEntry>) -> Option<&'a Rc<CompiledCode>> {
+        let entry = cache.get();
         if entry.epoch != self.epoch || entry.code.is_null() {
             return None;
         }
-        let Some(Body::Method(code)) = self.heap.get(entry.method).map(|m| &m.body) else { return None };
-        if Rc::as_ptr(code) != entry.code || code.primitive != FLOAT_SQRT || code.num_args != 0 {
-            return None;
-        }
-        self.callees.push(Rc::downgrade(code));
-        Some(SqrtSend { entry: cell.as_ptr() as i64, code: Rc::as_ptr(code) as i64 })
+        let heap: &'a Heap = self.heap;
+        let Some(Body::Method(code)) = heap.get(entry.method).map(|m| &m.body) else { return None };
+        (Rc::as_ptr(code) == entry.code).then_some(code)
+    }
+
+    /// With a receiver's class in `rcx`: to `miss` unless the inline cache entry at `entry`
+    /// (left in `rdx`) is for that class and of the current epoch.
+    pub(super) fn cache_hit(&mut self, entry: i64, miss: DynamicLabel) {
+        asm!(self.ops
+            ; mov rdx, QWORD entry
+            ; cmp rcx, [rdx + E_CLASS]
+            ; jne =>miss
+            ; mov r8d, [r12 + C_EPOCH]
+            ; cmp r8d, [rdx + E_EPOCH]
+            ; jne =>miss
+        );
     }
 
     /// A label for the special send of instruction `pc` (receiver and arguments in registers
@@ -219,17 +230,10 @@ impl Gen<'_> {
         let first_temp = 8 * (a + 1 + i32::from(nargs));
         let (caller_pc, caller_base) = (d(fl::PC) - F_SIZE, d(fl::BASE) - F_SIZE);
         let next = self.target(pc, 0);
-        asm!(self.ops
-            // The inline cache: this class, this epoch, a method (not a primitive) taking
-            // nargs arguments, with native code.
-            ; mov rdx, QWORD entry
-            ; cmp rcx, [rdx + E_CLASS]
-            ; jne =>miss
-            ; mov r8d, [r12 + C_EPOCH]
-            ; cmp r8d, [rdx + E_EPOCH]
-            ; jne =>miss
-            ; mov rsi, [rdx + E_CODE]
-        );
+        // The inline cache: this class, this epoch, a method (not a primitive) taking nargs
+        // arguments, with native code.
+        self.cache_hit(entry, miss);
+        asm!(self.ops; mov rsi, [rdx + E_CODE]);
         // (A refilled cache comes back below, without the receiver's entry in `r11`.)
         if seen.quick != 0 {
             self.quick_first(pc, a, ret, seen, next);

@@ -126,7 +126,7 @@ impl FloatRun {
         let scratch = 1 + usize::from(code.num_args) + usize::from(code.num_copied) + usize::from(code.num_temps);
         let after = match run.end {
             End::Next(pc) => vec![pc],
-            End::Branch { pc, offset, .. } => vec![pc + 2, (pc as i64 + 1 + i64::from(offset)) as usize],
+            End::Branch { pc, offset, .. } => vec![pc + 2, landing(pc, i64::from(offset)).unwrap_or(usize::MAX)],
         };
         run.writes.retain(|&(r, _)| usize::from(r) < scratch || read_later(code, r, &after));
         Some((run, pc))
@@ -355,7 +355,7 @@ fn read_later(code: &CompiledCode, r: u8, from: &[usize]) -> bool {
                 pc += 1;
                 continue;
             };
-            let Ok(target) = usize::try_from(pc as i64 + 1 + offset) else { return true };
+            let Some(target) = landing(pc, offset) else { return true };
             if !matches!(instr, Instr::Jump { .. }) {
                 paths.push(pc + 1);
             }
@@ -365,11 +365,16 @@ fn read_later(code: &CompiledCode, r: u8, from: &[usize]) -> bool {
     false
 }
 
+/// Where a jump by `offset` at instruction `pc` lands.
+fn landing(pc: usize, offset: i64) -> Option<usize> {
+    usize::try_from(pc as i64 + 1 + offset).ok()
+}
+
 /// Which instructions some jump lands on.
 pub(super) fn jump_targets(code: &CompiledCode) -> Vec<bool> {
     let mut targets = vec![false; code.instrs.len()];
     for (pc, instr) in code.instrs.iter().enumerate() {
-        let target = instr.jump_offset().and_then(|offset| usize::try_from(pc as i64 + 1 + offset).ok());
+        let target = instr.jump_offset().and_then(|offset| landing(pc, offset));
         if let Some(t) = target.and_then(|t| targets.get_mut(t)) {
             *t = true;
         }
@@ -399,19 +404,16 @@ impl Gen<'_> {
                 Step::Constant { dst, value } => {
                     asm!(self.ops; mov rax, QWORD value.to_bits() as i64 ; movq Rx(dst), rax);
                 }
-                Step::Sqrt { dst, x, sqrt } => asm!(self.ops
-                    ; mov rdx, QWORD sqrt.entry
-                    ; mov rcx, [r12 + C_SMALL_FLOAT]
-                    ; cmp rcx, [rdx + E_CLASS]
-                    ; jne =>own
-                    ; mov r8d, [r12 + C_EPOCH]
-                    ; cmp r8d, [rdx + E_EPOCH]
-                    ; jne =>own
-                    ; mov rcx, QWORD sqrt.code
-                    ; cmp rcx, [rdx + E_CODE]
-                    ; jne =>own
-                    ; sqrtsd Rx(dst), Rx(x)
-                ),
+                Step::Sqrt { dst, x, sqrt } => {
+                    asm!(self.ops; mov rcx, [r12 + C_SMALL_FLOAT]);
+                    self.cache_hit(sqrt.entry, own);
+                    asm!(self.ops
+                        ; mov rcx, QWORD sqrt.code
+                        ; cmp rcx, [rdx + E_CODE]
+                        ; jne =>own
+                        ; sqrtsd Rx(dst), Rx(x)
+                    );
+                }
                 Step::Arith { op, dst, x, y } => {
                     asm!(self.ops; movapd Rx(dst), Rx(x));
                     match op {
