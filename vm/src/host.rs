@@ -154,11 +154,19 @@ impl Vm {
 
     /// Runs ready processes for at most `slice` (a few milliseconds more at worst) and answers
     /// whether `process` is done.
+    ///
+    /// A process the host turns to (a new one, or one it polls again after polling another)
+    /// runs first. Polled again with nothing in between, it goes on where the scheduler was
+    /// at the end of its last slice: if it had yielded to a process of its priority, that
+    /// one runs on first, as Smalltalk's scheduling says.
     pub fn poll(&mut self, process: Value, slice: Duration) -> Poll {
         let deadline = Instant::now() + slice;
         self.watch = Some(process);
         self.watch_stopped = false;
-        self.run_first(process);
+        if self.host_turn != process {
+            self.run_first(process);
+            self.host_turn = process;
+        }
         let outcome = loop {
             if let Some(done) = self.outcome_of(process) {
                 break Poll::Done(done);
@@ -213,6 +221,9 @@ impl Vm {
         };
         self.watch = None;
         self.watch_stopped = false;
+        if let Poll::Done(_) = outcome {
+            self.host_turn = Value::NIL;
+        }
         outcome
     }
 
@@ -281,6 +292,9 @@ impl Vm {
 
     /// Stops `process` where it is and suspends it, answering a report of its stack.
     pub fn interrupt_process(&mut self, process: Value) -> ErrorReport {
+        if self.host_turn == process {
+            self.host_turn = Value::NIL;
+        }
         if process == self.scheduler.active {
             // The host stops a process of its own: no failure nobody sees.
             let watch = self.watch.replace(process);

@@ -268,6 +268,9 @@ pub struct Vm {
     pub(crate) watch: Option<Value>,
     /// Set when the watched process finished or was suspended.
     pub(crate) watch_stopped: bool,
+    /// The process the host's last [`Vm::poll`] ran, until it is done: polling it again goes
+    /// on from where its slice left the scheduler (see `Vm::poll`).
+    pub(crate) host_turn: Value,
     /// The frame depth at which the running process's next activation is refused
     /// (`config.max_depth`, raised while a recursion error is being handled).
     pub(crate) depth_limit: usize,
@@ -324,6 +327,7 @@ impl Vm {
             gathered_subclasses: None,
             watch: None,
             watch_stopped: false,
+            host_turn: Value::NIL,
             started: std::time::Instant::now(),
             depth_limit: VmConfig::default().max_depth,
             last_compile_error: None,

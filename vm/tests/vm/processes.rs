@@ -216,3 +216,48 @@ fn other_processes_run_while_one_waits_for_long_arithmetic() {
     let ticks: u64 = eval_in(&mut vm, &source).expect("runs").parse().expect("a count");
     assert!(ticks >= 100, "the other process ran {ticks} times while the gcd was computed");
 }
+
+/// Polls `process` in slices of `slice` until it is done (ten seconds at most).
+fn poll_to_end(vm: &mut onyx_vm::Vm, process: onyx_vm::Value, slice: Duration) -> String {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Poll::Done(result) = vm.poll(process, slice) {
+            return vm.print_string(result.expect("finishes")).expect("prints");
+        }
+        assert!(Instant::now() < deadline, "still running");
+    }
+}
+
+#[test]
+fn a_process_that_yielded_stays_behind_across_the_hosts_time_slices() {
+    let mut vm = vm();
+    // The forked process runs for many of the host's slices; the doit, polled again after
+    // each, runs on only once it is done.
+    let source = "| log start | log := OrderedCollection new.
+        [start := Time millisecondClockValue.
+         [Time millisecondClockValue - start < 30] whileTrue.
+         log add: #forked] fork.
+        Processor yield.
+        log add: #main.
+        log asArray";
+    let process = vm.spawn_doit(source, onyx_vm::Value::NIL).expect("compiles");
+    assert_eq!(poll_to_end(&mut vm, process, Duration::from_millis(2)), "#(#forked #main)");
+}
+
+#[test]
+fn the_host_turns_to_each_of_its_processes_in_turn() {
+    let mut vm = vm();
+    // A process of the user's priority that never waits, left behind by an earlier doit.
+    let spinner = vm.spawn_doit("[[true] whileTrue] fork. nil", onyx_vm::Value::NIL).expect("compiles");
+    assert_eq!(poll_to_end(&mut vm, spinner, Duration::from_millis(2)), "nil");
+    // A new doit runs all the same, and so does each of two polled in turns.
+    let c = vm.spawn_doit("3 + 4", onyx_vm::Value::NIL).expect("compiles");
+    assert_eq!(poll_to_end(&mut vm, c, Duration::from_millis(2)), "7");
+    let slow =
+        "| start | start := Time millisecondClockValue. [Time millisecondClockValue - start < 20] whileTrue. #slow";
+    let a = vm.spawn_doit(slow, onyx_vm::Value::NIL).expect("compiles");
+    let b = vm.spawn_doit("#quick", onyx_vm::Value::NIL).expect("compiles");
+    assert!(matches!(vm.poll(a, Duration::from_millis(2)), Poll::Running));
+    assert_eq!(poll_to_end(&mut vm, b, Duration::from_millis(2)), "#quick");
+    assert_eq!(poll_to_end(&mut vm, a, Duration::from_millis(2)), "#slow");
+}
