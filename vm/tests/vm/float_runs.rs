@@ -3,7 +3,8 @@
 //! boxed Floats and other objects (the instructions' own code from the run's start), when
 //! an intermediate result is beyond the immediate range, when a result the run leaves must
 //! be boxed after it has overwritten one of its inputs, with zero divisors, NaNs and
-//! comparisons that branch or are stored, and past the machine registers a run may use.
+//! comparisons that branch or are stored, and past the machine registers a run may use;
+//! with `sqrt` and getter sends in runs, while their caches hold those methods and after.
 
 use onyx_vm::JitConfig;
 
@@ -31,6 +32,20 @@ const PROBE: &[&str] = &[
     "RunProbe compile: 'flag: a with: b | t | t := a * b > 1.0. ^ t & (a + b > 0.0)'",
     "RunProbe compile: 'negz: a ^ a * -1.0 * 1.0'",
     "RunProbe compile: 'orbit: n | x y vx vy d | x := 1.0. y := 0.0. vx := 0.0. vy := 1.0. n timesRepeat: [d := (x * x) + (y * y). d := d * d sqrt. vx := vx - (x / d * 0.01). vy := vy - (y / d * 0.01). x := x + (vx * 0.01). y := y + (vy * 0.01)]. ^ {x. y}'",
+    "Object subclass: #RunPoint instanceVariableNames: 'x y' classVariableNames: '' package: 'Tests-FloatRuns'",
+    "RunPoint class compile: 'x: ax y: ay ^ self new setX: ax y: ay'",
+    "RunPoint compile: 'setX: ax y: ay x := ax. y := ay'",
+    "RunPoint compile: 'x ^ x'",
+    "RunPoint compile: 'y ^ y'",
+    "RunPoint compile: 'x: ax x := ax'",
+    // Another class at the same sends: `x` computed, `y` a getter of another slot.
+    "Object subclass: #RunPolar instanceVariableNames: 'r other' classVariableNames: '' package: 'Tests-FloatRuns'",
+    "RunPolar compile: 'r: ar r := ar. other := 100.0'",
+    "RunPolar compile: 'x ^ r * 2.0'",
+    "RunPolar compile: 'y ^ r'",
+    "RunProbe compile: 'dot: p with: q ^ p x * q x + (p y * q y)'",
+    "RunProbe compile: 'push: p by: d p x: p x + (d * 2.0) * 1.0. ^ p x'",
+    "RunProbe compile: 'dist: p with: q | dx dy | dx := p x - q x. dy := p y - q y. ^ {(dx * dx + (dy * dy)) sqrt. dx. dy}'",
 ];
 
 /// Each doit and its printString, with and without native code; most are asked twice so
@@ -97,6 +112,35 @@ const CASES: &[(&str, &str)] = &[
     ),
     ("{RunProbe new negz: 0.0. RunProbe new negz: -0.0. RunProbe new negz: 2.5}", "#(-0.0 0.0 -2.5)"),
     ("RunProbe new orbit: 1000", "#(-0.831744787390245 -0.5602720970302766)"),
+    // Getters in runs (the methods compiled after one call, in one doit: its caches are
+    // current): immediate floats, SmallIntegers, boxed floats and nil in the slots,
+    // receivers of another class and no object at all.
+    (
+        "(1 to: 3) collect: [:i | RunProbe new dot: (RunPoint x: 1.5 y: 2.0) with: (RunPoint x: 4.0 y: -0.5)]",
+        "#(5.0 5.0 5.0)",
+    ),
+    (
+        "(1 to: 2) collect: [:i | RunProbe new dist: (RunPoint x: 1.0 y: 1.0) with: (RunPoint x: 4.0 y: 5.0)]",
+        "#(#(5.0 -3.0 -4.0) #(5.0 -3.0 -4.0))",
+    ),
+    ("RunProbe new dot: (RunPoint x: 3 y: 2) with: (RunPoint x: 4 y: 5)", "22"),
+    // The run ends at a setter whose receiver it copied into the send's register.
+    ("(1 to: 3) collect: [:i | RunProbe new push: (RunPoint x: 1.5 y: 0.0) by: 0.25]", "#(2.0 2.0 2.0)"),
+    ("RunProbe new push: (RunPoint x: 1 y: 0.0) by: 1", "3.0"),
+    ("RunProbe new dot: (RunPoint x: 1.5 y: 2) with: (RunPoint x: 2 y: 0.25)", "3.5"),
+    ("RunProbe new dot: (RunPoint x: 3 y: 2.0) with: (RunPoint x: 1.0 y: 4.0)", "11.0"),
+    ("RunProbe new dist: (RunPoint x: 0 y: 0) with: (RunPoint x: 3 y: 4)", "#(5 -3 -4)"),
+    ("RunProbe new dot: (RunPoint x: 1.0e300 y: 0.0) with: (RunPoint x: 2.0 y: 1.0)", "2.0e300"),
+    ("RunProbe new dot: (RunPolar new r: 1.5) with: (RunPoint x: 2.0 y: 4.0)", "12.0"),
+    ("RunProbe new dot: (RunPoint x: 2.0 y: 4.0) with: (RunPolar new r: 1.5)", "12.0"),
+    (
+        "[RunProbe new dot: RunPoint new with: (RunPoint x: 1.0 y: 1.0)] on: MessageNotUnderstood do: [:e | e message selector]",
+        "#*",
+    ),
+    (
+        "[RunProbe new dot: 3.0 with: (RunPoint x: 1.0 y: 1.0)] on: MessageNotUnderstood do: [:e | e message selector]",
+        "#x",
+    ),
 ];
 
 /// `sqrt` redefined for immediate floats after runs were compiled on it, then removed again.
@@ -110,10 +154,23 @@ const REDEFINED: &[(&str, &str)] = &[
         "SmallFloat64 removeSelector: #sqrt. (1 to: 3) collect: [:i | RunProbe new hyp: 3.0 with: 4.0]",
         "#(10.0 10.0 10.0)",
     ),
+    // A getter redefined as the getter of another slot, then as it was.
+    ("RunProbe new dot: (RunPoint x: 1.5 y: 2.0) with: (RunPoint x: 4.0 y: -0.5)", "5.0"),
+    (
+        "RunPoint compile: 'x ^ y'. (1 to: 3) collect: [:i | RunProbe new dot: (RunPoint x: 1.5 y: 2.0) with: (RunPoint x: 4.0 y: -0.5)]",
+        "#(-2.0 -2.0 -2.0)",
+    ),
+    (
+        "RunPoint compile: 'x ^ x'. (1 to: 3) collect: [:i | RunProbe new dot: (RunPoint x: 1.5 y: 2.0) with: (RunPoint x: 4.0 y: -0.5)]",
+        "#(5.0 5.0 5.0)",
+    ),
 ];
 
 #[test]
 fn float_runs_answer_as_the_interpreter_does() {
     let cases: Vec<(&str, &str)> = CASES.iter().chain(CASES).chain(REDEFINED).copied().collect();
-    check_each_way(&[JitConfig::Off, JitConfig::After(0), JitConfig::After(1)], PROBE, &cases);
+    // A method is entered again each time a send returns into it: compiled after eight
+    // entries, the getter sends' caches are warm (their methods compiled in the second call).
+    let jits = [JitConfig::Off, JitConfig::After(0), JitConfig::After(1), JitConfig::After(8)];
+    check_each_way(&jits, PROBE, &cases);
 }

@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use dynasmrt::{DynamicLabel, DynasmApi, DynasmLabelApi, dynasm};
 
-use super::float_run::SqrtSend;
+use super::float_run::{CachedSend, RunSend};
 use super::*;
 use crate::bytecode::quick;
 use crate::primitives::FLOAT_SQRT;
@@ -94,13 +94,21 @@ impl<'a> Gen<'a> {
         }
     }
 
-    /// The send through inline cache `cache` when the cache holds `Float>>sqrt` (the
-    /// primitive) now: for a float run (see `float_run`), which keeps the method's code.
-    pub(super) fn sqrt_send(&mut self, cache: u16) -> Option<SqrtSend> {
+    /// What a float run (see `float_run`) may compute itself of the send without arguments
+    /// through inline cache `cache`, by the method the cache holds now: `Float>>sqrt` (the
+    /// primitive) or a getter. The run keeps the method's code.
+    pub(super) fn run_send(&mut self, cache: u16) -> Option<RunSend> {
         let cell = self.code.caches.get(usize::from(cache))?;
-        let code = self.cached(cell).filter(|code| code.primitive == FLOAT_SQRT && code.num_args == 0)?;
+        let code = self.cached(cell).filter(|code| code.num_args == 0)?;
+        let quick = code.instrs.quick();
+        let send = CachedSend { entry: cell.as_ptr() as i64, code: Rc::as_ptr(code) as i64 };
+        let run_send = match code.primitive {
+            FLOAT_SQRT => RunSend::Sqrt(send),
+            0 if quick & !0xffff == quick::GETTER => RunSend::Getter(send, (quick & 0xffff) as i32),
+            _ => return None,
+        };
         self.callees.push(Rc::downgrade(code));
-        Some(SqrtSend { entry: cell.as_ptr() as i64, code: Rc::as_ptr(code) as i64 })
+        Some(run_send)
     }
 
     /// The method inline cache `cache` holds, when the entry is of the current epoch (its

@@ -1,14 +1,16 @@
 //! Runs of float arithmetic kept in SSE registers. Within one basic block, a run of `+ - * /`
-//! and comparisons (with the constants and moves between them) gets a second copy of its
-//! code, ahead of the instructions' own: for operands that are all immediate floats. That
-//! copy checks the run's inputs once, decodes each once, keeps every intermediate result in
-//! an SSE register and encodes only what the run leaves in registers, storing it at the end.
-//! Whatever it does not handle (an input that is not an immediate float, a zero divisor, a
-//! result that must be boxed) it finds before it stores anything, and goes on in the
-//! instructions' own code from the run's start, which does it all again from the unchanged
-//! registers (their SmallInteger fast paths first, floats out of line, sends for the rest).
+//! and comparisons (with the constants and moves between them, and the `sqrt` and getter
+//! sends their inline caches say they may answer) gets a second copy of its code, ahead of
+//! the instructions' own: for operands that are all immediate floats. That copy checks the
+//! run's inputs once, decodes each once, keeps every intermediate result in an SSE register
+//! and encodes only what the run leaves in registers, storing it at the end. Whatever it does
+//! not handle (an input or a getter's answer that is not an immediate float, a send whose
+//! cache now holds another method, a zero divisor, a result that must be boxed) it finds
+//! before it stores anything, and goes on in the instructions' own code from the run's
+//! start, which does it all again from the unchanged registers (their SmallInteger fast
+//! paths first, floats out of line, sends for the rest).
 
-use dynasmrt::{DynasmApi, DynasmLabelApi, dynasm};
+use dynasmrt::{DynamicLabel, DynasmApi, DynasmLabelApi, dynasm};
 use onyx_record::word::TAG_FLOAT;
 
 use super::float::EXACT;
@@ -32,6 +34,8 @@ enum Val {
     Word(Value),
     /// Whether comparison `op` of two doubles holds: `true` or `false`.
     Bool(BinOp, u8, u8),
+    /// What register `r` held when the run started.
+    Alias(u8),
 }
 
 /// One step of a run's computation, in SSE registers each written once.
@@ -42,16 +46,28 @@ enum Step {
     /// `xmm[dst] := xmm[x] op xmm[y]` for `+ - * /`.
     Arith { op: BinOp, dst: u8, x: u8, y: u8 },
     /// `xmm[dst] := xmm[x] sqrt`, while the send's cache still holds `Float>>sqrt`.
-    Sqrt { dst: u8, x: u8, sqrt: SqrtSend },
+    Sqrt { dst: u8, x: u8, send: CachedSend },
+    /// `xmm[dst] :=` slot `slot` of the object register `obj` held when the run started,
+    /// while the send's cache still holds that getter for the object's class.
+    Get { dst: u8, obj: u8, slot: i32, send: CachedSend },
 }
 
-/// A send of `sqrt` whose inline cache held the primitive `Float>>sqrt` when the code was
-/// compiled: its cache entry's address and the method's code (kept from being freed by the
-/// caller's native code, so that its address names it).
+/// A send whose inline cache held a method when the code was compiled: its cache entry's
+/// address and the method's code (kept from being freed by the caller's native code, so that
+/// its address names it).
 #[derive(Clone, Copy)]
-pub(super) struct SqrtSend {
+pub(super) struct CachedSend {
     pub(super) entry: i64,
     pub(super) code: i64,
+}
+
+/// A send without arguments a run computes itself, by what its inline cache held.
+#[derive(Clone, Copy)]
+pub(super) enum RunSend {
+    /// The primitive `Float>>sqrt`.
+    Sqrt(CachedSend),
+    /// A getter of the receiver's instance variable in slot `.1`.
+    Getter(CachedSend, i32),
 }
 
 /// How a run ends.
@@ -81,13 +97,13 @@ pub(super) struct FloatRun {
 
 impl FloatRun {
     /// The run starting at instruction `first` and the pc after it, when there is one worth
-    /// compiling: no instruction after the first is a jump target (`targets`). `sqrt` says
-    /// which inline caches hold `Float>>sqrt`.
+    /// compiling: no instruction after the first is a jump target (`targets`). `sends` says
+    /// which sends through an inline cache the run may compute itself.
     pub(super) fn plan(
         code: &CompiledCode,
         targets: &[bool],
         first: usize,
-        sqrt: &mut dyn FnMut(u16) -> Option<SqrtSend>,
+        sends: &mut dyn FnMut(u16) -> Option<RunSend>,
     ) -> Option<(FloatRun, usize)> {
         let mut run = FloatRun {
             inputs: Vec::new(),
@@ -103,7 +119,7 @@ impl FloatRun {
                 break;
             }
             let mut next = run.clone();
-            let ends = next.step(code, pc, instr, sqrt);
+            let ends = next.step(code, pc, instr, sends);
             if ends.is_none() || !next.fits() {
                 break;
             }
@@ -139,7 +155,7 @@ impl FloatRun {
         code: &CompiledCode,
         pc: usize,
         instr: Instr,
-        sqrt: &mut dyn FnMut(u16) -> Option<SqrtSend>,
+        sends: &mut dyn FnMut(u16) -> Option<RunSend>,
     ) -> Option<bool> {
         match instr {
             Instr::LoadNil { dst } => self.write(dst, Val::Word(Value::NIL)),
@@ -147,18 +163,24 @@ impl FloatRun {
             Instr::LoadFalse { dst } => self.write(dst, Val::Word(Value::FALSE)),
             Instr::LoadInt { dst, value } => self.write(dst, Val::Word(Value::small(i64::from(value)))),
             Instr::LoadLit { dst, lit } => self.write(dst, Val::Word(*code.literals.get(usize::from(lit))?)),
-            // A register the run has not met may hold anything: an object about to be sent to.
-            Instr::Move { dst, src } => self.write(dst, self.val(src)?),
+            Instr::Move { dst, src } => self.write(dst, self.val(src).unwrap_or(Val::Alias(src))),
             Instr::Bin { op, dst, x, y } => self.binary(op, dst, x, Some(y), 0)?,
             Instr::BinImm { op, dst, x, imm } => self.binary(op, dst, x, None, i64::from(imm))?,
             // The answer lands in `a`; the registers above it are the callee's, which the
             // sender no longer needs.
             Instr::Send { a, nargs: 0, cache, .. } => {
-                let Some(Val::Xmm(x)) = self.val(a) else { return None };
-                let sqrt = sqrt(cache)?;
                 let dst = self.xmm();
-                self.steps.push(Step::Sqrt { dst, x, sqrt });
-                self.ops += 1;
+                match (self.val(a), sends(cache)?) {
+                    (Some(Val::Xmm(x)), RunSend::Sqrt(send)) => {
+                        self.steps.push(Step::Sqrt { dst, x, send });
+                        self.ops += 1;
+                    }
+                    (None, RunSend::Getter(send, slot)) => self.steps.push(Step::Get { dst, obj: a, slot, send }),
+                    (Some(Val::Alias(obj)), RunSend::Getter(send, slot)) => {
+                        self.steps.push(Step::Get { dst, obj, slot, send });
+                    }
+                    _ => return None,
+                }
                 self.write(a, Val::Xmm(dst));
             }
             Instr::CmpJump { op, x, y, sense, offset, .. } => {
@@ -176,7 +198,7 @@ impl FloatRun {
 
     /// Whether the run still has the machine registers it needs.
     fn fits(&self) -> bool {
-        let held = self.writes.iter().filter(|(_, v)| !matches!(v, Val::Word(_))).count();
+        let held = self.writes.iter().filter(|(_, v)| matches!(v, Val::Xmm(_) | Val::Bool(..))).count();
         self.xmms < SCRATCH && held <= HOLDERS.len()
     }
 
@@ -229,6 +251,7 @@ impl FloatRun {
                 _ => None,
             },
             Some(Val::Bool(..)) => None,
+            Some(Val::Alias(src)) => Some(Operand::Double(self.input_of(src))),
             None => Some(Operand::Double(self.input_of(r))),
         }
     }
@@ -383,6 +406,17 @@ pub(super) fn jump_targets(code: &CompiledCode) -> Vec<bool> {
 }
 
 impl Gen<'_> {
+    /// With a receiver's class in `rcx`: to `miss` unless the send's inline cache entry is
+    /// for that class, of the current epoch, and holds the method `send` was compiled on.
+    fn still_cached(&mut self, send: CachedSend, miss: DynamicLabel) {
+        self.cache_hit(send.entry, miss);
+        asm!(self.ops
+            ; mov rcx, QWORD send.code
+            ; cmp rcx, [rdx + E_CODE]
+            ; jne =>miss
+        );
+    }
+
     /// Emits the float copy of `run`; on anything it does not handle it goes on after
     /// itself, where the caller emits the instructions' own code.
     pub(super) fn float_run(&mut self, run: &FloatRun) {
@@ -404,15 +438,30 @@ impl Gen<'_> {
                 Step::Constant { dst, value } => {
                     asm!(self.ops; mov rax, QWORD value.to_bits() as i64 ; movq Rx(dst), rax);
                 }
-                Step::Sqrt { dst, x, sqrt } => {
+                Step::Sqrt { dst, x, send } => {
                     asm!(self.ops; mov rcx, [r12 + C_SMALL_FLOAT]);
-                    self.cache_hit(sqrt.entry, own);
+                    self.still_cached(send, own);
+                    asm!(self.ops; sqrtsd Rx(dst), Rx(x));
+                }
+                Step::Get { dst, obj, slot, send } => {
+                    asm!(self.ops; mov rax, [rbx + reg(obj)]);
+                    self.body_entry(Body::SLOTS_TAG, NOT_LOADED, own);
                     asm!(self.ops
-                        ; mov rcx, QWORD sqrt.code
-                        ; cmp rcx, [rdx + E_CODE]
-                        ; jne =>own
-                        ; sqrtsd Rx(dst), Rx(x)
+                        ; mov r11, rdx
+                        ; mov rcx, [rdx + O_CLASS]
                     );
+                    self.still_cached(send, own);
+                    asm!(self.ops
+                        ; cmp QWORD [r11 + O_SLOTS_LEN], slot
+                        ; jbe =>own
+                        ; mov rsi, [r11 + O_SLOTS_PTR]
+                        ; mov rdx, [rsi + 8 * slot]
+                        ; mov eax, edx
+                        ; and eax, 7
+                        ; cmp eax, TAG_FLOAT as i32
+                        ; jne =>own
+                    );
+                    self.decode_rdx(dst);
                 }
                 Step::Arith { op, dst, x, y } => {
                     asm!(self.ops; movapd Rx(dst), Rx(x));
@@ -434,7 +483,7 @@ impl Gen<'_> {
         let mut holders = HOLDERS.iter();
         let mut held = Vec::with_capacity(run.writes.len());
         for &(r, val) in &run.writes {
-            if let Val::Word(_) = val {
+            if let Val::Word(_) | Val::Alias(_) = val {
                 continue;
             }
             let Some(&h) = holders.next() else {
@@ -451,9 +500,16 @@ impl Gen<'_> {
                     self.encode(x, own);
                     asm!(self.ops; mov Rq(h), rax);
                 }
-                Val::Word(_) => {}
+                Val::Word(_) | Val::Alias(_) => {}
             }
             held.push((r, h));
+        }
+        // Copies first, while every register still holds what it held at the run's start.
+        for &(r, val) in &run.writes {
+            match val {
+                Val::Alias(src) if src != r => asm!(self.ops; mov rax, [rbx + reg(src)] ; mov [rbx + reg(r)], rax),
+                _ => {}
+            }
         }
         for &(r, val) in &run.writes {
             if let Val::Word(v) = val {

@@ -193,7 +193,7 @@ pub(super) fn compile(code: &CompiledCode, epoch: u32, heap: &Heap) -> Option<Na
         let start = g.ops.offset();
         asm!(g.ops; =>label);
         if pc >= after_run
-            && let Some((run, after)) = FloatRun::plan(code, &targets, pc, &mut |cache| g.sqrt_send(cache))
+            && let Some((run, after)) = FloatRun::plan(code, &targets, pc, &mut |cache| g.run_send(cache))
         {
             g.float_run(&run);
             after_run = after;
