@@ -1,6 +1,7 @@
 //! The subcommands that run Smalltalk themselves, in a VM booted from the kernel or in a new
 //! session of a stone: `onyx eval`, `run`, `check` and `test`.
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -18,11 +19,15 @@ fn print_error(e: &EvalError) {
     }
 }
 
-fn flush_transcript(vm: &mut Vm) {
+/// Writes what the Transcript holds to standard output: an error when that cannot be done
+/// (a reader that went away, a full disk), which ends the command.
+fn flush_transcript(vm: &mut Vm) -> Result<()> {
     let out = vm.take_transcript();
-    if !out.is_empty() {
-        print!("{out}");
-    }
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(out.as_bytes())
+        .and_then(|()| stdout.flush())
+        .context("cannot write the Transcript to standard output")
 }
 
 /// `onyx eval CODE`: a doit in a VM of its own.
@@ -54,7 +59,7 @@ pub fn login(config: VmConfig, addr: &str) -> Result<Vm> {
 /// stack (exit 1).
 pub fn print_evaluation(vm: &mut Vm, code: &str, limit: Duration) -> Result<ExitCode> {
     let result = vm.evaluate_within(code, limit);
-    flush_transcript(vm);
+    flush_transcript(vm)?;
     match result.and_then(|v| vm.print_string(v)) {
         Ok(s) => {
             println!("{s}");
@@ -74,7 +79,7 @@ pub fn run_file(setup: &Setup, file: &Path) -> Result<ExitCode> {
     let mut vm = setup.boot().context("the kernel did not load")?;
     for item in items {
         let outcome = file_in(&mut vm, &item);
-        flush_transcript(&mut vm);
+        flush_transcript(&mut vm)?;
         if let Err(message) = outcome {
             eprintln!("{}:{}: {message}", file.display(), item_line(&item));
             return Ok(ExitCode::FAILURE);
@@ -170,7 +175,7 @@ pub fn test(setup: &Setup, packages: &[String]) -> Result<ExitCode> {
     let list = names.iter().map(|n| format!("'{}'", n.replace('\'', "''"))).collect::<Vec<_>>().join(" ");
     let code = format!("TestRunner reportForPackages: #({list})");
     let result = vm.evaluate(&code);
-    flush_transcript(&mut vm);
+    flush_transcript(&mut vm)?;
     let report = match result {
         Ok(v) => vm.string_of(v).unwrap_or_default(),
         Err(e) => {

@@ -86,6 +86,23 @@ fn run_files_in_a_chunk_file() {
 }
 
 #[test]
+fn run_stops_with_an_error_when_its_reader_goes_away() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_onyx"))
+        .args(["run", data("chatty.st").to_str().expect("utf-8 path")])
+        .env_remove("ONYX_KERNEL")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("onyx runs");
+    // The reader reads nothing and goes away, as `| head -0` would.
+    drop(child.stdout.take());
+    let o = child.wait_with_output().expect("onyx ends");
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("cannot write the Transcript to standard output"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+}
+
+#[test]
 fn check_reports_methods_and_errors() {
     let o = onyx(&["check", data("Good-Package").to_str().expect("utf-8 path")]);
     assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
