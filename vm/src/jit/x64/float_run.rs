@@ -175,8 +175,8 @@ impl FloatRun {
                         self.steps.push(Step::Sqrt { dst, x, send });
                         self.ops += 1;
                     }
-                    (None, RunSend::Getter(send, slot)) => self.steps.push(Step::Get { dst, obj: a, slot, send }),
-                    (Some(Val::Alias(obj)), RunSend::Getter(send, slot)) => {
+                    (_, RunSend::Getter(send, slot)) => {
+                        let obj = self.original(a)?;
                         self.steps.push(Step::Get { dst, obj, slot, send });
                     }
                     _ => return None,
@@ -251,8 +251,19 @@ impl FloatRun {
                 _ => None,
             },
             Some(Val::Bool(..)) => None,
-            Some(Val::Alias(src)) => Some(Operand::Double(self.input_of(src))),
-            None => Some(Operand::Double(self.input_of(r))),
+            Some(Val::Alias(_)) | None => {
+                let original = self.original(r)?;
+                Some(Operand::Double(self.input_of(original)))
+            }
+        }
+    }
+
+    /// The register whose value at the run's start `r` holds now, if it holds one.
+    fn original(&self, r: u8) -> Option<u8> {
+        match self.val(r) {
+            None => Some(r),
+            Some(Val::Alias(src)) => Some(src),
+            Some(_) => None,
         }
     }
 
@@ -506,9 +517,10 @@ impl Gen<'_> {
         }
         // Copies first, while every register still holds what it held at the run's start.
         for &(r, val) in &run.writes {
-            match val {
-                Val::Alias(src) if src != r => asm!(self.ops; mov rax, [rbx + reg(src)] ; mov [rbx + reg(r)], rax),
-                _ => {}
+            if let Val::Alias(src) = val
+                && src != r
+            {
+                asm!(self.ops; mov rax, [rbx + reg(src)] ; mov [rbx + reg(r)], rax);
             }
         }
         for &(r, val) in &run.writes {
