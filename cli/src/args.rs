@@ -67,13 +67,18 @@ pub enum Command {
     AddUser {
         /// The user's name.
         user: String,
-        /// Whether the user may change code (compile, define and remove classes, add users).
+        /// Whether the user may change code (compile, define and remove classes).
         #[arg(long)]
         may_change_code: bool,
         /// Whether the user may debug the processes of other users' gems (attach a debugger
         /// to them): puts the user in the group Debuggers, with the groups given.
         #[arg(long)]
         may_debug_others: bool,
+        /// Whether the user administers the stone (adds users and gives rights, lists and
+        /// removes any session's locks, stops sessions): puts the user in the group
+        /// Administrators, with the groups given.
+        #[arg(long)]
+        may_administer: bool,
         /// A group the user is in (object security policies give groups their access); given
         /// once or more, the user's groups become these; not given, they stay as they were.
         #[arg(long = "group")]
@@ -138,6 +143,34 @@ pub enum Command {
     Unbreak {
         /// The breakpoint's number, as `onyx breakpoints` lists it.
         id: u64,
+        /// The gem's agent (`host:port`).
+        #[arg(long, env = "ONYX_GEM")]
+        gem: String,
+    },
+    /// List the stone's sessions: the user the stone checked at each login, the gem's host,
+    /// pid and agent, its view, and the objects it holds locks on (`--locks`: each of them).
+    Sessions {
+        /// List each session's locked objects too.
+        #[arg(long)]
+        locks: bool,
+        /// The gem's agent (`host:port`).
+        #[arg(long, env = "ONYX_GEM")]
+        gem: String,
+    },
+    /// Stop a session of the stone (an administrator's right): its transaction is gone and
+    /// its locks are released; its gem logs in again as a new session if it can.
+    StopSession {
+        /// The session's number (as `onyx sessions` lists it).
+        session: u64,
+        /// The gem's agent (`host:port`).
+        #[arg(long, env = "ONYX_GEM")]
+        gem: String,
+    },
+    /// Remove every lock a session of the stone holds (an administrator's right); its
+    /// transaction goes on.
+    RemoveLocks {
+        /// The session's number (as `onyx sessions` lists it).
+        session: u64,
         /// The gem's agent (`host:port`).
         #[arg(long, env = "ONYX_GEM")]
         gem: String,

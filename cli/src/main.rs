@@ -14,6 +14,7 @@ mod dap;
 mod local;
 mod packages;
 mod serve;
+mod sessions;
 mod versions;
 
 use std::process::ExitCode;
@@ -25,6 +26,7 @@ use onyx_vm::{JitConfig, KernelSource, VmConfig};
 
 use crate::args::{Args, BenchKind, Command, Side};
 use crate::client::Request;
+use onyx_protocol::agent::administer_session::Act;
 
 /// The VM allocates and frees small objects all the time; mimalloc's size-segregated free
 /// lists serve that pattern several times faster than the system allocator.
@@ -71,9 +73,12 @@ fn run(args: Args) -> Result<ExitCode> {
         }
         Command::Commit { gem } => client::run(&gem, Request::Commit),
         Command::Abort { gem } => client::run(&gem, Request::Abort),
-        Command::AddUser { user, may_change_code, may_debug_others, mut groups, gem } => {
+        Command::AddUser { user, may_change_code, may_debug_others, may_administer, mut groups, gem } => {
             if may_debug_others {
                 groups.push(onyx_record::policy::DEBUGGERS.to_string());
+            }
+            if may_administer {
+                groups.push(onyx_record::policy::ADMINISTRATORS.to_string());
             }
             let mut password = String::new();
             std::io::stdin().read_line(&mut password)?;
@@ -85,6 +90,9 @@ fn run(args: Args) -> Result<ExitCode> {
         Command::Senders { selector, gem } => client::run(&gem, Request::Senders(selector)),
         Command::Implementors { selector, gem } => client::run(&gem, Request::Implementors(selector)),
         Command::Processes { gem } => client::run(&gem, Request::Processes),
+        Command::Sessions { locks, gem } => sessions::list(&gem, locks),
+        Command::StopSession { session, gem } => sessions::administer(&gem, session, Act::Stop),
+        Command::RemoveLocks { session, gem } => sessions::administer(&gem, session, Act::RemoveLocks),
         Command::Break { method, line, condition, log, once, this_gem, gem } => {
             client::run(&gem, Request::Break { method, line, condition, log, once, this_gem })
         }

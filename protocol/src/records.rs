@@ -1,10 +1,11 @@
 //! The stone protocol's messages and what they carry, both ways: object records, users, what
-//! a gem says of itself and the stone's list of sessions, breakpoints, and a failed request as the typed
+//! a gem says of itself and the stone's list of sessions, what an administrator does to a
+//! session and the locks it holds, breakpoints, and a failed request as the typed
 //! [`StoneError`] (a gem makes the same error from a [`pb::Failure`] as the stone had).
 
 use onyx_record::{
-    About, Access, Breakpoint, Hits, LockKind, LogEntry, LogFrame, LogVariable, ObjectRecord, Policy, Scope,
-    SessionInfo, StoneError, Suspended, UserInfo,
+    About, Access, Breakpoint, Hits, LockKind, LogEntry, LogFrame, LogVariable, ObjectRecord, Oop, Policy, Scope,
+    SessionAct, SessionInfo, StoneError, Suspended, UserInfo,
 };
 
 use crate::stone as pb;
@@ -122,6 +123,7 @@ pub fn about_from_wire(a: pb::About) -> About {
 pub fn session_to_wire(s: SessionInfo) -> pb::SessionEntry {
     pb::SessionEntry {
         session: s.session,
+        user: s.user,
         about: Some(about_to_wire(&s.about)),
         view: s.view,
         behind: s.behind,
@@ -133,6 +135,7 @@ pub fn session_to_wire(s: SessionInfo) -> pb::SessionEntry {
 pub fn session_from_wire(s: pb::SessionEntry) -> SessionInfo {
     SessionInfo {
         session: s.session,
+        user: s.user,
         about: about_from_wire(s.about.unwrap_or_default()),
         view: s.view,
         behind: s.behind,
@@ -288,6 +291,39 @@ pub fn log_entry_from_wire(e: pb::LogEntry) -> LogEntry {
         process: e.process,
         frames: e.frames.into_iter().map(frame).collect(),
     }
+}
+
+/// What an administrator does to a session, as a message.
+pub fn act_to_wire(act: SessionAct) -> pb::SessionAct {
+    match act {
+        SessionAct::ListLocks => pb::SessionAct::ListLocks,
+        SessionAct::RemoveLocks => pb::SessionAct::RemoveLocks,
+        SessionAct::Stop => pb::SessionAct::Stop,
+    }
+}
+
+/// A message of what an administrator does to a session.
+pub fn act_from_wire(act: i32) -> Result<SessionAct, StoneError> {
+    match pb::SessionAct::try_from(act) {
+        Ok(pb::SessionAct::ListLocks) => Ok(SessionAct::ListLocks),
+        Ok(pb::SessionAct::RemoveLocks) => Ok(SessionAct::RemoveLocks),
+        Ok(pb::SessionAct::Stop) => Ok(SessionAct::Stop),
+        _ => Err(StoneError::Invalid(format!("{act} is no act on a session"))),
+    }
+}
+
+/// A session's locks, as a message.
+pub fn locks_to_wire(session: u64, locks: &[(Oop, LockKind)]) -> pb::LockList {
+    let locks = locks
+        .iter()
+        .map(|&(oop, kind)| pb::HeldLock { oop, holder: session, write: kind == LockKind::Write })
+        .collect();
+    pb::LockList { locks }
+}
+
+/// A message of a session's locks.
+pub fn locks_from_wire(list: pb::LockList) -> Vec<(Oop, LockKind)> {
+    list.locks.into_iter().map(|l| (l.oop, if l.write { LockKind::Write } else { LockKind::Read })).collect()
 }
 
 #[cfg(test)]

@@ -13,6 +13,8 @@
 //! - [`policy`]: object security policies, what a user may do with the objects of each.
 //! - [`log`]: the object log's post-mortem reports ([`LogEntry`]), kept by the stone.
 //! - [`breakpoint`]: breakpoints ([`Breakpoint`]), kept by the stone for every gem.
+//! - [`kernel`]: what a stone knows of the kernel: where the root names the classes of
+//!   code, and the slot of a profile that names its user.
 //! - [`fields`]: little-endian fields of the stone's own tables, read without trusting a length.
 //! - [`error`]: [`StoneError`], why such a call failed, by kind.
 //!
@@ -39,6 +41,7 @@
 pub mod breakpoint;
 pub mod error;
 pub mod fields;
+pub mod kernel;
 pub mod link;
 pub mod log;
 pub mod policy;
@@ -49,7 +52,8 @@ pub mod word;
 pub use breakpoint::{Breakpoint, Hits, Scope};
 pub use error::StoneError;
 pub use link::{
-    About, CommitOutcome, LockKind, NO_POLICY, SYSTEM_POLICY, SessionInfo, StoneLink, Suspended, UserInfo, ViewChange,
+    About, CommitOutcome, LockKind, NO_POLICY, SYSTEM_POLICY, SessionAct, SessionInfo, StoneLink, Suspended, UserInfo,
+    ViewChange,
 };
 pub use log::{LogEntry, LogFrame, LogVariable};
 pub use policy::{Access, Policy};

@@ -46,6 +46,9 @@ pub trait StoneLink {
     fn describe(&mut self, about: &About) -> Result<(), StoneError>;
     /// Every session of the stone, and the number of the latest commit.
     fn sessions(&mut self) -> Result<(Vec<SessionInfo>, u64), StoneError>;
+    /// Does `act` to session `session` (any session's for an administrator; a session may
+    /// list its own locks); answers the locks it holds, or held before the act.
+    fn administer(&mut self, session: u64, act: SessionAct) -> Result<Vec<(Oop, LockKind)>, StoneError>;
     /// The user the session is, as the stone knows them.
     fn user(&self) -> &UserInfo;
     /// Checks a login to this gem's agent: user `name` with `password`, who must be the
@@ -122,6 +125,17 @@ impl fmt::Display for LockKind {
     }
 }
 
+/// What an administrator does to a session ([`StoneLink::administer`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SessionAct {
+    /// Lists the objects it holds locks on.
+    ListLocks,
+    /// Removes every lock it holds (its transaction goes on).
+    RemoveLocks,
+    /// Ends the session: its transaction is gone and its locks are released.
+    Stop,
+}
+
 /// A new view for a session: the commit it shows, and what changed since the old one.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ViewChange {
@@ -145,7 +159,8 @@ pub enum CommitOutcome {
 /// What a gem says of its session, for lists of the stone's sessions.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct About {
-    /// Who uses it (the users logged in to the gem's agent).
+    /// Who uses its agent, as the gem says (the users logged in to it): the session's own
+    /// user is [`SessionInfo::user`], which the stone knows.
     pub user: String,
     /// The machine the gem runs on.
     pub host: String,
@@ -208,6 +223,8 @@ impl About {
 pub struct SessionInfo {
     /// Its id.
     pub session: u64,
+    /// The user who logged in, as the stone checked them (not what the gem says).
+    pub user: String,
     /// What its gem said of itself.
     pub about: About,
     /// The commit its view shows.

@@ -10,6 +10,14 @@ pub const CODE_CHANGERS: &str = "CodeChangers";
 /// agent as a debugger (`onyx add-user --may-debug-others` puts a user in it).
 pub const DEBUGGERS: &str = "Debuggers";
 
+/// The group whose members administer the stone: add users and give them rights, list and
+/// remove any session's locks, stop sessions, move objects of no policy (`onyx add-user
+/// --may-administer`). [`SYSTEM_USER`] administers without being in it.
+pub const ADMINISTRATORS: &str = "Administrators";
+
+/// The user who owns the kernel, and administers every stone.
+pub const SYSTEM_USER: &str = "SystemUser";
+
 /// What a user may do with the objects of a policy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Access {
@@ -45,7 +53,7 @@ impl Policy {
     /// The kernel's: everyone reads, code changers write.
     pub fn system() -> Policy {
         Policy {
-            owner: "SystemUser".into(),
+            owner: SYSTEM_USER.into(),
             owner_access: Access::Write,
             groups: vec![(CODE_CHANGERS.into(), Access::Write)],
             world: Access::Read,

@@ -20,7 +20,8 @@ pub struct Passwords {
 }
 
 /// Creates a repository in `dir` holding the kernel, with the users `SystemUser` (whose
-/// objects, the kernel's, are in the system policy) and `DataCurator` (both may change code);
+/// objects, the kernel's, are in the system policy) and `DataCurator` (both may change code
+/// and administer the stone);
 /// answers the users given the default password. `Published` belongs to no policy: every
 /// user may keep objects there (each user's `UserGlobals` is their own).
 pub fn create(setup: &Setup, dir: &Path, passwords: &Passwords) -> Result<Vec<&'static str>, GemError> {
@@ -37,6 +38,7 @@ pub fn create(setup: &Setup, dir: &Path, passwords: &Passwords) -> Result<Vec<&'
     let stone = Arc::new(Stone::create(dir)?);
     stone.add_user(None, "SystemUser", &system_user, true, Some(SYSTEM_POLICY))?;
     stone.add_user(None, "DataCurator", &data_curator, true, None)?;
+    stone.set_groups(None, "DataCurator", &[onyx_record::policy::ADMINISTRATORS.to_string()])?;
     let link = LocalLink::login(Arc::clone(&stone), "SystemUser", &system_user)?;
     let open: Vec<_> = vm.global("Published").into_iter().collect();
     vm.create_repository(Box::new(link), &open)

@@ -13,8 +13,8 @@ use onyx_protocol::records::{self, from_wire, to_wire};
 use onyx_protocol::stone::{self as pb, reply::Answer, request::Op, stone_client::StoneClient};
 use onyx_protocol::tls;
 use onyx_record::{
-    About, Breakpoint, CommitOutcome, LockKind, LogEntry, ObjectRecord, Oop, Policy, SessionInfo, StoneError,
-    StoneLink, UserInfo, ViewChange,
+    About, Breakpoint, CommitOutcome, LockKind, LogEntry, ObjectRecord, Oop, Policy, SessionAct, SessionInfo,
+    StoneError, StoneLink, UserInfo, ViewChange,
 };
 use tokio::runtime::Runtime;
 use tokio::sync::mpsc;
@@ -228,6 +228,14 @@ impl StoneLink for StoneSession {
             Answer::Sessions(list) => {
                 Ok((list.sessions.into_iter().map(records::session_from_wire).collect(), list.latest))
             }
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    fn administer(&mut self, session: u64, act: SessionAct) -> Result<Vec<(Oop, LockKind)>, StoneError> {
+        let act = records::act_to_wire(act) as i32;
+        match self.call(Op::Administer(pb::AdministerSession { session, act }))? {
+            Answer::Locks(list) => Ok(records::locks_from_wire(list)),
             other => Err(unexpected(&other)),
         }
     }

@@ -4,15 +4,16 @@
 //! the committer; the session ends when its stream does. A request that fails answers a
 //! [`pb::Failure`] that says what kind of failure it is, and the session goes on.
 
+use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use onyx_protocol::records::{self, from_wire, to_wire};
 use onyx_protocol::stone::{self as pb, reply::Answer, request::Op, stone_server};
-use onyx_record::{CommitOutcome, LockKind, StoneError, ViewChange};
+use onyx_record::{CommitOutcome, LockKind, SessionAct, StoneError, ViewChange};
 use onyx_store::{Stone, StoreError};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{Semaphore, mpsc, watch};
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status, Streaming};
 
@@ -25,12 +26,25 @@ pub struct StoneService {
     closing: watch::Receiver<bool>,
     /// Failed logins (and password checks), per user and address.
     throttle: Arc<Throttle>,
+    /// Leave to check a password now (see [`crate::throttle::CHECKS_AT_ONCE`]).
+    checks: Arc<Semaphore>,
+    /// How each session's task is told that an administrator stopped it.
+    stoppers: Stoppers,
 }
+
+/// Each session's word that it was stopped (by whom), by session.
+type Stoppers = Arc<std::sync::Mutex<HashMap<u64, watch::Sender<Option<String>>>>>;
 
 impl StoneService {
     /// The service over `stone`, whose sessions end when `closing` turns true.
     pub fn new(stone: Arc<Stone>, closing: watch::Receiver<bool>) -> StoneService {
-        StoneService { stone, closing, throttle: Arc::default() }
+        StoneService {
+            stone,
+            closing,
+            throttle: Arc::default(),
+            checks: Arc::new(Semaphore::new(crate::throttle::CHECKS_AT_ONCE)),
+            stoppers: Stoppers::default(),
+        }
     }
 }
 
@@ -38,23 +52,27 @@ impl StoneService {
 const LOGIN_WAIT: Duration = Duration::from_secs(10);
 
 /// A user and password checked by `check` (a login, or a session's password check), unless
-/// the user or the address has failed too often of late; counted either way.
+/// the user has failed too often of late from this address; counted either way. Checks wait
+/// their turn ([`crate::throttle::CHECKS_AT_ONCE`] at a time), at most [`LOGIN_WAIT`].
 async fn checked<T: Send + 'static>(
     stone: &Arc<Stone>,
-    throttle: &Throttle,
+    (throttle, checks): (&Throttle, &Semaphore),
     user: &str,
     from: Option<IpAddr>,
     check: impl FnOnce(&Stone) -> Result<T, StoreError> + Send + 'static,
 ) -> Result<T, StoneError> {
     if let Some(wait) = throttle.wait(user, from) {
         return Err(StoneError::PermissionDenied(format!(
-            "too many failed logins for user {user} or from this address: try again in {} s",
+            "too many failed logins for user {user} from this address: try again in {} s",
             wait.as_secs().max(1)
         )));
     }
+    let Ok(Ok(_turn)) = tokio::time::timeout(LOGIN_WAIT, checks.acquire()).await else {
+        return Err(StoneError::Unavailable("the stone is busy checking other logins: try again".into()));
+    };
     match blocking(stone, check).await {
         Ok(t) => {
-            throttle.succeeded(user);
+            throttle.succeeded(user, from);
             Ok(t)
         }
         Err(e @ StoreError::PermissionDenied(_)) => {
@@ -100,7 +118,8 @@ impl stone_server::Stone for StoneService {
         };
         let stone = Arc::clone(&self.stone);
         let pb::Login { user, password } = login;
-        let opened = checked(&self.stone, &self.throttle, &user.clone(), from, move |s| {
+        let guards = (self.throttle.as_ref(), self.checks.as_ref());
+        let opened = checked(&self.stone, guards, &user.clone(), from, move |s| {
             let (session, view) = s.login(&user, &password)?;
             let session = LoggedIn { stone, session };
             let user = s.user_of(session.session)?;
@@ -111,7 +130,15 @@ impl stone_server::Stone for StoneService {
             StoneError::PermissionDenied(m) => Status::unauthenticated(m),
             e => status(&e),
         })?;
-        let session = Session { logged_in: session, from, throttle: Arc::clone(&self.throttle) };
+        let (stop, mut stopped) = watch::channel(None);
+        self.stoppers.lock().unwrap_or_else(|e| e.into_inner()).insert(session.session, stop);
+        let session = Session {
+            logged_in: session,
+            from,
+            throttle: Arc::clone(&self.throttle),
+            checks: Arc::clone(&self.checks),
+            stoppers: Arc::clone(&self.stoppers),
+        };
         let (replies, stream) = mpsc::channel(4);
         let user = Some(records::user_to_wire(&user));
         let opened = Answer::Opened(pb::Opened { session: session.logged_in.session, view, user });
@@ -121,8 +148,18 @@ impl stone_server::Stone for StoneService {
         tokio::spawn(async move {
             loop {
                 let request = tokio::select! {
-                    r = requests.message() => r,
+                    r = requests.message() => Ok(r),
                     _ = closing.wait_for(|&c| c) => break,
+                    by = stopped.wait_for(Option::is_some) => Err(by.ok().and_then(|b| b.clone()).unwrap_or_default()),
+                };
+                let request = match request {
+                    Ok(r) => r,
+                    Err(by) => {
+                        let id = session.logged_in.session;
+                        let why = format!("session {id} was stopped by the administrator {by}");
+                        let _ = replies.send(Err(Status::aborted(why))).await;
+                        break;
+                    }
                 };
                 let request = match request {
                     Ok(Some(request)) => request,
@@ -160,6 +197,14 @@ struct Session {
     /// Where its gem is.
     from: Option<IpAddr>,
     throttle: Arc<Throttle>,
+    checks: Arc<Semaphore>,
+    stoppers: Stoppers,
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        self.stoppers.lock().unwrap_or_else(|e| e.into_inner()).remove(&self.logged_in.session);
+    }
 }
 
 /// Answers one request of a session.
@@ -224,7 +269,7 @@ async fn answer(s: &Session, request: pb::Request) -> Result<Answer, StoneError>
         Op::Admit(l) => {
             let name = l.user.clone();
             let check = move |st: &Stone| st.admit(session, &l.user, &l.password);
-            return checked(stone, &s.throttle, &name, s.from, check)
+            return checked(stone, (&s.throttle, &s.checks), &name, s.from, check)
                 .await
                 .map(|u| Answer::User(records::user_to_wire(&u)));
         }
@@ -233,7 +278,19 @@ async fn answer(s: &Session, request: pb::Request) -> Result<Answer, StoneError>
                 .await
                 .map(done)
         }
-        Op::SetGroups(g) => blocking(stone, move |s| s.set_groups(session, &g.name, &g.groups)).await.map(done),
+        Op::Administer(a) => {
+            let act = records::act_from_wire(a.act)?;
+            let by = stone.user_of(session).map(|u| u.name).unwrap_or_default();
+            let locks = blocking(stone, move |s| s.administer(session, a.session, act)).await?;
+            if act == SessionAct::Stop {
+                let stoppers = s.stoppers.lock().unwrap_or_else(|e| e.into_inner());
+                if let Some(stop) = stoppers.get(&a.session) {
+                    stop.send_replace(Some(by));
+                }
+            }
+            Ok(Answer::Locks(records::locks_to_wire(a.session, &locks)))
+        }
+        Op::SetGroups(g) => blocking(stone, move |s| s.set_groups(Some(session), &g.name, &g.groups)).await.map(done),
         Op::Policy(p) => {
             blocking(stone, move |s| s.policy(session, p.id)).await.map(|p| Answer::Policy(records::policy_to_wire(&p)))
         }

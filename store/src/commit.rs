@@ -303,6 +303,17 @@ fn check(st: &State, snap: &Snapshot, p: &Pending) -> Result<Vec<Oop>, StoreErro
         {
             return Err(denied(&session.user, "change", r.oop, stored.policy));
         }
+        // Moving an object to another policy is its policy's owner's to do (or an
+        // administrator's); an object of no policy has no owner to move it.
+        if let Some(stored) = &stored
+            && stored.policy != r.policy
+            && !users::may_move(&st.policies, &session.user, stored.policy)
+        {
+            return Err(StoreError::PermissionDenied(format!(
+                "user {} may not move object {} out of policy {}: only its owner or an administrator may",
+                session.user.name, r.oop, stored.policy
+            )));
+        }
         if !may_write(r.policy) {
             let who = &session.user.name;
             return Err(StoreError::PermissionDenied(format!(
@@ -341,6 +352,8 @@ fn check(st: &State, snap: &Snapshot, p: &Pending) -> Result<Vec<Oop>, StoreErro
             existing.insert(oop);
         }
     }
+    crate::rules::refuse_code(snap, &p.records, &session.user)?;
+    crate::rules::check_profile(snap, &p.records, &session.user)?;
     // Changed by a commit the session's view predates, or locked by another session (a
     // read lock promises its holder that the object stays as it is).
     let written_since: Vec<&HashSet<Oop>> =

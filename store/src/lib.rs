@@ -18,6 +18,7 @@
 //! store knows nothing of RPC or of Smalltalk: `onyx-stone` serves a [`Stone`] to remote
 //! gems, and a gem turns records into objects.
 
+mod accounts;
 pub mod breakpoints;
 mod commit;
 pub mod error;
@@ -25,6 +26,7 @@ pub mod gc;
 pub mod local;
 pub mod locks;
 pub mod repo;
+mod rules;
 pub mod stone;
 pub mod tranlog;
 pub mod users;

@@ -6,8 +6,8 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use onyx_record::{
-    About, Breakpoint, CommitOutcome, LockKind, LogEntry, ObjectRecord, Oop, Policy, SessionInfo, StoneError,
-    StoneLink, UserInfo, ViewChange,
+    About, Breakpoint, CommitOutcome, LockKind, LogEntry, ObjectRecord, Oop, Policy, SessionAct, SessionInfo,
+    StoneError, StoneLink, UserInfo, ViewChange,
 };
 
 use crate::stone::Stone;
@@ -111,7 +111,7 @@ impl StoneLink for LocalLink {
     }
 
     fn set_groups(&mut self, name: &str, groups: &[String]) -> Result<(), StoneError> {
-        Ok(self.stone.set_groups(self.session, name, groups)?)
+        Ok(self.stone.set_groups(Some(self.session), name, groups)?)
     }
 
     fn policy(&mut self, id: u32) -> Result<Policy, StoneError> {
@@ -120,6 +120,10 @@ impl StoneLink for LocalLink {
 
     fn define_policy(&mut self, id: Option<u32>, policy: &Policy) -> Result<u32, StoneError> {
         Ok(self.stone.define_policy(self.session, id, policy.clone())?)
+    }
+
+    fn administer(&mut self, session: u64, act: SessionAct) -> Result<Vec<(Oop, LockKind)>, StoneError> {
+        Ok(self.stone.administer(self.session, session, act)?)
     }
 
     fn log_failure(&mut self, entry: &LogEntry) -> Result<u64, StoneError> {

@@ -69,12 +69,25 @@ impl LockTable {
         }
     }
 
-    /// Whether a session other than `session` holds any lock on `oop`.
     /// How many objects `session` holds locks on.
     pub fn held_by(&self, session: u64) -> u64 {
         self.by_session.get(&session).map_or(0, |s| s.len() as u64)
     }
 
+    /// The locks `session` holds, by object.
+    pub fn locks_of(&self, session: u64) -> Vec<(Oop, LockKind)> {
+        let mut locks: Vec<(Oop, LockKind)> = self
+            .by_session
+            .get(&session)
+            .into_iter()
+            .flatten()
+            .filter_map(|&oop| self.held(session, oop).map(|kind| (oop, kind)))
+            .collect();
+        locks.sort_unstable_by_key(|&(oop, _)| oop);
+        locks
+    }
+
+    /// Whether a session other than `session` holds any lock on `oop`.
     pub fn locked_by_other(&self, session: u64, oop: Oop) -> bool {
         self.by_object
             .get(&oop)

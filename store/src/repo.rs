@@ -42,8 +42,15 @@ const POLICIES: TableDefinition<u32, &[u8]> = TableDefinition::new("policies");
 /// the first entry is written).
 const OBJECT_LOG: TableDefinition<u64, &[u8]> = TableDefinition::new("object_log");
 
-/// Entries the object log keeps: past it, the oldest go.
-pub const LOG_LIMIT: u64 = 1000;
+/// The object log's entries by user and id, so that each user's are counted apart.
+const OBJECT_LOG_USERS: TableDefinition<(&str, u64), ()> = TableDefinition::new("object_log_users");
+
+/// Entries the object log keeps of each user: past it, that user's oldest go, so that no
+/// user's reports push out another's.
+pub const USER_LOG_LIMIT: u64 = 200;
+/// Entries the object log keeps in all: past it, the oldest go (a bound on repositories
+/// whose entries predate the per-user count, which only the limit of each user holds).
+pub const LOG_LIMIT: u64 = 20_000;
 
 /// The repository format this code reads and writes (2: records carry checksums and
 /// policies, and the stone keeps its users).
@@ -142,7 +149,10 @@ impl Repository {
             meta.get("format")?.map(|v| v.value())
         };
         match format {
-            Some(FORMAT) => Ok(repo),
+            Some(FORMAT) => {
+                repo.index_object_log()?;
+                Ok(repo)
+            }
             Some(1) => Err(not_ours(format!(
                 "format 1, made before records carried checksums; this version reads format {FORMAT} \
                  (make a new repository with `onyx init` and load your packages into it)"
@@ -208,17 +218,35 @@ impl Repository {
     }
 
     /// Appends `entry` to the object log as the entry after the last (its id set), dropping
-    /// the oldest past [`LOG_LIMIT`], durably; answers its id.
+    /// its user's oldest past [`USER_LOG_LIMIT`] and the oldest of all past [`LOG_LIMIT`],
+    /// durably; answers its id.
     pub fn append_log(&self, entry: &mut LogEntry) -> Result<u64, StoreError> {
         let mut txn = self.db.begin_write()?;
         txn.set_two_phase_commit(true);
         let id = {
             let mut table = txn.open_table(OBJECT_LOG)?;
+            let mut users = txn.open_table(OBJECT_LOG_USERS)?;
             let id = table.last()?.map_or(1, |(id, _)| id.value() + 1);
             entry.id = id;
             table.insert(id, seal(&[id], entry.encode()).as_slice())?;
+            let user = entry.user.as_str();
+            users.insert((user, id), ())?;
+            let theirs = users.range((user, 0)..=(user, u64::MAX))?.count() as u64;
+            let oldest: Vec<u64> = users
+                .range((user, 0)..=(user, u64::MAX))?
+                .take(theirs.saturating_sub(USER_LOG_LIMIT) as usize)
+                .map(|item| item.map(|(k, _)| k.value().1))
+                .collect::<Result<_, _>>()?;
+            for old in oldest {
+                table.remove(old)?;
+                users.remove((user, old))?;
+            }
             while table.len()? > LOG_LIMIT {
-                table.pop_first()?;
+                let Some((old, stored)) = table.pop_first()? else { break };
+                // An entry that does not decode has no user to forget it under.
+                if let Ok(e) = log_entry(old.value(), stored.value()) {
+                    users.remove((e.user.as_str(), old.value()))?;
+                }
             }
             id
         };
@@ -236,6 +264,23 @@ impl Repository {
             Err(redb::TableError::TableDoesNotExist(_)) => return Ok((Vec::new(), 0)),
             Err(e) => return Err(e.into()),
         };
+        if let Some(user) = user {
+            let users = match txn.open_table(OBJECT_LOG_USERS) {
+                Ok(users) => users,
+                Err(redb::TableError::TableDoesNotExist(_)) => return Ok((Vec::new(), 0)),
+                Err(e) => return Err(e.into()),
+            };
+            let total = users.range((user, 0)..=(user, u64::MAX))?.count() as u64;
+            let mut out = Vec::new();
+            for item in users.range((user, 0)..=(user, u64::MAX))?.rev().skip(from as usize).take(count as usize) {
+                let id = item?.0.value().1;
+                let stored = table.get(id)?.ok_or_else(|| {
+                    StoreError::Corrupt(format!("the object log's index names entry {id}, which it does not hold"))
+                })?;
+                out.push(log_entry(id, stored.value())?);
+            }
+            return Ok((out, total));
+        }
         let (mut out, mut total) = (Vec::new(), 0);
         for item in table.iter()?.rev() {
             let (id, stored) = item?;
@@ -249,6 +294,40 @@ impl Repository {
             total += 1;
         }
         Ok((out, total))
+    }
+
+    /// Indexes the object log by user if it has entries and no index (a repository made
+    /// before each user's entries were counted apart), durably.
+    fn index_object_log(&self) -> Result<(), StoreError> {
+        let entries: Vec<(u64, String)> = {
+            let txn = self.db.begin_read()?;
+            match txn.open_table(OBJECT_LOG_USERS) {
+                Ok(_) => return Ok(()),
+                Err(redb::TableError::TableDoesNotExist(_)) => {}
+                Err(e) => return Err(e.into()),
+            }
+            let table = match txn.open_table(OBJECT_LOG) {
+                Ok(table) => table,
+                Err(redb::TableError::TableDoesNotExist(_)) => return Ok(()),
+                Err(e) => return Err(e.into()),
+            };
+            let mut entries = Vec::new();
+            for item in table.iter()? {
+                let (id, stored) = item?;
+                entries.push((id.value(), log_entry(id.value(), stored.value())?.user));
+            }
+            entries
+        };
+        let mut txn = self.db.begin_write()?;
+        txn.set_two_phase_commit(true);
+        {
+            let mut users = txn.open_table(OBJECT_LOG_USERS)?;
+            for (id, user) in &entries {
+                users.insert((user.as_str(), *id), ())?;
+            }
+        }
+        txn.commit()?;
+        Ok(())
     }
 
     /// Entry `id` of the object log, if it holds it.

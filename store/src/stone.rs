@@ -17,14 +17,13 @@ use crate::commit::{self, Committer, Pending, Queue, Reply};
 use crate::error::StoreError;
 use onyx_record::word::MAX_OOP;
 use onyx_record::{
-    About, Breakpoint, CommitOutcome, LockKind, LogEntry, NO_POLICY, ObjectRecord, Oop, SessionInfo, UserInfo,
-    ViewChange,
+    About, Breakpoint, CommitOutcome, LockKind, LogEntry, ObjectRecord, Oop, SessionInfo, UserInfo, ViewChange,
 };
 
 use crate::locks::LockTable;
 use crate::repo::{Durability, Repository, Snapshot};
 use crate::tranlog::{Recovery, TranLog};
-use crate::users::{self, Access, Policies, Policy, User};
+use crate::users::{self, Access, Policies, User};
 
 /// The objects one commit wrote.
 pub(crate) type WriteSet = Arc<HashSet<Oop>>;
@@ -84,7 +83,7 @@ impl Shared {
 
 /// A running stone over an open repository.
 pub struct Stone {
-    shared: Arc<Shared>,
+    pub(crate) shared: Arc<Shared>,
     committer: Option<JoinHandle<()>>,
     /// What recovery gave up, when it was told to (see [`Recovery::Truncate`]).
     dropped: Option<String>,
@@ -170,8 +169,9 @@ impl Stone {
     /// user exists, and takes as long either way (see [`users::verify`]).
     pub fn login(&self, name: &str, password: &str) -> Result<(u64, u64), StoreError> {
         let user = self.shared.state().users.get(name).cloned();
-        // Checking a password takes tens of milliseconds on purpose: not under the lock.
-        if !users::verify(user.as_deref(), password) {
+        // Checking a password takes tens of milliseconds on purpose: not under the lock, and
+        // not for a name or password no user can have.
+        if !users::plausible(name, password) || !users::verify(user.as_deref(), password) {
             return Err(StoreError::PermissionDenied(format!("user {name} or its password is not known")));
         }
         let user = user.ok_or_else(|| StoreError::PermissionDenied(format!("user {name} is not known")))?;
@@ -206,7 +206,7 @@ impl Stone {
             (st.users.get(name).cloned(), owner)
         };
         let denied = || StoreError::PermissionDenied(format!("no user {name} with that password"));
-        if !users::verify(user.as_deref(), password) {
+        if !users::plausible(name, password) || !users::verify(user.as_deref(), password) {
             return Err(denied());
         }
         let user = user.ok_or_else(denied)?;
@@ -218,144 +218,6 @@ impl Stone {
             )));
         }
         Ok(user.info())
-    }
-
-    /// Adds user `name` with `password`, or gives an existing one a new password and
-    /// privilege, durably. `by` is the session asking, whose user must be allowed to change
-    /// code; `None` is the holder of this stone itself (`onyx init`, which adds the first
-    /// users). A new user gets a policy of their own for their objects (`default_policy`
-    /// names another, as `SystemUser`'s is the kernel's).
-    pub fn add_user(
-        &self,
-        by: Option<u64>,
-        name: &str,
-        password: &str,
-        may_change_code: bool,
-        default_policy: Option<u32>,
-    ) -> Result<(), StoreError> {
-        users::check_new(name, password)?;
-        if let Some(session) = by {
-            let st = self.shared.state();
-            let asking = &st.sessions.get(&session).ok_or(StoreError::NoSession(session))?.user;
-            if !asking.may_change_code {
-                return Err(StoreError::PermissionDenied(format!(
-                    "user {} may not add users or change their passwords",
-                    asking.name
-                )));
-            }
-        }
-        let hash = users::hash(password)?;
-        // One writer of users at a time: under the lock (the hash is made before it).
-        let mut st = self.shared.state();
-        let existing = st.users.get(name).cloned();
-        let (default_policy, new_policy) = match (&existing, default_policy) {
-            (Some(u), None) => (u.default_policy, None),
-            (_, Some(id)) => (id, None),
-            (None, None) => {
-                let id = users::next_policy_id(&st.policies);
-                (id, Some((id, Policy::own(name))))
-            }
-        };
-        let groups = existing.as_ref().map(|u| u.groups.clone()).unwrap_or_default();
-        let profile = match existing {
-            Some(u) => u.profile,
-            None => {
-                let oop = st.oop_high;
-                st.oop_high = oop.checked_add(1).filter(|&e| e <= MAX_OOP).ok_or_else(out_of_oops)?;
-                oop
-            }
-        };
-        let user = User { name: name.to_string(), hash, may_change_code, groups, default_policy, profile };
-        self.shared.repo.put_user(&user, new_policy.as_ref().map(|(id, p)| (*id, p)))?;
-        if let Some((id, p)) = new_policy {
-            let mut policies = (*st.policies).clone();
-            policies.insert(id, p);
-            st.policies = Arc::new(policies);
-        }
-        st.users.insert(name.to_string(), Arc::new(user));
-        Ok(())
-    }
-
-    /// Puts user `name` in `groups` (replacing the groups they were in), durably, for their
-    /// sessions from the next login on. Only a user who may change code may; the group of
-    /// those, [`users::CODE_CHANGERS`], is theirs by that right alone.
-    pub fn set_groups(&self, by: u64, name: &str, groups: &[String]) -> Result<(), StoreError> {
-        if groups.len() > users::MAX_GROUPS || !groups.iter().all(|g| users::valid_name(g)) {
-            return Err(StoreError::Invalid(format!(
-                "a user is in at most {} groups, each named in 1 to {} bytes without control characters",
-                users::MAX_GROUPS,
-                users::MAX_NAME
-            )));
-        }
-        if groups.iter().any(|g| g == users::CODE_CHANGERS) {
-            return Err(StoreError::Invalid(format!(
-                "{} are the users who may change code: give that right instead",
-                users::CODE_CHANGERS
-            )));
-        }
-        let mut st = self.shared.state();
-        let asking = &st.sessions.get(&by).ok_or(StoreError::NoSession(by))?.user;
-        if !asking.may_change_code {
-            return Err(StoreError::PermissionDenied(format!("user {} may not put users in groups", asking.name)));
-        }
-        let user = st.users.get(name).ok_or_else(|| StoreError::Invalid(format!("there is no user {name}")))?;
-        let user = User { groups: groups.to_vec(), ..User::clone(user) };
-        self.shared.repo.put_user(&user, None)?;
-        st.users.insert(name.to_string(), Arc::new(user));
-        Ok(())
-    }
-
-    /// Object security policy `id` (every session may read every policy).
-    pub fn policy(&self, session: u64, id: u32) -> Result<Policy, StoreError> {
-        let (_, _, policies) = self.view_of(session)?;
-        if id == NO_POLICY {
-            return Ok(Policy {
-                owner: String::new(),
-                owner_access: Access::Write,
-                groups: Vec::new(),
-                world: Access::Write,
-            });
-        }
-        policies.get(&id).cloned().ok_or_else(|| StoreError::Invalid(format!("there is no policy {id}")))
-    }
-
-    /// Defines a policy, durably: a new one (`id` `None`), which a session's user may make
-    /// for themself and a user who may change code for anyone, or policy `id` anew, which
-    /// only its owner or a user who may change code may do. Answers its id. (The policy of no
-    /// policy, [`NO_POLICY`], is no stored policy and cannot be defined.)
-    pub fn define_policy(&self, session: u64, id: Option<u32>, policy: Policy) -> Result<u32, StoreError> {
-        if !users::valid_name(&policy.owner)
-            || policy.groups.len() > users::MAX_GROUPS
-            || !policy.groups.iter().all(|(g, _)| users::valid_name(g))
-        {
-            return Err(StoreError::Invalid(format!(
-                "a policy names its owner and at most {} groups, each name of 1 to {} bytes without control characters",
-                users::MAX_GROUPS,
-                users::MAX_NAME
-            )));
-        }
-        let mut st = self.shared.state();
-        let user = Arc::clone(&st.sessions.get(&session).ok_or(StoreError::NoSession(session))?.user);
-        let refuse = |what: String| Err(StoreError::PermissionDenied(format!("user {} may not {what}", user.name)));
-        let id = match id {
-            None => users::next_policy_id(&st.policies),
-            Some(NO_POLICY) => return Err(StoreError::Invalid("the policy of no policy cannot be defined".into())),
-            Some(id) => match st.policies.get(&id) {
-                None => return Err(StoreError::Invalid(format!("there is no policy {id}"))),
-                Some(old) if old.owner != user.name && !user.may_change_code => {
-                    return refuse(format!("change policy {id}, which is {}'s", old.owner));
-                }
-                Some(_) => id,
-            },
-        };
-        if !user.may_change_code && policy.owner != user.name {
-            return refuse(format!("give a policy to user {}", policy.owner));
-        }
-        self.shared.repo.put_policy(id, &policy)?;
-        let mut policies = (*st.policies).clone();
-        policies.insert(id, policy);
-        st.policies = Arc::new(policies);
-        Ok(id)
     }
 
     /// Writes a post-mortem report of `session`'s gem to the object log, stamped with the
@@ -451,6 +313,7 @@ impl Stone {
             .iter()
             .map(|(&id, s)| SessionInfo {
                 session: id,
+                user: s.user.name.clone(),
                 about: s.about.clone(),
                 view: s.view_seq,
                 behind: latest.saturating_sub(s.view_seq),
@@ -613,7 +476,24 @@ impl Stone {
     }
 
     /// Locks `oop` for `session` (denied at once if another session's lock stands in the way).
+    /// A read lock needs read access to the object as the session's view shows it, a write
+    /// lock write access, as GemStone asks: nobody holds up commits of objects they may not
+    /// use themselves.
     pub fn lock(&self, session: u64, oop: Oop, kind: LockKind) -> Result<(), StoreError> {
+        let (view, user, policies) = self.view_of(session)?;
+        let Some(head) = view.head(oop)? else {
+            return Err(StoreError::Invalid(format!(
+                "object {oop} is not committed: only committed objects are locked"
+            )));
+        };
+        let needed = match kind {
+            LockKind::Read => Access::Read,
+            LockKind::Write => Access::Write,
+        };
+        if users::access(&policies, &user, head.policy) < needed {
+            let what = if kind == LockKind::Read { "read-lock" } else { "write-lock" };
+            return Err(denied(&user, what, oop, head.policy));
+        }
         let mut st = self.shared.state();
         if !st.sessions.contains_key(&session) {
             return Err(StoreError::NoSession(session));
@@ -671,7 +551,7 @@ impl Stone {
     }
 
     /// A session's view, user, and the policies as they are now.
-    fn view_of(&self, session: u64) -> Result<Reader, StoreError> {
+    pub(crate) fn view_of(&self, session: u64) -> Result<Reader, StoreError> {
         let st = self.shared.state();
         let s = st.sessions.get(&session).ok_or(StoreError::NoSession(session))?;
         Ok((Arc::clone(&s.view), Arc::clone(&s.user), Arc::clone(&st.policies)))
@@ -704,7 +584,7 @@ fn reserve_profiles(repo: &Repository, oop_high: Oop) -> Result<(HashMap<String,
     Ok((users.into_iter().map(|(name, u)| (name, Arc::new(u))).collect(), high))
 }
 
-fn out_of_oops() -> StoreError {
+pub(crate) fn out_of_oops() -> StoreError {
     StoreError::Invalid("the repository has run out of OOPs".into())
 }
 

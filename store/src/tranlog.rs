@@ -147,20 +147,34 @@ impl TranLog {
     }
 
     /// The batches the log in `dir` holds after commit `durable`, read without changing
-    /// anything (as `onyx verify` does): a missing log, or damage, is an error.
-    pub fn inspect(dir: &Path, id: u64, durable: u64) -> Result<Vec<Batch>, StoreError> {
+    /// anything (as `onyx verify` does), and refused exactly where [`TranLog::open`] under
+    /// [`Recovery::Strict`] refuses it: a log that is not this repository's, and when
+    /// `pending`, a missing or cut-short log or damage in its chain.
+    pub fn inspect(dir: &Path, id: u64, durable: u64, pending: bool) -> Result<Vec<Batch>, StoreError> {
         let path = dir.join(LOG_FILE);
         let shown = path.display().to_string();
-        let file = File::open(&path).map_err(|e| {
-            StoreError::Corrupt(format!("the repository says commits are in its transaction log {shown}: {e}"))
-        })?;
+        let missing = |what: &str| {
+            let loss = format!(
+                "the repository says commits after commit {durable} are in its transaction log {shown}, and the log \
+                 is {what}"
+            );
+            if pending { Err(StoreError::Corrupt(format!("{loss}: {}", Recovery::ADVICE))) } else { Ok(Vec::new()) }
+        };
+        let file = match File::open(&path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return missing("missing"),
+            Err(e) => return Err(StoreError::Storage(format!("cannot open {shown}: {e}"))),
+        };
         let len = file.metadata().map_err(|e| StoreError::Storage(format!("cannot read {shown}: {e}")))?.len();
         let mut log = TranLog { file, path, end: HEADER, len };
         let mut header = [0u8; 24];
-        if len < HEADER || log.file.read_exact_at(&mut header, 0).is_err() {
-            return Err(StoreError::Corrupt(format!("the transaction log {shown} is cut short")));
+        if len < HEADER || log.file.read_exact_at(&mut header, 0).is_err() || header == [0u8; 24] {
+            return missing("cut short");
         }
         log.check_header(&header, id)?;
+        if !pending {
+            return Ok(Vec::new());
+        }
         Ok(log.recover(durable, Recovery::Strict)?.batches)
     }
 

@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 use argon2::Argon2;
 use argon2::password_hash::rand_core::OsRng;
 use argon2::password_hash::{PasswordHash, PasswordHasher as _, PasswordVerifier as _, SaltString};
-pub use onyx_record::policy::{Access, CODE_CHANGERS, DEBUGGERS, Policy};
+pub use onyx_record::policy::{ADMINISTRATORS, Access, CODE_CHANGERS, DEBUGGERS, Policy, SYSTEM_USER};
 use onyx_record::{NO_POLICY, Oop, UserInfo};
 
 use crate::error::StoreError;
@@ -50,6 +50,11 @@ impl User {
         (group == CODE_CHANGERS && self.may_change_code) || self.groups.iter().any(|g| g == group)
     }
 
+    /// Whether they administer the stone ([`SYSTEM_USER`], or in [`ADMINISTRATORS`]).
+    pub fn may_administer(&self) -> bool {
+        self.name == SYSTEM_USER || self.in_group(ADMINISTRATORS)
+    }
+
     /// What their session knows of them.
     pub fn info(&self) -> UserInfo {
         UserInfo {
@@ -82,6 +87,12 @@ pub fn access(policies: &Policies, user: &User, id: u32) -> Access {
     access
 }
 
+/// Whether `user` may move objects of policy `id` to another: its owner may, and an
+/// administrator; an object of [`NO_POLICY`] (no owner) only an administrator moves.
+pub fn may_move(policies: &Policies, user: &User, id: u32) -> bool {
+    user.may_administer() || (id != NO_POLICY && policies.get(&id).is_some_and(|p| p.owner == user.name))
+}
+
 /// The argon2 hash of `password` with a fresh salt, in PHC string form.
 pub fn hash(password: &str) -> Result<String, StoreError> {
     let salt = SaltString::generate(&mut OsRng);
@@ -111,6 +122,12 @@ fn random_password() -> String {
     let mut bytes = [0u8; 16];
     OsRng.fill_bytes(&mut bytes);
     bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Whether a login's `name` and `password` could be some user's at all (checked before the
+/// password, which costs tens of milliseconds and megabytes).
+pub fn plausible(name: &str, password: &str) -> bool {
+    name.len() <= MAX_NAME && password.len() <= MAX_PASSWORD
 }
 
 /// Whether `name` may name a user or a group: 1 to [`MAX_NAME`] bytes, no control characters.

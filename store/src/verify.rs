@@ -49,28 +49,42 @@ impl Report {
     }
 }
 
-/// Checks the repository in `dir` (whose stone must not be running). A repository that
-/// cannot be opened at all is an error; one that opens is checked through, and the report
-/// lists what is wrong.
+/// Checks the repository in `dir` (whose stone must not be running). A folder that holds no
+/// repository is an error; a repository whose stone would refuse to start (a damaged file,
+/// a transaction log that is not its own, users or policies that do not decode) is reported
+/// as damaged, as is whatever else is wrong in one that opens.
 pub fn verify(dir: &Path) -> Result<Report, StoreError> {
-    let repo = Repository::open(dir)?;
+    let repo = match Repository::open(dir) {
+        Ok(repo) => repo,
+        Err(e @ (StoreError::Corrupt(_) | StoreError::NotARepository(_))) => {
+            let mut report = Report::default();
+            report.problem(e.to_string());
+            return Ok(report);
+        }
+        Err(e) => return Err(e),
+    };
     let snap = repo.snapshot()?;
     let meta = snap.meta()?;
     let mut report = Report { commit: meta.commit_seq, ..Report::default() };
-    // The commits the log holds past the object table, as the stone would apply them.
+    // What the stone reads at start besides the log: its users and policies.
+    for read in [repo.users().map(drop), repo.policies().map(drop)] {
+        if let Err(e) = read {
+            report.problem(e.to_string());
+        }
+    }
+    // The commits the log holds past the object table, as the stone would apply them; the
+    // log checked as the stone checks it when it starts.
     let mut logged: HashMap<Oop, ObjectRecord> = HashMap::new();
     let mut oop_high = meta.oop_high;
-    if repo.log_pending()? {
-        match TranLog::inspect(dir, repo.id()?, meta.commit_seq) {
-            Ok(batches) => {
-                report.logged = batches.last().map_or(0, |b| b.meta.commit_seq - meta.commit_seq);
-                for b in batches {
-                    oop_high = oop_high.max(b.meta.oop_high);
-                    logged.extend(b.records.into_iter().map(|r| (r.oop, r)));
-                }
+    match TranLog::inspect(dir, repo.id()?, meta.commit_seq, repo.log_pending()?) {
+        Ok(batches) => {
+            report.logged = batches.last().map_or(0, |b| b.meta.commit_seq - meta.commit_seq);
+            for b in batches {
+                oop_high = oop_high.max(b.meta.oop_high);
+                logged.extend(b.records.into_iter().map(|r| (r.oop, r)));
             }
-            Err(e) => report.problem(e.to_string()),
         }
+        Err(e) => report.problem(e.to_string()),
     }
     let stored: HashSet<Oop> = snap.oops()?.into_iter().collect();
     let present: HashSet<Oop> = stored.iter().copied().chain(logged.keys().copied()).collect();

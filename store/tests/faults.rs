@@ -193,7 +193,10 @@ fn run(dir: &Path, expected: &BTreeMap<Oop, ObjectRecord>, case: &str) -> Outcom
     let sound = verify::verify(dir).map(|r| r.is_sound()).unwrap_or(false);
     let stone = match Stone::open(dir) {
         Ok(stone) => stone,
-        Err(_) => return Outcome::Refused,
+        Err(e) => {
+            assert!(!sound, "{case}: verify found sound a repository the stone refuses: {e}");
+            return Outcome::Refused;
+        }
     };
     let (s, _) = ok(stone.login(USER, PASSWORD));
     for (&oop, want) in expected {
@@ -275,5 +278,20 @@ fn a_log_cut_at_any_point_after_its_last_record_is_refused_or_loses_nothing() {
 fn copy(from: &Path, to: &Path) {
     for file in [repo::FILE, tranlog::LOG_FILE] {
         std::fs::copy(from.join(file), to.join(file)).unwrap_or_else(|e| panic!("{e}"));
+    }
+}
+
+#[test]
+fn verify_refuses_the_log_headers_the_stone_refuses() {
+    let image = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    crash_image(image.path(), false);
+    // The magic, the format and the repository's id, each a byte flipped.
+    for at in [0, 8, 12, 17, 23] {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        copy(image.path(), dir.path());
+        Damage::Flip { file: tranlog::LOG_FILE, at, bit: 1 }.apply(dir.path());
+        let report = ok(verify::verify(dir.path()));
+        assert!(!report.is_sound(), "byte {at}: verify found the log sound");
+        assert!(Stone::open(dir.path()).is_err(), "byte {at}: the stone started");
     }
 }

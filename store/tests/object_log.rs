@@ -4,7 +4,7 @@
 
 use onyx_record::log::MAX_LOG_TEXT;
 use onyx_record::{About, LogEntry, LogFrame, LogVariable};
-use onyx_store::repo::LOG_LIMIT;
+use onyx_store::repo::USER_LOG_LIMIT;
 use onyx_store::{Stone, StoreError};
 
 fn report(error: &str) -> LogEntry {
@@ -75,13 +75,19 @@ fn reports_are_stamped_by_the_stone_kept_read_newest_first_and_bounded() -> Resu
     let stone = Stone::open(dir.path())?;
     let (admin, _) = stone.login("admin", "pw")?;
     assert_eq!(stone.object_log_entry(admin, 2)?.map(|e| e.error), Some("ZeroDivide: second".into()));
-    // The log keeps the newest LOG_LIMIT reports.
-    for i in 0..LOG_LIMIT {
-        stone.log_failure(admin, report(&format!("Error: {i}")))?;
+    // The log keeps each user's newest USER_LOG_LIMIT reports: one user's flood of reports
+    // pushes out only their own.
+    let (bob, _) = stone.login("bob", "pw")?;
+    for i in 0..USER_LOG_LIMIT + 5 {
+        stone.log_failure(bob, report(&format!("Error: {i}")))?;
     }
-    let (entries, total) = stone.object_log(admin, 0, 1)?;
-    assert_eq!(total, LOG_LIMIT);
-    assert_eq!(entries[0].error, format!("Error: {}", LOG_LIMIT - 1));
-    assert_eq!(stone.object_log_entry(admin, 1)?, None, "the oldest went");
+    let (entries, total) = stone.object_log(bob, 0, 1)?;
+    assert_eq!(total, USER_LOG_LIMIT);
+    assert_eq!(entries[0].error, format!("Error: {}", USER_LOG_LIMIT + 4));
+    let (entries, total) = stone.object_log(bob, USER_LOG_LIMIT - 1, 5)?;
+    assert_eq!((entries.len(), total), (1, USER_LOG_LIMIT), "paged from the newest");
+    assert_eq!(entries[0].error, "Error: 5", "bob's oldest went");
+    assert_eq!(stone.object_log(admin, 0, 10)?.1, 2, "the administrator's reports are all there");
+    assert_eq!(stone.object_log_entry(admin, 2)?.map(|e| e.error), Some("ZeroDivide: second".into()));
     Ok(())
 }

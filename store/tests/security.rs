@@ -70,11 +70,22 @@ fn the_stone_enforces_policies_on_fetch_and_commit_whatever_the_client() {
 }
 
 #[test]
-fn logins_are_checked_by_the_stone_and_only_code_changers_add_users() {
+fn logins_are_checked_by_the_stone_and_only_administrators_add_users() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let stone = ok(Stone::create(dir.path()));
     ok(stone.add_user(None, "DataCurator", "curator", true, None));
+    ok(stone.set_groups(None, "DataCurator", &["Administrators".into()]));
     ok(stone.add_user(None, "bob", "bob's", false, None));
+    // The right to change code is no right over other users: a code changer who does not
+    // administer the stone gives nobody a password or a group, nor redefines their policy.
+    ok(stone.add_user(None, "dave", "dave's", true, None));
+    let (dave, _) = ok(stone.login("dave", "dave's"));
+    assert!(denied(stone.add_user(Some(dave), "bob", "mine now", false, None)).contains("only an administrator"));
+    assert!(denied(stone.set_groups(Some(dave), "dave", &["Administrators".into()])).contains("only an administrator"));
+    let bobs = ok(stone.login("bob", "bob's")).0;
+    let bobs = ok(stone.user_of(bobs)).default_policy;
+    let open = Policy { world: Access::Write, ..Policy::own("bob") };
+    assert!(denied(stone.define_policy(dave, Some(bobs), open)).contains("dave may not change policy"));
     let wrong = denied(stone.login("bob", "guess"));
     let unknown = denied(stone.login("mallory", "guess"));
     assert_eq!(wrong.replace("bob", "X"), unknown.replace("mallory", "X"), "refusals say the same either way");
@@ -88,14 +99,14 @@ fn logins_are_checked_by_the_stone_and_only_code_changers_add_users() {
     ok(stone.login("bob", "new"));
     assert!(matches!(stone.add_user(Some(curator), "", "x", false, None), Err(StoreError::Invalid(_))));
     // Groups are given by users who may change code, and the right to change code is no group.
-    assert!(denied(stone.set_groups(bob, "bob", &["Payroll".into()])).contains("may not put users in groups"));
-    let code_changers = stone.set_groups(curator, "bob", &["CodeChangers".into()]);
+    assert!(denied(stone.set_groups(Some(bob), "bob", &["Payroll".into()])).contains("may not put users in groups"));
+    let code_changers = stone.set_groups(Some(curator), "bob", &["CodeChangers".into()]);
     assert!(matches!(code_changers, Err(StoreError::Invalid(_))), "{code_changers:?}");
-    ok(stone.set_groups(curator, "bob", &["Payroll".into()]));
+    ok(stone.set_groups(Some(curator), "bob", &["Payroll".into()]));
     // Into the agent of bob's gem come bob, and users in Debuggers, with their rights.
     let (bob, _) = ok(stone.login("bob", "new"));
     assert!(denied(stone.admit(bob, "DataCurator", "curator")).contains("Debuggers"));
-    ok(stone.set_groups(curator, "DataCurator", &["Debuggers".into()]));
+    ok(stone.set_groups(Some(curator), "DataCurator", &["Debuggers".into(), "Administrators".into()]));
     assert!(ok(stone.admit(bob, "DataCurator", "curator")).may_change_code);
     let (wrong, unknown) = (denied(stone.admit(bob, "DataCurator", "x")), denied(stone.admit(bob, "mallory", "x")));
     assert_eq!(wrong.replace("DataCurator", "X"), unknown.replace("mallory", "X"), "refusals say the same either way");
@@ -125,8 +136,25 @@ fn each_user_has_a_profile_only_their_sessions_may_make_and_it_outlives_collecti
         let refused = stone.commit(carol, vec![object(bobs.profile, class, policy, 1)]);
         assert!(refused.is_err(), "carol made bob's profile in policy {policy}");
     }
-    let made = ok(stone.commit(bob, vec![object(bobs.profile, class, bobs.default_policy, 1)]));
+    // A profile names its user in its first slot, as a Symbol: Bob's names bob, and only
+    // him, for good, as an object of the class it was made with.
+    let [named_bob, named_curator] = ok(stone.intern(&[b"bob".to_vec(), b"DataCurator".to_vec()]))[..] else {
+        panic!("two symbols")
+    };
+    let profile = |user: u64, class: Oop| ObjectRecord {
+        words: vec![onyx_record::word::symbol_word(user), onyx_record::word::NIL],
+        ..object(bobs.profile, class, bobs.default_policy, 0)
+    };
+    let unnamed = stone.commit(bob, vec![object(bobs.profile, class, bobs.default_policy, 1)]);
+    assert!(denied(unnamed).contains("must name its user, #bob"));
+    assert!(denied(stone.commit(bob, vec![profile(named_curator, class)])).contains("must name its user"));
+    let made = ok(stone.commit(bob, vec![profile(named_bob, class)]));
     assert!(matches!(made, CommitOutcome::Committed(_)));
+    assert!(denied(stone.commit(bob, vec![profile(named_curator, class)])).contains("must name its user"));
+    let other_class = ok(stone.allocate(bob, 1)).start;
+    let renamed = vec![object(other_class, class, bobs.default_policy, 0), profile(named_bob, other_class)];
+    assert!(denied(stone.commit(bob, renamed)).contains("keeps its class"));
+    assert!(matches!(ok(stone.commit(bob, vec![profile(named_bob, class)])), CommitOutcome::Committed(_)));
     ok(stone.abort(carol));
     assert!(
         denied(stone.commit(carol, vec![object(bobs.profile, class, carols.default_policy, 2)])).contains("change")
@@ -168,11 +196,111 @@ fn policies_are_defined_by_their_owners_and_malformed_ones_are_refused() {
     assert!(invalid(stone.define_policy(admin, Some(onyx_record::NO_POLICY), bobs.clone())));
     assert!(matches!(stone.policy(bob, 999), Err(StoreError::Invalid(_))));
     // Groups: no unnamed one, and users who exist.
-    assert!(matches!(stone.set_groups(admin, "bob", &[String::new()]), Err(StoreError::Invalid(_))));
-    assert!(matches!(stone.set_groups(admin, "nobody", &["Payroll".into()]), Err(StoreError::Invalid(_))));
+    assert!(matches!(stone.set_groups(Some(admin), "bob", &[String::new()]), Err(StoreError::Invalid(_))));
+    assert!(matches!(stone.set_groups(Some(admin), "nobody", &["Payroll".into()]), Err(StoreError::Invalid(_))));
     // A reopened stone has the policy as last defined.
     drop(stone);
     let stone = ok(Stone::open(dir.path()));
     let (bob, _) = ok(stone.login("bob", &password("bob")));
     assert_eq!(ok(stone.policy(bob, id)), bobs);
+}
+
+#[test]
+fn locks_need_access_and_only_owners_move_objects_between_policies() {
+    use onyx_record::{LockKind, NO_POLICY};
+    let (_dir, stone) = with_users();
+    let [admin, bob, carol] = ["SystemUser", "bob", "carol"].map(|u| ok(stone.login(u, &password(u))).0);
+    let (bobs, carols) = (ok(stone.user_of(bob)).default_policy, ok(stone.user_of(carol)).default_policy);
+    let r = ok(stone.allocate(admin, 2));
+    let (class, published) = (r.start, r.start + 1);
+    let kernel = vec![
+        object(ROOT, class, SYSTEM_POLICY, 0),
+        object(class, class, SYSTEM_POLICY, 0),
+        object(published, class, NO_POLICY, 0),
+    ];
+    assert!(matches!(ok(stone.commit(admin, kernel)), CommitOutcome::Committed(_)));
+    let private = ok(stone.define_policy(bob, None, Policy { world: Access::None, ..Policy::own("bob") }));
+    ok(stone.abort(bob));
+    let r = ok(stone.allocate(bob, 2));
+    let (mine, secret) = (r.start, r.start + 1);
+    let bobs_objects = vec![object(mine, class, bobs, 1), object(secret, class, private, 2)];
+    assert!(matches!(ok(stone.commit(bob, bobs_objects)), CommitOutcome::Committed(_)));
+    ok(stone.abort(carol));
+    // Carol locks nothing she may not use herself: no read lock on what she may not read, no
+    // write lock on what she may not change, no lock on what is not committed.
+    assert!(denied(stone.lock(carol, secret, LockKind::Read)).contains("may not read-lock object"));
+    assert!(denied(stone.lock(carol, mine, LockKind::Write)).contains("may not write-lock object"));
+    assert!(denied(stone.lock(carol, ROOT, LockKind::Write)).contains("may not write-lock"));
+    assert!(matches!(stone.lock(carol, 1 << 40, LockKind::Read), Err(StoreError::Invalid(_))));
+    ok(stone.lock(carol, mine, LockKind::Read));
+    ok(stone.lock(carol, published, LockKind::Write));
+    stone.unlock_all(carol);
+    ok(stone.lock(bob, secret, LockKind::Write));
+    // An object changes policy by its policy's owner alone (or an administrator's hand); one
+    // of no policy, such as Published, has no owner to move it.
+    let grab = stone.commit(carol, vec![object(published, class, carols, 0)]);
+    assert!(denied(grab).contains("may not move object"), "carol took Published");
+    let moved = stone.commit(bob, vec![object(mine, class, private, 1)]);
+    assert!(matches!(ok(moved), CommitOutcome::Committed(_)), "bob moves his own");
+    assert!(matches!(
+        ok(stone.commit(admin, vec![object(published, class, SYSTEM_POLICY, 0)])),
+        CommitOutcome::Committed(_)
+    ));
+}
+
+#[test]
+fn users_who_may_not_change_code_commit_no_code_whatever_the_client() {
+    use onyx_record::kernel::{ROOT_COMPILED_METHOD, ROOT_METACLASS, ROOT_METHOD_DICTIONARY};
+    let (_dir, stone) = with_users();
+    ok(stone.add_user(None, "dave", &password("dave"), true, None));
+    let [admin, carol, dave] = ["SystemUser", "carol", "dave"].map(|u| ok(stone.login(u, &password(u))).0);
+    let carols = ok(stone.user_of(carol)).default_policy;
+    // A kernel whose root names Metaclass, CompiledMethod and MethodDictionary, a metaclass
+    // (an instance of Metaclass) and its one instance, a class.
+    let r = ok(stone.allocate(admin, 5));
+    let [metaclass, compiled_method, method_dictionary, thing_class, thing] = [0, 1, 2, 3, 4].map(|i| r.start + i);
+    let mut root = object(ROOT, metaclass, SYSTEM_POLICY, 0);
+    root.words = vec![onyx_record::word::NIL; ROOT_METHOD_DICTIONARY + 1];
+    root.words[ROOT_METACLASS] = ref_word(metaclass);
+    root.words[ROOT_COMPILED_METHOD] = ref_word(compiled_method);
+    root.words[ROOT_METHOD_DICTIONARY] = ref_word(method_dictionary);
+    let kernel = vec![
+        root,
+        object(metaclass, thing_class, SYSTEM_POLICY, 0),
+        object(compiled_method, thing_class, SYSTEM_POLICY, 0),
+        object(method_dictionary, thing_class, SYSTEM_POLICY, 0),
+        object(thing_class, metaclass, SYSTEM_POLICY, 0),
+        object(thing, thing_class, SYSTEM_POLICY, 0),
+    ];
+    assert!(matches!(ok(stone.commit(admin, kernel)), CommitOutcome::Committed(_)));
+    ok(stone.abort(carol));
+    ok(stone.abort(dave));
+    let fresh = |session| ok(stone.allocate(session, 2));
+    let source = ObjectRecord {
+        kind: onyx_record::shape::METHOD,
+        words: vec![ref_word(thing), onyx_record::word::NIL, onyx_record::word::NIL],
+        bytes: b"foo ^ 1".to_vec(),
+        ..object(0, compiled_method, carols, 0)
+    };
+    let r = fresh(carol);
+    let attempts = [
+        (ObjectRecord { oop: r.start, ..source.clone() }, "a compiled method"),
+        (object(r.start, compiled_method, carols, 0), "a compiled method"),
+        (object(r.start, method_dictionary, carols, 0), "a method dictionary"),
+        (object(r.start, metaclass, carols, 0), "a metaclass"),
+        (object(r.start, thing_class, carols, 0), "a class"),
+    ];
+    for (record, what) in attempts {
+        let why = denied(stone.commit(carol, vec![record]));
+        assert!(why.contains(&format!("may not change code, and the commit writes {what}")), "{why}");
+    }
+    // A class whose metaclass comes in the same commit is a class too.
+    let made = vec![object(r.start, metaclass, carols, 0), object(r.start + 1, r.start, carols, 0)];
+    assert!(denied(stone.commit(carol, made)).contains("may not change code"));
+    // Instances of a class are data, hers to commit; code is a code changer's.
+    assert!(matches!(ok(stone.commit(carol, vec![object(r.start, thing, carols, 0)])), CommitOutcome::Committed(_)));
+    let r = fresh(dave);
+    let daves = ok(stone.user_of(dave)).default_policy;
+    let code = vec![object(r.start, metaclass, daves, 0), ObjectRecord { oop: r.start + 1, policy: daves, ..source }];
+    assert!(matches!(ok(stone.commit(dave, code)), CommitOutcome::Committed(_)));
 }

@@ -154,7 +154,7 @@ fn a_process_stopped_in_one_gem_is_debugged_live_from_another_users_login_and_go
         assert_eq!(printed(&execute(&mut in_b, vec![evaluate("Ticker new tick: 0")]).await[0]), "2");
         let list = sessions(&mut in_b).await;
         assert!(list.sessions.iter().all(|s| s.suspended.is_empty()), "{list:?}");
-        assert!(list.sessions.iter().any(|s| s.agent == a.addr && s.user.contains("alice")), "{list:?}");
+        assert!(list.sessions.iter().any(|s| s.agent == a.addr && s.agent_users.contains("alice")), "{list:?}");
     });
 }
 

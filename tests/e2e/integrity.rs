@@ -194,3 +194,29 @@ fn flipped_bytes_in_the_repository_file_are_found_by_verify_and_never_read_as_da
     let said = refused_to_serve(&repo);
     assert!(said.contains("integrity") || said.contains("checksum"), "{said}");
 }
+
+#[test]
+fn verify_says_damaged_and_exits_1_for_every_log_header_the_stone_refuses() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let repo = dir.path().join("repo");
+    let stone = StoneProcess::start(&repo);
+    assert!(stone.stop());
+    let log = repo.join(onyx_store::tranlog::LOG_FILE);
+    let whole = std::fs::read(&log).expect("the log");
+    for at in [0, 8, 17] {
+        let mut bytes = whole.clone();
+        bytes[at] ^= 1;
+        std::fs::write(&log, &bytes).expect("written");
+        let out = std::process::Command::new(onyx_tests::onyx())
+            .args(["verify", &repo.display().to_string()])
+            .output()
+            .expect("onyx verify runs");
+        let said = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "byte {at}: {said}{}", String::from_utf8_lossy(&out.stderr));
+        assert!(said.contains("damaged") && said.contains("transaction log"), "byte {at}: {said}");
+        let refused = refused_to_serve(&repo);
+        assert!(refused.contains("transaction log"), "byte {at}: {refused}");
+    }
+    std::fs::write(&log, &whole).expect("written");
+    assert!(StoneProcess::serve(&repo).stop(), "the whole log serves again");
+}

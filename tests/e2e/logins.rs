@@ -67,7 +67,7 @@ fn a_user_who_may_not_change_code_cannot_raise_their_rights() {
         let add =
             pb::AddUser { user: "reader".into(), password: "x".into(), may_change_code: true, groups: Vec::new() };
         let out = execute(&mut reader, vec![op(Op::AddUser(add))]).await;
-        assert!(error(&out[0]).message.contains("only a user who may change code"), "{:?}", out[0]);
+        assert!(error(&out[0]).message.contains("only an administrator may"), "{:?}", out[0]);
         // The repository is as it was.
         let out = execute(
             &mut curator,
@@ -226,9 +226,9 @@ fn the_command_line_adds_users_who_then_work_within_their_rights() {
     assert!(ok && out.trim() == "7", "{out}");
     let (ok, _, err) = onyx(&["eval", "Object compile: 'sneaky ^ 1'"], "reader", "secret", "");
     assert!(!ok && err.contains("permission denied"), "{err}");
-    // Only a user who may change code adds users; no password is no user.
+    // Only an administrator adds users; no password is no user.
     let (ok, _, err) = onyx(&["add-user", "other", "--may-change-code"], "reader", "secret", "pw\n");
-    assert!(!ok && err.contains("may change code"), "{err}");
+    assert!(!ok && err.contains("only an administrator"), "{err}");
     let (ok, _, err) = onyx(&["add-user", "other"], "DataCurator", "swordfish", "");
     assert!(!ok && err.contains("password"), "{err}");
     // Into another user's gem comes only a user who may debug others' gems, and only debugs.

@@ -22,6 +22,8 @@
 //! - `logins`: what a login to an agent may do, and how long its token and handles last.
 //! - `sessions`: the stone's sessions as the agents show them, and their events.
 //! - `restart`: a gem whose stone restarts logs in again.
+//! - `security`: what one user cannot do to another, whatever client they use (a raw stone
+//!   session where the tools would not send such a request).
 //! - `tidy`: repository hygiene.
 //! - `tls`: a stone and a gem serving over TLS.
 //! - `wrong_server`: commands pointed at the wrong kind of server or at a gem whose stone is
@@ -45,6 +47,7 @@ mod object_log;
 mod packages;
 mod profiles;
 mod restart;
+mod security;
 mod sessions;
 mod stone;
 mod tidy;

@@ -24,7 +24,7 @@ fn spawn_as(stone: &StoneProcess, user: &str, code: &str) -> Child {
         .expect("onyx eval starts")
 }
 
-fn password(user: &str) -> String {
+pub(crate) fn password(user: &str) -> String {
     user.chars().rev().collect()
 }
 
@@ -35,7 +35,7 @@ fn eval_as(stone: &StoneProcess, user: &str, code: &str) -> (bool, String, Strin
 }
 
 /// What `code` printed as `user`, failing on an error.
-fn ok_as(stone: &StoneProcess, user: &str, code: &str) -> String {
+pub(crate) fn ok_as(stone: &StoneProcess, user: &str, code: &str) -> String {
     let (ok, out, err) = eval_as(stone, user, code);
     assert!(ok, "{user}: {code}\nfailed: {err}");
     out
@@ -43,7 +43,7 @@ fn ok_as(stone: &StoneProcess, user: &str, code: &str) -> String {
 
 /// A stone with users `bob`, `carol` (in the group Payroll) and `dave`, who may not change
 /// code.
-fn stone_with_users() -> (tempfile::TempDir, StoneProcess) {
+pub(crate) fn stone_with_users() -> (tempfile::TempDir, StoneProcess) {
     let (dir, stone) = repository();
     let curators_gem = GemProcess::start(&stone);
     runtime().block_on(async {

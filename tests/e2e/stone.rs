@@ -46,6 +46,11 @@ impl StoneProcess {
         StoneProcess { child, addr }
     }
 
+    /// The stone's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Kills the stone with SIGKILL (no chance to finish anything) and waits for it.
     pub fn kill(&mut self) {
         let _ = self.child.kill();

@@ -115,7 +115,11 @@ impl GitPackages {
         let mut failure = None;
         subtree
             .walk(TreeWalkMode::PreOrder, |root, entry| {
-                let Some(file) = entry.name() else { return TreeWalkResult::Skip };
+                // A name git itself would not check out (a crafted tree's) is no package file.
+                let Some(file) = entry.name().filter(|n| !matches!(*n, "" | "." | "..") && !n.contains(['/', '\\']))
+                else {
+                    return TreeWalkResult::Skip;
+                };
                 let path = target.join(root).join(file);
                 let written = match entry.kind() {
                     Some(git2::ObjectType::Tree) => std::fs::create_dir_all(&path).map_err(|e| e.to_string()),

@@ -14,8 +14,8 @@ use crate::heap::Body;
 use crate::value::Value;
 use crate::vm::Vm;
 
-/// `UserProfile`'s instance variables: the user's name ...
-const USER_ID: usize = 0;
+/// `UserProfile`'s instance variables: the user's name (a Symbol) ...
+const USER_ID: usize = onyx_record::kernel::PROFILE_USER;
 /// ... and the symbol list (an Array of SymbolDictionaries).
 const SYMBOL_LIST: usize = 1;
 /// The user every VM without a repository runs as.
@@ -37,7 +37,8 @@ impl Vm {
         let mut list = vec![globals, self.known.smalltalk];
         list.extend(self.global("Published").filter(|&p| self.dict(p).is_some()));
         let list = self.new_array(list);
-        let id = self.new_string(user);
+        // A Symbol, which the stone checks names the session's user (`onyx_record::kernel`).
+        let id = self.intern(user);
         let mut slots = vec![Value::NIL; 2];
         (slots[USER_ID], slots[SYMBOL_LIST]) = (id, list);
         self.heap.alloc(class, 2, Body::Slots(slots.into()))

@@ -227,6 +227,21 @@ fn request(op: Op) -> Result<Request, Failure> {
         Op::Hierarchy(r) => Request::Hierarchy(r.class_name),
         Op::AutoCommit(r) => Request::AutoCommit(r.on),
         Op::Sessions(_) => Request::Sessions,
+        Op::AdministerSession(r) => {
+            use pb::administer_session::Act;
+            let act = match Act::try_from(r.act) {
+                Ok(Act::ListLocks) => onyx_record::SessionAct::ListLocks,
+                Ok(Act::RemoveLocks) => onyx_record::SessionAct::RemoveLocks,
+                Ok(Act::Stop) => onyx_record::SessionAct::Stop,
+                _ => {
+                    return Err(Failure::new(
+                        ErrorKind::Invalid,
+                        "say what to do to the session: list or remove its locks, or stop it",
+                    ));
+                }
+            };
+            Request::AdministerSession { session: r.session, act }
+        }
         Op::ObjectLog(_) => Request::ObjectLog,
         Op::ObjectLogEntry(r) => Request::ObjectLogEntry(r.id),
         Op::ReadText(r) => Request::ReadText { handle: r.handle, page: Page::default() },
@@ -449,12 +464,20 @@ fn answer_of(answer: Answer) -> PbOutcome {
             next: i.next,
             handle: i.handle,
         }),
+        Answer::SessionLocks { session, locks } => PbOutcome::SessionLocks(pb::SessionLocks {
+            session,
+            locks: locks
+                .into_iter()
+                .map(|(oop, kind)| pb::SessionLock { oop, write: kind == onyx_record::LockKind::Write })
+                .collect(),
+        }),
         Answer::Sessions { sessions, latest } => PbOutcome::Sessions(pb::Sessions {
             sessions: sessions
                 .into_iter()
                 .map(|s| pb::GemSession {
                     session: s.session,
                     user: s.user,
+                    agent_users: s.agent_users,
                     host: s.host,
                     pid: s.pid,
                     agent: s.agent,

@@ -130,6 +130,7 @@ pub fn run(vm: &mut Vm, state: &mut State, login: u64, request: Request, page: O
             Ok(Answer::Done)
         }
         Request::Sessions => transaction::sessions(vm),
+        Request::AdministerSession { session, act } => transaction::administer(vm, session, act),
         Request::Breakpoint(r) => breakpoints::run(vm, r),
         Request::ObjectLog => object_log::list(vm, page),
         Request::ObjectLogEntry(id) => object_log::open(vm, &mut state.handles.of(login), id),
@@ -193,12 +194,9 @@ pub fn run(vm: &mut Vm, state: &mut State, login: u64, request: Request, page: O
     }
 }
 
-/// Adds a user through the stone, which checks that the session's user may, and puts them
-/// in the groups given.
+/// Adds a user through the stone, which checks that the session's user administers it, and
+/// puts them in the groups given.
 fn add_user(vm: &mut Vm, user: &str, password: &Password, may_change_code: bool, groups: &[String]) -> Outcome {
-    if !vm.may_change_code() {
-        return Err(Failure::new(ErrorKind::PermissionDenied, "only a user who may change code adds users"));
-    }
     vm.add_user(user, &password.0, may_change_code).map_err(stone_failure)?;
     if !groups.is_empty() {
         vm.set_groups(user, groups).map_err(stone_failure)?;

@@ -218,6 +218,14 @@ pub enum Request {
     AutoCommit(bool),
     /// The stone's sessions.
     Sessions,
+    /// Another session's locks listed or removed, or the session stopped (an
+    /// administrator's, as the stone says).
+    AdministerSession {
+        /// The session.
+        session: u64,
+        /// What is done to it.
+        act: onyx_record::SessionAct,
+    },
     /// A page of the stone's object log (post-mortem reports), newest first.
     ObjectLog,
     /// One entry of the object log, whole.
@@ -525,8 +533,10 @@ pub struct Committed {
 pub struct GemSession {
     /// Its session.
     pub session: u64,
-    /// The users logged in to its agent.
+    /// Its user, as the stone checked them at login.
     pub user: String,
+    /// The users logged in to its agent, as the gem says.
+    pub agent_users: String,
     /// Its host.
     pub host: String,
     /// Its process id.
@@ -590,6 +600,13 @@ pub enum Answer {
     Processes(Vec<super::debugger::ProcessEntry>),
     /// What a debugger shows of a process.
     Debugged(Box<super::debugger::Debugged>),
+    /// The locks a session holds (or held before they were removed, or it was stopped).
+    SessionLocks {
+        /// The session.
+        session: u64,
+        /// Its locks, by object.
+        locks: Vec<(onyx_record::Oop, onyx_record::LockKind)>,
+    },
     /// The stone's sessions, and its latest commit.
     Sessions {
         /// The gems.

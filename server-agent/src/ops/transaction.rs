@@ -53,7 +53,8 @@ pub fn sessions(vm: &mut Vm) -> Outcome {
         .into_iter()
         .map(|s| GemSession {
             session: s.session,
-            user: s.about.user,
+            user: s.user,
+            agent_users: s.about.user,
             host: s.about.host,
             pid: s.about.pid,
             agent: s.about.agent,
@@ -65,4 +66,11 @@ pub fn sessions(vm: &mut Vm) -> Outcome {
         })
         .collect();
     Ok(Answer::Sessions { sessions, latest })
+}
+
+/// Another session's locks listed or removed, or the session stopped, as the stone lets the
+/// session's user (an administrator, or a session listing its own).
+pub fn administer(vm: &mut Vm, session: u64, act: onyx_record::SessionAct) -> Outcome {
+    let locks = vm.administer_session(session, act).map_err(stone_failure)?;
+    Ok(Answer::SessionLocks { session, locks })
 }

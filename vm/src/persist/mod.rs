@@ -647,6 +647,15 @@ impl Vm {
         self.persist.as_mut().ok_or_else(detached)?.link.sessions()
     }
 
+    /// Does `act` to another session of the stone (see [`StoneLink::administer`]).
+    pub fn administer_session(
+        &mut self,
+        session: u64,
+        act: onyx_record::SessionAct,
+    ) -> Result<Vec<(Oop, onyx_record::LockKind)>, StoneError> {
+        self.persist.as_mut().ok_or_else(detached)?.link.administer(session, act)
+    }
+
     /// The session with the stone, for calls that concern no object.
     pub(crate) fn stone_link(&mut self) -> Result<&mut dyn StoneLink, StoneError> {
         Ok(self.persist.as_mut().ok_or_else(detached)?.link.as_mut())

@@ -32,12 +32,45 @@ fn io(path: &Path, e: std::io::Error) -> SourceError {
     SourceError::whole(path, format!("cannot write: {e}"))
 }
 
-/// Writes `text` to `path`, making its folder.
-fn write(path: &Path, text: &[u8]) -> Result<(), SourceError> {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| io(parent, e))?;
+/// Refuses `path` unless it stays inside `dir` however symbolic links on the way resolve:
+/// the nearest part of it that exists (the file, or the folder it goes in) must lie in `dir`.
+/// A save writes only where it was asked to, never through a link to elsewhere.
+fn inside(dir: &Path, path: &Path) -> Result<(), SourceError> {
+    let root = dir.canonicalize().map_err(|e| io(dir, e))?;
+    let existing = path.ancestors().find(|p| p.symlink_metadata().is_ok()).unwrap_or(dir);
+    // A link that leads nowhere resolves to nothing: refused as well.
+    let real = existing.canonicalize().map_err(|e| io(existing, e))?;
+    if real.starts_with(&root) {
+        return Ok(());
     }
-    std::fs::write(path, text).map_err(|e| io(path, e))
+    Err(SourceError::whole(
+        path,
+        format!("cannot write: {} leads to {}, outside {}", existing.display(), real.display(), root.display()),
+    ))
+}
+
+/// Writes `text` to `path` inside `dir`, making its folder: into a new file beside it, then
+/// renamed over it, so that a link at `path` is replaced, never written through, and the
+/// file is never left half written.
+fn write(dir: &Path, path: &Path, text: &[u8]) -> Result<(), SourceError> {
+    use std::io::Write as _;
+    inside(dir, path)?;
+    let parent = path.parent().unwrap_or(dir);
+    std::fs::create_dir_all(parent).map_err(|e| io(parent, e))?;
+    inside(dir, parent)?;
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let temp = parent.join(format!(".{name}.{}.saving", std::process::id()));
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&temp)
+        .and_then(|mut f| f.write_all(text).and_then(|()| f.sync_all()))
+        .and_then(|()| std::fs::rename(&temp, path));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&temp);
+        return Err(io(path, e));
+    }
+    Ok(())
 }
 
 /// Takes over from `old` (the same package as files held it) what files keep and an image
@@ -66,6 +99,7 @@ fn carry_over(package: &mut Package, old: &Package) {
 
 /// Saves `package` into `dir` as `format`; answers the file or folder written.
 pub fn save(dir: &Path, package: &Package, format: &Format) -> Result<PathBuf, SourceError> {
+    std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
     let mut package = package.clone();
     match format {
         Format::Tonel => {
@@ -84,6 +118,10 @@ pub fn save(dir: &Path, package: &Package, format: &Format) -> Result<PathBuf, S
                 package.version = version;
             }
             let files = tonel::package_files(&package, package.version);
+            inside(dir, &folder)?;
+            for (name, _) in &files {
+                inside(dir, &folder.join(name))?;
+            }
             // Files of classes the package no longer holds go.
             if let Ok(entries) = std::fs::read_dir(&folder) {
                 for entry in entries.flatten() {
@@ -94,18 +132,19 @@ pub fn save(dir: &Path, package: &Package, format: &Format) -> Result<PathBuf, S
                 }
             }
             for (name, text) in files {
-                write(&folder.join(name), text.as_bytes())?;
+                write(dir, &folder.join(name), text.as_bytes())?;
             }
             Ok(folder)
         }
         Format::FileTree => {
             let folder = dir.join(format!("{}.package", package.name));
+            inside(dir, &folder)?;
             if folder.is_dir() {
                 carry_over(&mut package, &filetree::read_package(&folder)?);
                 std::fs::remove_dir_all(&folder).map_err(|e| io(&folder, e))?;
             }
             for (path, text) in filetree::package_files(&package) {
-                write(&folder.join(path), text.as_bytes())?;
+                write(dir, &folder.join(path), text.as_bytes())?;
             }
             Ok(folder)
         }
@@ -134,7 +173,7 @@ pub fn save(dir: &Path, package: &Package, format: &Format) -> Result<PathBuf, S
             let info = VersionInfo::new(&name, author, message, ancestors);
             let path = dir.join(monticello::file_name(&info));
             let bytes = monticello::write(&package, &info).map_err(|e| io(&path, e))?;
-            write(&path, &bytes)?;
+            write(dir, &path, &bytes)?;
             Ok(path)
         }
     }
@@ -172,4 +211,49 @@ fn stamp(author: &str) -> String {
     let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let (year, month, day) = monticello::civil_from_days(secs / 86_400);
     format!("{author} {month}/{day}/{year} {:02}:{:02}", secs / 3600 % 24, secs / 60 % 60)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn package() -> Package {
+        let kernel = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/kernel/Kernel-Announcements");
+        super::super::read_packages(&kernel).unwrap().remove(0)
+    }
+
+    #[test]
+    fn a_save_never_writes_through_a_link_out_of_its_folder() {
+        let (into, elsewhere) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let package = package();
+        let outside = elsewhere.path().join("precious.st");
+        std::fs::write(&outside, "mine").unwrap();
+        // A class file linked to a file elsewhere.
+        let folder = into.path().join(&package.name);
+        std::fs::create_dir_all(&folder).unwrap();
+        std::os::unix::fs::symlink(&outside, folder.join("Announcer.class.st")).unwrap();
+        let e = save(into.path(), &package, &Format::Tonel).unwrap_err().to_string();
+        assert!(e.contains("outside"), "{e}");
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), "mine");
+        assert!(!folder.join("package.st").exists(), "nothing is written when one file would leave the folder");
+        // A package folder linked to a folder elsewhere, in each format's name.
+        std::fs::remove_dir_all(&folder).unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), &folder).unwrap();
+        assert!(save(into.path(), &package, &Format::Tonel).unwrap_err().to_string().contains("outside"));
+        let filetree = into.path().join(format!("{}.package", package.name));
+        std::os::unix::fs::symlink(elsewhere.path(), &filetree).unwrap();
+        assert!(save(into.path(), &package, &Format::FileTree).unwrap_err().to_string().contains("outside"));
+        assert_eq!(std::fs::read_to_string(&outside).unwrap(), "mine");
+        assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 1, "nothing was written elsewhere");
+        // Links that stay inside the folder are followed, and a save writes its files whole.
+        std::fs::remove_file(&folder).unwrap();
+        let real = into.path().join("real");
+        std::fs::create_dir_all(&real).unwrap();
+        std::os::unix::fs::symlink(&real, &folder).unwrap();
+        save(into.path(), &package, &Format::Tonel).unwrap();
+        assert!(real.join("Announcer.class.st").is_file());
+        let left: Vec<_> = std::fs::read_dir(&real).unwrap().flatten().map(|e| e.file_name()).collect();
+        assert!(left.iter().all(|n| !n.to_string_lossy().ends_with(".saving")), "{left:?}");
+    }
 }

@@ -544,3 +544,13 @@ fn a_weak_array_keeps_what_the_repository_holds_and_drops_what_only_it_holds() {
     let mut c = gem(&stone);
     assert_eq!(run(&mut c, "(Smalltalk at: #Registry) asArray"), "#('first' 'second' nil)");
 }
+
+#[test]
+fn the_root_names_the_classes_of_code_where_the_stone_reads_them() {
+    use onyx_record::kernel::{ROOT_COMPILED_METHOD, ROOT_METACLASS, ROOT_METHOD_DICTIONARY};
+    let kernel = vm();
+    let root = kernel.known.objects();
+    assert_eq!(root[ROOT_METACLASS], kernel.known.metaclass);
+    assert_eq!(root[ROOT_COMPILED_METHOD], kernel.known.compiled_method);
+    assert_eq!(root[ROOT_METHOD_DICTIONARY], kernel.known.method_dictionary);
+}
