@@ -279,10 +279,10 @@ impl Ide {
     /// Opens the panes asked for on other gems: at once on a gem linked, else once its login
     /// is answered; and logs out of the gems no pane is on any more.
     fn attach_asked(&mut self) {
-        for (gem, what) in std::mem::take(&mut self.sent.attach) {
+        for (gem, session, what) in std::mem::take(&mut self.sent.attach) {
             if gem == self.link.address {
                 self.open_on(None, what);
-            } else if let Some((gem, what)) = self.attached.ask(&self.link, gem, what) {
+            } else if let Some((gem, what)) = self.attached.ask(&self.link, gem, session, what) {
                 self.open_on(Some(gem), what);
             }
         }

@@ -21,7 +21,7 @@ pub(crate) struct Sent {
     /// reading).
     pub(crate) refreshing: HashSet<Ticket>,
     /// Panes asked for on other gems, to open once linked (see `remote.rs`).
-    pub(crate) attach: Vec<(String, Attach)>,
+    pub(crate) attach: Vec<(String, u64, Attach)>,
 }
 
 /// What a pane may do while it draws: send batches (one per gesture) and open other panes.
@@ -79,10 +79,10 @@ impl Ctx<'_> {
         ticket
     }
 
-    /// Asks to open `what` on the gem whose agent is at `gem` (this gem, or another of the
-    /// stone, logged in to as the IDE's user).
-    pub fn attach(&mut self, gem: String, what: Attach) {
-        self.sent.attach.push((gem, what));
+    /// Asks to open `what` on the gem of session `session`, whose agent is at `gem` (this
+    /// gem, or another of the stone, logged in to as the IDE's user).
+    pub fn attach(&mut self, gem: String, session: u64, what: Attach) {
+        self.sent.attach.push((gem, session, what));
     }
 
     /// The same context on another link (a pane on another gem draws with it).

@@ -26,6 +26,9 @@ pub enum ConnectError {
     /// The gem could not be reached, or refused the login.
     #[error(transparent)]
     Login(#[from] LoginError),
+    /// A link made with a ticket logs in again only with a new one, from the IDE's own gem.
+    #[error("the gem at {0} was attached to with a ticket: attach to it again from the sessions list")]
+    Attached(String),
 }
 
 impl From<std::io::Error> for ConnectError {
@@ -80,7 +83,8 @@ pub struct Link {
     incoming: mpsc::Receiver<Incoming>,
     outgoing: mpsc::Sender<Incoming>,
     wake: Wake,
-    password: String,
+    /// The password the user gave for this gem (none for a gem attached to with a ticket).
+    password: Option<String>,
     /// Batches sent since the link was made: one per gesture that needs the server.
     sent: Arc<AtomicU64>,
     /// Of those, the batches panes sent to read again what they show (not gestures).
@@ -103,9 +107,35 @@ impl Link {
     /// Logs in as `user` to the agent at `address` (`host:port`, or `https://host:port`),
     /// and listens to its events.
     pub fn connect(address: &str, user: &str, password: &str, wake: Wake) -> Result<Link, ConnectError> {
-        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build()?;
+        let runtime = link_runtime()?;
         let session = runtime.block_on(AgentSession::login(address, user, password))?;
+        Ok(Link::over(runtime, session, user, Some(password.to_string()), wake))
+    }
+
+    /// Logs in to the agent at `address` of session `session`'s gem as `home`'s user, with a
+    /// ticket the stone issues through `home` (see [`AgentSession::attach`]).
+    fn attached(
+        home: &AgentSession,
+        session: u64,
+        address: &str,
+        user: &str,
+        wake: Wake,
+    ) -> Result<Link, ConnectError> {
+        let runtime = link_runtime()?;
+        let session = runtime.block_on(home.attach(session, address))?;
+        Ok(Link::over(runtime, session, user, None, wake))
+    }
+
+    /// The link of a login made, listening to its events.
+    fn over(
+        runtime: tokio::runtime::Runtime,
+        session: AgentSession,
+        user: &str,
+        password: Option<String>,
+        wake: Wake,
+    ) -> Link {
         let (may_change_code, stone) = (session.may_change_code(), session.stone().to_string());
+        let address = session.address().to_string();
         let (outgoing, incoming) = mpsc::channel();
         let link = Link {
             runtime,
@@ -113,10 +143,10 @@ impl Link {
             incoming,
             outgoing,
             wake,
-            password: password.to_string(),
+            password,
             sent: Arc::default(),
             refreshes: 0,
-            address: address.to_string(),
+            address,
             user: user.to_string(),
             may_change_code,
             stone,
@@ -124,7 +154,7 @@ impl Link {
             breakpoints: Book::default(),
         };
         link.listen();
-        Ok(link)
+        link
     }
 
     /// The link, able to start gems on its stone with `gems` (the stone is embedded).
@@ -217,18 +247,30 @@ impl Link {
     /// Logs in again, as the same user at the same address, on a thread of its own: the
     /// answer comes through the receiver (the window goes on meanwhile).
     pub fn reconnect(&self) -> Linking {
-        self.attach_to(&self.address)
-    }
-
-    /// Logs in to the agent of another gem of the stone at `address`, as the same user with
-    /// the same password, on a thread of its own: the answer comes through the receiver. The
-    /// stone lets the user in if the gem is theirs, or if they may debug others' gems.
-    pub fn attach_to(&self, address: &str) -> Linking {
         let (tx, rx) = mpsc::channel();
-        let (address, user, password, wake) =
-            (address.to_string(), self.user.clone(), self.password.clone(), Arc::clone(&self.wake));
+        let (address, user, wake) = (self.address.clone(), self.user.clone(), Arc::clone(&self.wake));
+        let Some(password) = self.password.clone() else {
+            let _ = tx.send(Err(ConnectError::Attached(address)));
+            return rx;
+        };
         std::thread::spawn(move || {
             let _ = tx.send(Link::connect(&address, &user, &password, Arc::clone(&wake)));
+            wake();
+        });
+        rx
+    }
+
+    /// Logs in to the agent at `address` of session `session`'s gem (another gem of the
+    /// stone) as the same user, on a thread of its own: the answer comes through the
+    /// receiver. The login takes a one-time ticket the stone issues through this link's gem,
+    /// never the password: the address is only what that session says of itself. The stone
+    /// lets the user in if the gem is theirs, or if they may debug others' gems.
+    pub fn attach_to(&self, address: &str, session: u64) -> Linking {
+        let (tx, rx) = mpsc::channel();
+        let (home, address, user, wake) =
+            (self.session.clone(), address.to_string(), self.user.clone(), Arc::clone(&self.wake));
+        std::thread::spawn(move || {
+            let _ = tx.send(Link::attached(&home, session, &address, &user, Arc::clone(&wake)));
             wake();
         });
         rx
@@ -275,4 +317,9 @@ fn failure(status: &tonic::Status) -> String {
         tonic::Code::Unauthenticated => format!("logged out: {}", status.message()),
         _ => status.message().to_string(),
     }
+}
+
+/// The runtime of one link's calls and events.
+fn link_runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build()
 }

@@ -98,13 +98,14 @@ impl Attached {
     }
 
     /// Asks to open `what` on the gem at `gem`: at once (answered back) if there is a link to
-    /// it, or once a login made through `main`'s user is answered (see [`Attached::made`]).
-    pub fn ask(&mut self, main: &Link, gem: String, what: Attach) -> Option<(String, Attach)> {
+    /// it, or once a login made with a ticket through `main` is answered (see
+    /// [`Attached::made`]).
+    pub fn ask(&mut self, main: &Link, gem: String, session: u64, what: Attach) -> Option<(String, Attach)> {
         if self.links.contains_key(&gem) {
             return Some((gem, what));
         }
         if !self.connecting.iter().any(|(g, w, _)| *g == gem && *w == what) {
-            let made = main.attach_to(&gem);
+            let made = main.attach_to(&gem, session);
             self.connecting.push((gem, what, made));
         }
         None

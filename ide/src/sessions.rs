@@ -154,7 +154,7 @@ impl View for Sessions {
                 if s.this_gem {
                     ui.label("");
                 } else if ui.button(format!("Processes of {}", s.session)).clicked() {
-                    ctx.attach(s.agent.clone(), Attach::Processes);
+                    ctx.attach(s.agent.clone(), s.session, Attach::Processes);
                 }
                 ui.end_row();
             }
@@ -197,7 +197,7 @@ impl Sessions {
                     (format!("Attach to {} in {}", p.process, s.session), format!("debug it in the gem at {}", s.agent))
                 };
                 if ui.button(label).on_hover_text(hint).clicked() {
-                    ctx.attach(s.agent.clone(), Attach::Debugger(p.process));
+                    ctx.attach(s.agent.clone(), s.session, Attach::Debugger(p.process));
                 }
                 ui.end_row();
             }

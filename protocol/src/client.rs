@@ -5,7 +5,7 @@
 use tonic::metadata::{Ascii, MetadataValue};
 use tonic::transport::Channel;
 
-use crate::agent::{self as pb, agent_client::AgentClient, operation::Op};
+use crate::agent::{self as pb, agent_client::AgentClient, operation::Op, result::Outcome};
 use crate::tls::{self, TlsError};
 
 /// Why a login could not be made.
@@ -32,6 +32,15 @@ pub enum LoginError {
         /// The gem's answer.
         status: tonic::Status,
     },
+    /// The gem logged in to would not issue a ticket to another session's gem (the session
+    /// is gone, or the login is a debugger's, who acts for no one there).
+    #[error("no ticket to the gem of session {session}: {reason}")]
+    NoTicket {
+        /// The session attached to.
+        session: u64,
+        /// Why not.
+        reason: String,
+    },
     /// The gem answered a token that cannot be sent back.
     #[error("the gem at {address} answered a malformed token")]
     MalformedToken {
@@ -56,6 +65,29 @@ impl AgentSession {
     /// Connects to the agent at `address` (`host:port`, or `https://host:port`) and logs in as
     /// `user`.
     pub async fn login(address: &str, user: &str, password: &str) -> Result<AgentSession, LoginError> {
+        let request = pb::LoginRequest { user: user.into(), password: password.into(), ticket: String::new() };
+        AgentSession::login_with(address, request).await
+    }
+
+    /// Logs in to the agent at `address` of session `session`'s gem (another gem of this
+    /// login's stone) as this login's user, with a one-time ticket the stone issues through
+    /// this gem: no password goes to an address the sessions list only advertises, and a
+    /// ticket is good at that session's gem alone. The stone lets the user in if the gem is
+    /// theirs, or if they may debug others' gems.
+    pub async fn attach(&self, session: u64, address: &str) -> Result<AgentSession, LoginError> {
+        let refused = |reason: String| LoginError::NoTicket { session, reason };
+        let ask = batch(vec![Op::IssueTicket(pb::TicketFor { session })]);
+        let answer = self.clone().execute(ask).await.map_err(|s| refused(s.message().to_string()))?;
+        let secret = match answer.results.into_iter().next().and_then(|r| r.outcome) {
+            Some(Outcome::Ticket(t)) if t.session == session => t.secret,
+            Some(Outcome::Error(e)) => return Err(refused(e.message)),
+            _ => return Err(refused("the gem answered something else".into())),
+        };
+        let request = pb::LoginRequest { user: String::new(), password: String::new(), ticket: secret };
+        AgentSession::login_with(address, request).await
+    }
+
+    async fn login_with(address: &str, request: pb::LoginRequest) -> Result<AgentSession, LoginError> {
         let endpoint = tls::endpoint(address)?;
         let channel = endpoint
             .connect()
@@ -64,7 +96,6 @@ impl AgentSession {
         let mut agent = AgentClient::new(channel)
             .max_decoding_message_size(crate::codec::MAX_MESSAGE)
             .max_encoding_message_size(crate::codec::MAX_MESSAGE);
-        let request = pb::LoginRequest { user: user.into(), password: password.into() };
         let reply = agent
             .login(request)
             .await

@@ -56,11 +56,18 @@ pub trait StoneLink {
     /// [`crate::policy::DEBUGGERS`]); answers what the gem knows of them, or refuses with
     /// [`StoneError::PermissionDenied`].
     fn admit(&mut self, name: &str, password: &str) -> Result<UserInfo, StoneError>;
+    /// A one-time ticket of the session's user to the gem of session `session`, which that
+    /// gem's agent takes instead of a password: a tool never sends a password to an agent
+    /// address it was only told about.
+    fn issue_ticket(&mut self, session: u64) -> Result<String, StoneError>;
+    /// Redeems a ticket handed to this gem's agent: the user it was issued to, if it was
+    /// issued for this session and they may log in here (as [`StoneLink::admit`] decides).
+    fn redeem_ticket(&mut self, ticket: &str) -> Result<UserInfo, StoneError>;
     /// Adds user `name` with `password` (or gives an existing one a new password and
-    /// privilege); only a user who may change code adds users.
+    /// privilege); only an administrator adds users.
     fn add_user(&mut self, name: &str, password: &str, may_change_code: bool) -> Result<(), StoneError>;
     /// Puts user `name` in `groups`, replacing the groups they were in (from their next
-    /// login); only a user who may change code does.
+    /// login); only an administrator does.
     fn set_groups(&mut self, name: &str, groups: &[String]) -> Result<(), StoneError>;
     /// Object security policy `id` as the stone keeps it (every user may read every policy).
     fn policy(&mut self, id: u32) -> Result<Policy, StoneError>;

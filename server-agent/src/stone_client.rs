@@ -199,6 +199,20 @@ impl StoneLink for StoneSession {
         }
     }
 
+    fn issue_ticket(&mut self, session: u64) -> Result<String, StoneError> {
+        match self.call(Op::IssueTicket(pb::TicketFor { session }))? {
+            Answer::Ticket(t) => Ok(t.secret),
+            other => Err(unexpected(&other)),
+        }
+    }
+
+    fn redeem_ticket(&mut self, ticket: &str) -> Result<UserInfo, StoneError> {
+        match self.call(Op::RedeemTicket(pb::Ticket { secret: ticket.to_string() }))? {
+            Answer::User(u) => Ok(records::user_from_wire(u)),
+            other => Err(unexpected(&other)),
+        }
+    }
+
     fn add_user(&mut self, name: &str, password: &str, may_change_code: bool) -> Result<(), StoneError> {
         let user = pb::NewUser { name: name.to_string(), password: password.to_string(), may_change_code };
         done(self.call(Op::AddUser(user))?)

@@ -290,6 +290,12 @@ async fn answer(s: &Session, request: pb::Request) -> Result<Answer, StoneError>
             }
             Ok(Answer::Locks(records::locks_to_wire(a.session, &locks)))
         }
+        Op::IssueTicket(t) => blocking(stone, move |s| s.issue_ticket(session, t.session))
+            .await
+            .map(|secret| Answer::Ticket(pb::Ticket { secret })),
+        Op::RedeemTicket(t) => blocking(stone, move |s| s.redeem_ticket(session, &t.secret))
+            .await
+            .map(|u| Answer::User(records::user_to_wire(&u))),
         Op::SetGroups(g) => blocking(stone, move |s| s.set_groups(Some(session), &g.name, &g.groups)).await.map(done),
         Op::Policy(p) => {
             blocking(stone, move |s| s.policy(session, p.id)).await.map(|p| Answer::Policy(records::policy_to_wire(&p)))

@@ -10,6 +10,7 @@
 //! - [`locks`]: object locks.
 //! - [`breakpoints`]: the stone's breakpoints, which every gem applies.
 //! - [`users`]: users, their passwords, and object security policies.
+//! - [`tickets`]: one-time tickets a tool attaches to another gem with, instead of a password.
 //! - [`gc`]: the repository's garbage collector.
 //! - [`verify`]: the offline check of a whole repository (`onyx verify`).
 //! - [`local`]: a session of a stone in the same process, as the VM's `StoneLink`.
@@ -28,6 +29,7 @@ pub mod locks;
 pub mod repo;
 mod rules;
 pub mod stone;
+pub mod tickets;
 pub mod tranlog;
 pub mod users;
 pub mod verify;

@@ -106,6 +106,14 @@ impl StoneLink for LocalLink {
         Ok(self.stone.admit(self.session, name, password)?)
     }
 
+    fn issue_ticket(&mut self, session: u64) -> Result<String, StoneError> {
+        Ok(self.stone.issue_ticket(self.session, session)?)
+    }
+
+    fn redeem_ticket(&mut self, ticket: &str) -> Result<UserInfo, StoneError> {
+        Ok(self.stone.redeem_ticket(self.session, ticket)?)
+    }
+
     fn add_user(&mut self, name: &str, password: &str, may_change_code: bool) -> Result<(), StoneError> {
         Ok(self.stone.add_user(Some(self.session), name, password, may_change_code, None)?)
     }

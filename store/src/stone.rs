@@ -64,6 +64,7 @@ pub(crate) struct State {
     pub durable_seq: u64,
     pub shutting_down: bool,
     pub breakpoints: crate::breakpoints::BreakpointTable,
+    pub tickets: crate::tickets::Tickets,
 }
 
 /// What the stone shares with its committer thread.
@@ -143,6 +144,7 @@ impl Stone {
             durable_seq: meta.commit_seq,
             shutting_down: false,
             breakpoints: Default::default(),
+            tickets: Default::default(),
         };
         let shared = Arc::new(Shared {
             repo,

@@ -114,7 +114,7 @@ pub(crate) async fn channel(gem: &GemProcess) -> Channel {
     channel_to(&gem.addr).await
 }
 
-async fn channel_to(addr: &str) -> Channel {
+pub(crate) async fn channel_to(addr: &str) -> Channel {
     Channel::from_shared(format!("http://{addr}")).expect("an address").connect().await.expect("the agent answers")
 }
 
@@ -125,7 +125,7 @@ pub(crate) async fn login(gem: &GemProcess, user: &str, password: &str) -> Resul
 /// A login to the agent listening at `addr` (`host:port`).
 pub(crate) async fn login_at(addr: &str, user: &str, password: &str) -> Result<Agent, Status> {
     let channel = channel_to(addr).await;
-    let request = pb::LoginRequest { user: user.into(), password: password.into() };
+    let request = pb::LoginRequest { user: user.into(), password: password.into(), ticket: String::new() };
     let token = AgentClient::new(channel.clone()).login(request).await?.into_inner().token;
     let bearer = format!("Bearer {token}").parse().expect("a token is ASCII");
     Ok(AgentClient::with_interceptor(channel, Bearer(bearer)))

@@ -33,7 +33,7 @@ System commitTransaction.
 nil";
 
 /// `alice` may change code and debug others' gems.
-async fn add_alice(curator: &mut Agent) {
+pub(crate) async fn add_alice(curator: &mut Agent) {
     let add = pb::AddUser {
         user: "alice".into(),
         password: "wonder".into(),

@@ -41,7 +41,7 @@ Ticker >> tick: n [
 ";
 
 /// The adapter, and what it sent (responses and events, in order).
-struct Adapter {
+pub(crate) struct Adapter {
     child: Child,
     stdin: ChildStdin,
     messages: mpsc::Receiver<Value>,
@@ -51,7 +51,7 @@ struct Adapter {
 }
 
 impl Adapter {
-    fn start() -> Adapter {
+    pub(crate) fn start() -> Adapter {
         let mut child = Command::new(onyx_tests::onyx())
             .arg("dap")
             .env_remove("ONYX_GEM")
@@ -89,7 +89,7 @@ impl Adapter {
     }
 
     /// Sends a request and answers its response (events that come first are kept).
-    fn request(&mut self, command: &str, arguments: Value) -> Value {
+    pub(crate) fn request(&mut self, command: &str, arguments: Value) -> Value {
         self.seq += 1;
         let body = json!({"seq": self.seq, "type": "request", "command": command, "arguments": arguments}).to_string();
         write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).expect("write");
@@ -104,7 +104,7 @@ impl Adapter {
     }
 
     /// A request that must succeed: its body.
-    fn ok(&mut self, command: &str, arguments: Value) -> Value {
+    pub(crate) fn ok(&mut self, command: &str, arguments: Value) -> Value {
         let response = self.request(command, arguments);
         assert_eq!(response["success"], true, "{command}: {response}");
         response["body"].clone()

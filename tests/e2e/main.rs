@@ -50,6 +50,7 @@ mod restart;
 mod security;
 mod sessions;
 mod stone;
+mod tickets;
 mod tidy;
 mod tls;
 mod versions;

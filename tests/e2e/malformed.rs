@@ -110,3 +110,44 @@ fn login() -> Vec<u8> {
     let login = pb::Login { user: "DataCurator".into(), password: "swordfish".into() };
     pb::Request { op: Some(Op::Login(login)) }.encode_to_vec()
 }
+
+/// An act on a session that is none: the agent and the stone each answer that the request is
+/// invalid, saying what it may be, and the session goes on.
+#[test]
+fn an_administrators_act_that_is_no_act_is_refused_as_invalid() {
+    use onyx_protocol::agent::{self as agent_pb, operation::Op as AgentOp, result::Outcome};
+    use onyx_protocol::stone::{self as pb, reply::Answer, request::Op};
+    let (_dir, stone) = crate::agent::repository();
+    let gem = GemProcess::start(&stone);
+    let runtime = crate::agent::runtime();
+    runtime.block_on(async {
+        let mut curator = crate::agent::client(&gem).await;
+        let unset = agent_pb::AdministerSession { session: 1, act: 0 };
+        let unknown = agent_pb::AdministerSession { session: 1, act: 99 };
+        let ops = [unset, unknown].map(|a| crate::agent::op(AgentOp::AdministerSession(a)));
+        for outcome in crate::agent::execute(&mut curator, ops.to_vec()).await {
+            let error = crate::agent::error(&outcome);
+            assert!(error.message.contains("say what to do to the session"), "{error:?}");
+        }
+        let still = crate::agent::execute(&mut curator, vec![crate::agent::evaluate("3 + 4")]).await;
+        assert!(matches!(&still[0], Outcome::Evaluated(e) if e.print_string == "7"), "{still:?}");
+
+        let mut session = grpc(&stone.addr).await;
+        session.ready().await.expect("ready");
+        let path = http::uri::PathAndQuery::from_static("/onyx.stone.v1.Stone/Session");
+        let act = pb::Request { op: Some(Op::Administer(pb::AdministerSession { session: 1, act: 99 })) };
+        let requests = tokio_stream::iter([login(), act.encode_to_vec()]);
+        let mut replies =
+            session.streaming(tonic::Request::new(requests), path, Raw).await.expect("a session").into_inner();
+        let opened = replies.message().await.expect("a reply").expect("the login's");
+        assert!(matches!(pb::Reply::decode(&opened[..]).expect("a reply").answer, Some(Answer::Opened(_))));
+        let answer = replies.message().await.expect("a reply").expect("the act's");
+        match pb::Reply::decode(&answer[..]).expect("a reply").answer {
+            Some(Answer::Failure(f)) => {
+                assert_eq!(f.kind, pb::FailureKind::Invalid as i32, "{f:?}");
+                assert!(f.message.contains("99 is no act on a session"), "{f:?}");
+            }
+            other => panic!("not refused: {other:?}"),
+        }
+    });
+}

@@ -2,7 +2,8 @@
 //! editor that speaks DAP. It attaches to a gem's agent (`attach` with `gem`, the user and
 //! password from `ONYX_USER` and `ONYX_PASSWORD`), and shows as threads the processes every
 //! gem of the stone keeps suspended, and that gem's own processes (to pause one). Debugging a
-//! process of another gem logs in to that gem's agent as a debugger. Breakpoints set in the
+//! process of another gem logs in to that gem's agent as a debugger, with a one-time ticket
+//! the stone issues through the gem attached to (the password goes to that gem alone). Breakpoints set in the
 //! editor are the stone's (`breakpoints.rs`), and so is the exception filter of all errors (a
 //! breakpoint where errors are signalled, for as long as the session); `threads.rs` keeps the
 //! threads and turns the gems' events into DAP's (the transcripts of every gem it may log in
@@ -192,8 +193,7 @@ impl Adapter {
         if !self.listening.insert(agent.to_string()) {
             return;
         }
-        let (user, password) = credentials();
-        match AgentSession::login(agent, &user, &password).await {
+        match self.attach_to(agent).await {
             Ok(session) => {
                 tokio::spawn(threads::transcript(session, agent.to_string(), self.out.clone()));
             }
@@ -206,7 +206,8 @@ impl Adapter {
 
     /// Reads every gem's suspended processes, and the attached gem's processes: a `stopped`
     /// event for each not told of yet. The stone's lists may be a second old: each gem that
-    /// lists some is asked for its own list, the truth about its processes.
+    /// lists some is asked for its own list, the truth about its processes (a gem the adapter
+    /// cannot log in to shows none).
     async fn look(&mut self) -> Result<(Vec<Event>, Vec<pb::ProcessEntry>), String> {
         let home = self.home.clone();
         let mut answers = self.execute(&home, vec![Op::Sessions(pb::Empty {}), Op::Processes(pb::Empty {})]).await?;
@@ -214,16 +215,19 @@ impl Adapter {
         else {
             return Err("the gem did not list its sessions and processes".into());
         };
+        self.threads.lock().map_err(|_| "the thread table is lost")?.learn(&list.sessions);
         let processes = processes.processes;
         let mut fresh = Vec::new();
         for s in &list.sessions {
             let mut suspended = s.suspended.clone();
             let mut theirs = None;
-            if s.agent != home
-                && !suspended.is_empty()
-                && let Ok(Outcome::Processes(p)) = self.one(&s.agent, Op::Processes(pb::Empty {})).await
-            {
-                theirs = Some(p.processes);
+            if s.agent != home && !suspended.is_empty() {
+                match self.one(&s.agent, Op::Processes(pb::Empty {})).await {
+                    Ok(Outcome::Processes(p)) => theirs = Some(p.processes),
+                    // What a session lists of itself is only its word: a process shows as a
+                    // thread once its own gem, logged in to, says it is there.
+                    _ => suspended.clear(),
+                }
             }
             let truth = if s.agent == home { Some(&processes) } else { theirs.as_ref() };
             if let Some(truth) = truth {
@@ -235,7 +239,6 @@ impl Adapter {
             self.listen_to(&s.agent).await;
         }
         let mut t = self.threads.lock().map_err(|_| "the thread table is lost")?;
-        t.learn(&list.sessions);
         let events = fresh.iter().flat_map(|(agent, suspended)| t.suspended(agent, suspended)).collect();
         Ok((events, processes))
     }
@@ -358,11 +361,20 @@ impl Adapter {
     /// The login to the gem at `agent` (made on first use: another gem's as a debugger).
     async fn session(&mut self, agent: &str) -> Result<&mut AgentSession, String> {
         if !self.sessions.contains_key(agent) {
-            let (user, password) = credentials();
-            let session = AgentSession::login(agent, &user, &password).await.map_err(|e| format!("{agent}: {e}"))?;
+            let session = self.attach_to(agent).await?;
             self.sessions.insert(agent.to_string(), session);
         }
         self.sessions.get_mut(agent).ok_or_else(|| "no login".to_string())
+    }
+
+    /// A new login to the agent at `agent`, another gem's of the stone, with a ticket the
+    /// stone issues through the gem attached to: the password the user gave goes only to the
+    /// gem they named.
+    async fn attach_to(&mut self, agent: &str) -> Result<AgentSession, String> {
+        let session = self.threads.lock().map_err(|_| "the thread table is lost")?.session_at(agent)?;
+        let home = self.home.clone();
+        let home = self.sessions.get(&home).ok_or("not attached to a gem")?;
+        home.attach(session, agent).await.map_err(|e| format!("{agent}: {e}"))
     }
 
     /// Runs `ops` as one batch in the gem at `agent`: their outcomes.

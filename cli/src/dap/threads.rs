@@ -32,6 +32,8 @@ pub struct Threads {
     stopped: HashSet<i64>,
     /// Each gem's session number, to its agent.
     agents: HashMap<u64, String>,
+    /// The sessions of the stone's latest list, with the agent each advertises.
+    listed: Vec<(u64, String)>,
     /// The breakpoints behind the filter of all errors: a stop there is an exception's.
     pub exceptions: HashSet<u64>,
     /// Whether processes stopped by unhandled errors go untold (the editor's filter is off).
@@ -76,6 +78,19 @@ impl Threads {
     pub fn learn(&mut self, sessions: &[pb::GemSession]) {
         for s in sessions {
             self.agents.insert(s.session, s.agent.clone());
+        }
+        self.listed = sessions.iter().map(|s| (s.session, s.agent.clone())).collect();
+    }
+
+    /// The session that advertises the agent at `agent` in the latest list, if exactly one
+    /// does (an address is only what a session says: a ticket to it is good at that session's
+    /// gem alone, so two claims leave the adapter nothing to attach to).
+    pub fn session_at(&self, agent: &str) -> Result<u64, String> {
+        let mut claims = self.listed.iter().filter(|(_, a)| a == agent).map(|(s, _)| *s);
+        match (claims.next(), claims.next()) {
+            (Some(session), None) => Ok(session),
+            (None, _) => Err(format!("no session of the stone lists the agent at {agent}")),
+            (Some(a), Some(b)) => Err(format!("sessions {a} and {b} both list the agent at {agent}")),
         }
     }
 

@@ -242,6 +242,7 @@ fn request(op: Op) -> Result<Request, Failure> {
             };
             Request::AdministerSession { session: r.session, act }
         }
+        Op::IssueTicket(r) => Request::IssueTicket(r.session),
         Op::ObjectLog(_) => Request::ObjectLog,
         Op::ObjectLogEntry(r) => Request::ObjectLogEntry(r.id),
         Op::ReadText(r) => Request::ReadText { handle: r.handle, page: Page::default() },
@@ -464,6 +465,7 @@ fn answer_of(answer: Answer) -> PbOutcome {
             next: i.next,
             handle: i.handle,
         }),
+        Answer::Ticket(session, secret) => PbOutcome::Ticket(pb::AttachTicket { session, secret: secret.0 }),
         Answer::SessionLocks { session, locks } => PbOutcome::SessionLocks(pb::SessionLocks {
             session,
             locks: locks

@@ -1,5 +1,6 @@
 //! The agent's gRPC service, a thin layer over the VM thread: a login has the stone check the
-//! user and password (through the VM thread's session) and answers a token. The gem's own user
+//! user and password, or redeem a ticket it issued for this gem (through the VM thread's
+//! session), and answers a token. The gem's own user
 //! may do everything; a user who may debug others' gems logs in as a debugger, who may only
 //! debug, inspect and list (`debugger_may`). Each batch of a token's user is validated into the
 //! gem's own terms (`convert.rs`) and goes to the VM thread, and its answer comes back through
@@ -21,7 +22,7 @@ use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tokio_stream::{Stream, wrappers::ReceiverStream};
 use tonic::{Request, Response, Status};
 
-use crate::ops::request::{self as ops, ErrorKind, Event, Failure, Operation, Password};
+use crate::ops::request::{self as ops, ErrorKind, Event, Failure, Operation, Password, Proof};
 use crate::users;
 use crate::vm_thread::{Job, Work};
 
@@ -129,11 +130,16 @@ impl agent_server::Agent for AgentService {
         // A gem is one session of the stone, and a session is one user's, as in GemStone; another
         // user comes in only as a debugger, with the right to debug others' gems.
         let (reply, answer) = oneshot::channel();
-        let password = Password(r.password);
-        self.work.send(Work::Authenticate { user: r.user.clone(), password, reply }).map_err(|_| stopped())?;
+        let by_ticket = !r.ticket.is_empty();
+        let proof = if !by_ticket {
+            Proof::Password(r.user.clone(), Password(r.password))
+        } else {
+            Proof::Ticket(Password(r.ticket))
+        };
+        self.work.send(Work::Authenticate { proof, reply }).map_err(|_| stopped())?;
         let user = match answer.await.map_err(|_| stopped())? {
             Ok(user) => user,
-            Err(StoneError::PermissionDenied(why)) if r.user == self.owner.name => {
+            Err(StoneError::PermissionDenied(why)) if r.user == self.owner.name || by_ticket => {
                 return Err(Status::unauthenticated(why));
             }
             Err(StoneError::PermissionDenied(why)) => {
@@ -150,7 +156,7 @@ impl agent_server::Agent for AgentService {
         // The stone's list of sessions names the gem's users by the time the login is answered
         // (so a tool that lists sessions next sees this one); a gem going away is no matter.
         let (done, described) = oneshot::channel();
-        if self.work.send(Work::LoggedIn { user: r.user.clone(), done }).is_ok() {
+        if self.work.send(Work::LoggedIn { user: user.name.clone(), done }).is_ok() {
             let _ = described.await;
         }
         let token = users::new_token();

@@ -131,6 +131,7 @@ pub fn run(vm: &mut Vm, state: &mut State, login: u64, request: Request, page: O
         }
         Request::Sessions => transaction::sessions(vm),
         Request::AdministerSession { session, act } => transaction::administer(vm, session, act),
+        Request::IssueTicket(session) => transaction::ticket(vm, session),
         Request::Breakpoint(r) => breakpoints::run(vm, r),
         Request::ObjectLog => object_log::list(vm, page),
         Request::ObjectLogEntry(id) => object_log::open(vm, &mut state.handles.of(login), id),

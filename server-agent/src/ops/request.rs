@@ -69,6 +69,25 @@ impl std::fmt::Debug for Password {
     }
 }
 
+/// What a login to the agent shows the stone: a user's password, or a ticket the stone issued
+/// to a user for this gem (see `onyx_store::tickets`). Never shown.
+#[derive(Clone, PartialEq, Eq)]
+pub enum Proof {
+    /// User `0` with password `1`.
+    Password(String, Password),
+    /// A one-time ticket.
+    Ticket(Password),
+}
+
+impl std::fmt::Debug for Proof {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Proof::Password(user, _) => write!(f, "Password({user}, ..)"),
+            Proof::Ticket(_) => f.write_str("Ticket(..)"),
+        }
+    }
+}
+
 /// Which classes a class list shows.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Package {
@@ -226,6 +245,8 @@ pub enum Request {
         /// What is done to it.
         act: onyx_record::SessionAct,
     },
+    /// A one-time ticket of the gem's user to the agent of another session's gem.
+    IssueTicket(u64),
     /// A page of the stone's object log (post-mortem reports), newest first.
     ObjectLog,
     /// One entry of the object log, whole.
@@ -607,6 +628,8 @@ pub enum Answer {
         /// Its locks, by object.
         locks: Vec<(onyx_record::Oop, onyx_record::LockKind)>,
     },
+    /// A ticket to the agent of session `0`'s gem.
+    Ticket(u64, Password),
     /// The stone's sessions, and its latest commit.
     Sessions {
         /// The gems.

@@ -68,6 +68,12 @@ pub fn sessions(vm: &mut Vm) -> Outcome {
     Ok(Answer::Sessions { sessions, latest })
 }
 
+/// A one-time ticket of the session's user to the agent of session `session`'s gem.
+pub fn ticket(vm: &mut Vm, session: u64) -> Outcome {
+    let secret = vm.issue_ticket(session).map_err(stone_failure)?;
+    Ok(Answer::Ticket(session, super::request::Password(secret)))
+}
+
 /// Another session's locks listed or removed, or the session stopped, as the stone lets the
 /// session's user (an administrator, or a session listing its own).
 pub fn administer(vm: &mut Vm, session: u64, act: onyx_record::SessionAct) -> Outcome {

@@ -21,7 +21,7 @@ use tokio::sync::{broadcast, oneshot};
 use crate::ops::debugger::DebugRequest;
 use crate::ops::request::{
     Answer, BatchAnswer, Done, Evaluate, Event, Failure, InspectRequest, Listed, Operation, Outcome, Page, Paged,
-    Password, ProcessChange, Request, TestRef, TransactionStatus,
+    ProcessChange, Proof, Request, TestRef, TransactionStatus,
 };
 use crate::ops::{self, State};
 use onyx_record::{StoneError, UserInfo};
@@ -40,10 +40,8 @@ pub enum Work {
     /// A login to the agent, for the stone to check: the gem's own user, or one who may debug
     /// others' gems.
     Authenticate {
-        /// The user.
-        user: String,
-        /// The password.
-        password: Password,
+        /// Who they say they are, and their proof.
+        proof: Proof,
         /// Where the stone's word goes: the user as it knows them.
         reply: oneshot::Sender<Result<UserInfo, StoneError>>,
     },
@@ -274,9 +272,13 @@ fn refuse(vm: &mut Vm, work: Work, failure: &Failure, state: &mut State, watch: 
 fn take(vm: &mut Vm, work: Work, running: &mut Vec<Running>, state: &mut State, watch: &mut Watch) {
     match work {
         Work::Batch(job) => running.push(Running::new(job)),
-        Work::Authenticate { user, password, reply } => {
+        Work::Authenticate { proof, reply } => {
+            let answer = match proof {
+                Proof::Password(user, password) => vm.admit(&user, &password.0),
+                Proof::Ticket(ticket) => vm.redeem_ticket(&ticket.0),
+            };
             // A client that gave up no longer wants the answer.
-            let _ = reply.send(vm.admit(&user, &password.0));
+            let _ = reply.send(answer);
         }
         Work::LoggedIn { user, done } => {
             watch.logged_in(vm, user);

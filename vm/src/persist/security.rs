@@ -38,6 +38,18 @@ impl Vm {
         self.persist.as_mut().ok_or_else(detached)?.link.admit(name, password)
     }
 
+    /// A one-time ticket of the session's user to the gem of session `session` (see
+    /// [`onyx_record::StoneLink::issue_ticket`]).
+    pub fn issue_ticket(&mut self, session: u64) -> Result<String, StoneError> {
+        self.persist.as_mut().ok_or_else(detached)?.link.issue_ticket(session)
+    }
+
+    /// Has the stone redeem a ticket handed to this gem's agent (see
+    /// [`onyx_record::StoneLink::redeem_ticket`]).
+    pub fn redeem_ticket(&mut self, ticket: &str) -> Result<UserInfo, StoneError> {
+        self.persist.as_mut().ok_or_else(detached)?.link.redeem_ticket(ticket)
+    }
+
     /// The policy `v` belongs to (or will, when committed); `None` without a repository.
     pub fn object_policy(&self, v: Value) -> Option<u32> {
         let p = self.persist.as_ref()?;
