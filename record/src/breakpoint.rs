@@ -113,6 +113,13 @@ pub struct Breakpoint {
 }
 
 impl Breakpoint {
+    /// Whether it applies in a gem whose session is `user`'s. A condition or log expression
+    /// runs in the gem, with the rights of the gem's session: so a breakpoint with one applies
+    /// only in the gems of the user who set it, and a plain one in every gem its scope names.
+    pub fn applies_in_gem_of(&self, user: &str) -> bool {
+        (self.condition.is_empty() && self.log.is_empty()) || self.owner == user
+    }
+
     /// Checks what a stone takes from a gem: names present, texts bounded, the offset inside
     /// the source.
     pub fn check(&self) -> Result<(), String> {

@@ -1,8 +1,8 @@
 //! Debugging a process of another gem, live: gem A runs a forked loop that calls a method
 //! every 10 ms and commits a counter; a breakpoint set through gem B stops it; B's list of
 //! sessions names the process and A's agent; another user with the right to debug others'
-//! gems attaches there, steps, inspects a temporary, evaluates in the frame, accepts an edit
-//! and proceeds, and A's committed counter goes on rising, by the edited method. A user
+//! gems attaches there, steps, inspects a temporary, may not evaluate in the frame (that code
+//! would run as A's user), accepts an edit and proceeds, and A's committed counter goes on rising, by the edited method. A user
 //! without the right is refused; a debugger may only debug. A running process is paused; a
 //! debugger cut off mid-way leaves its process suspended and attachable again.
 
@@ -126,13 +126,15 @@ fn a_process_stopped_in_one_gem_is_debugged_live_from_another_users_login_and_go
         };
         let fields: Vec<&str> = i.indexed.iter().map(|f| f.print_string.as_str()).collect();
         assert_eq!((i.class_name.as_str(), fields), ("Array", vec![n.to_string().as_str(), (n + 1).to_string().as_str()]));
-        // Evaluate in the frame.
-        let e = one(
-            &mut alice,
-            Op::EvaluateInFrame(pb::FrameSource { process: p, frame: 0, source: "next last * 10".into() }),
-        )
-        .await;
-        assert_eq!(printed(&e), ((n + 1) * 10).to_string());
+        // Code of her own would run with the gem's user's rights: she runs none there.
+        let source = "next last * 10".to_string();
+        for refused in [
+            Op::EvaluateInFrame(pb::FrameSource { process: p, frame: 0, source: source.clone() }),
+            Op::ReturnValue(pb::FrameSource { process: p, frame: 0, source }),
+        ] {
+            let e = one(&mut alice, refused).await;
+            assert_eq!(error(&e).code, pb::Code::PermissionDenied as i32, "{e:?}");
+        }
 
         // The breakpoint goes (through B), every gem drops it, and alice accepts an edit.
         execute(&mut in_b, vec![op(Op::RemoveBreakpoint(pb::BreakpointRef { id }))]).await;
@@ -193,15 +195,18 @@ fn a_running_process_is_paused_and_a_debugger_cut_off_leaves_it_attachable() {
             assert_eq!(error(&none).code, pb::Code::NotFound as i32, "{none:?}");
         }
 
-        // Cut off mid-way: an evaluation in the frame that takes seconds, whose caller goes.
+        // Cut off mid-way: an evaluation in the frame (A's own user's: a debugger runs no code
+        // there) that takes seconds, whose caller goes.
+        drop(alice);
+        let mut owner = client(&a).await;
         let slow = Op::EvaluateInFrame(pb::FrameSource {
             process: p,
             frame: 0,
             source: "(Delay forSeconds: 3) wait. 1".into(),
         });
-        let cut = tokio::time::timeout(Duration::from_millis(300), one(&mut alice, slow)).await;
+        let cut = tokio::time::timeout(Duration::from_millis(300), one(&mut owner, slow)).await;
         assert!(cut.is_err(), "the call was cut off");
-        drop(alice);
+        drop(owner);
         // A answers at once, and the process is still there, suspended, to attach to again.
         let quick = Instant::now();
         assert_eq!(printed(&execute(&mut in_a, vec![evaluate("3 + 4")]).await[0]), "7");

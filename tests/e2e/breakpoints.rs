@@ -76,11 +76,16 @@ fn a_breakpoint_set_through_one_gem_stops_a_process_of_another_which_goes_on_onc
             within_5s("gem A stops at the breakpoint", async || at_breakpoints(&mut in_a).await.into_iter().next())
                 .await;
         assert!(stopped.kept && stopped.top.contains("Ticker>>tick:"), "{stopped:?}");
-        // Every gem's list of the stone's sessions shows it.
-        let sessions = execute(&mut in_b, vec![op(Op::Sessions(pb::Empty {}))]).await;
-        let Outcome::Sessions(sessions) = &sessions[0] else { panic!("sessions: {:?}", sessions[0]) };
-        let listed: Vec<&pb::SuspendedProcess> = sessions.sessions.iter().flat_map(|s| &s.suspended).collect();
-        assert_eq!(listed.len(), 1, "{sessions:?}");
+        // Every gem's list of the stone's sessions shows it (once A has told the stone).
+        let listed = within_5s("the sessions list shows the stopped process", async || {
+            let sessions = execute(&mut in_b, vec![op(Op::Sessions(pb::Empty {}))]).await;
+            let Outcome::Sessions(sessions) = &sessions[0] else { panic!("sessions: {:?}", sessions[0]) };
+            let listed: Vec<pb::SuspendedProcess> =
+                sessions.sessions.iter().flat_map(|s| s.suspended.clone()).collect();
+            (!listed.is_empty()).then_some(listed)
+        })
+        .await;
+        assert_eq!(listed.len(), 1, "{listed:?}");
         assert_eq!(listed[0].process, stopped.process);
         assert_eq!((listed[0].reason.as_str(), listed[0].method.as_str()), ("breakpoint 1 at line 3", "Ticker>>tick:"));
         assert!(listed[0].since_micros > 0);
@@ -96,6 +101,8 @@ fn a_breakpoint_set_through_one_gem_stops_a_process_of_another_which_goes_on_onc
             }
         };
         let session = tokio::time::timeout(Duration::from_secs(5), told).await.expect("B hears of it");
+        let sessions = execute(&mut in_b, vec![op(Op::Sessions(pb::Empty {}))]).await;
+        let Outcome::Sessions(sessions) = &sessions[0] else { panic!("sessions: {:?}", sessions[0]) };
         assert!(sessions.sessions.iter().any(|s| s.session == session && !s.this_gem), "A's session");
         let held = ticks(&mut in_a).await;
         tokio::time::sleep(Duration::from_millis(200)).await;

@@ -36,6 +36,7 @@ mod attach;
 mod breakpoints;
 mod crash;
 mod dap;
+mod debug_rights;
 mod debugger;
 mod errors;
 mod gems;

@@ -22,6 +22,8 @@ use tokio::sync::{broadcast, mpsc, oneshot, watch};
 use tokio_stream::{Stream, wrappers::ReceiverStream};
 use tonic::{Request, Response, Status};
 
+use crate::ops::breakpoints::BreakpointRequest;
+use crate::ops::debugger::DebugRequest;
 use crate::ops::request::{self as ops, ErrorKind, Event, Failure, Operation, Password, Proof};
 use crate::users;
 use crate::vm_thread::{Job, Work};
@@ -97,12 +99,26 @@ impl AgentService {
 
 /// The operation, if the login may do it: a debugger (another user than the gem's) may only
 /// debug the gem's processes, inspect what they show, read methods and the transcript, list
-/// sessions and breakpoints, and set breakpoints; the rest is the gem's own user's.
+/// sessions and breakpoints, and set breakpoints; the rest is the gem's own user's. Whatever
+/// runs in the gem runs with the rights of the gem's session, its user's: so a debugger runs
+/// no code of their own there (no evaluation in a frame, no value returned from one, no
+/// breakpoint with a condition or log expression), which would act as that user.
 fn debugger_may(login: &Login, op: Operation) -> Result<Operation, Failure> {
     if !login.debugger {
         return Ok(op);
     }
-    match op.request {
+    let as_owner = || {
+        Failure::new(
+            ErrorKind::PermissionDenied,
+            "a debugger of another user's gem runs no code there: an evaluation, a returned value, a breakpoint's \
+             condition or log expression would run with the rights of the gem's user",
+        )
+    };
+    match &op.request {
+        ops::Request::Debug(DebugRequest::Evaluate { .. } | DebugRequest::Return { .. }) => Err(as_owner()),
+        ops::Request::Breakpoint(BreakpointRequest::Set(set)) if !set.condition.is_empty() || !set.log.is_empty() => {
+            Err(as_owner())
+        }
         ops::Request::Debug(_)
         | ops::Request::Inspect(_)
         | ops::Request::Release(_)

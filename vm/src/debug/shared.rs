@@ -2,7 +2,9 @@
 //! ([`onyx_record::Breakpoint`]): a tool sets one through any gem, which places it in its own
 //! VM at once and hands it to the stone; every gem asks the stone whether they changed (the
 //! host does, every second: [`Vm::sync_breakpoints`]) and applies those meant for it, each at
-//! the same place in the version of the method it holds. The VM's breakpoint numbers are the
+//! the same place in the version of the method it holds. A breakpoint with a condition or
+//! log expression applies only in the gems of the user who set it
+//! ([`Breakpoint::applies_in_gem_of`]): those run with the gem's session's rights. The VM's breakpoint numbers are the
 //! stone's. A breakpoint whose method this gem does not have (yet) waits until code changes
 //! here; one set to stop once is removed from the stone by the gem it stopped a process of.
 
@@ -167,7 +169,9 @@ impl Vm {
     /// the others gone.
     fn apply_stone_breakpoints(&mut self, list: Vec<Breakpoint>) {
         let session = self.session_id().unwrap_or(0);
-        let wanted: Vec<Breakpoint> = list.into_iter().filter(|b| b.scope.includes_session(session)).collect();
+        let user = self.session_user().map(|u| u.name.clone()).unwrap_or_default();
+        let wanted: Vec<Breakpoint> =
+            list.into_iter().filter(|b| b.scope.includes_session(session) && b.applies_in_gem_of(&user)).collect();
         let gone: Vec<u64> =
             self.debug.from_stone.applied.keys().copied().filter(|id| !wanted.iter().any(|b| b.id == *id)).collect();
         for id in gone {

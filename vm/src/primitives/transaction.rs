@@ -4,7 +4,8 @@
 //! without a repository, or when the stone refuses; `System lastStoreError` (288) then says
 //! why, and `System lastStoreErrorClass` (295) names the exception of its kind, which the
 //! kernel signals (a `LockError`, a `StoneUnavailable`, a `SecurityError`, or else a
-//! `RepositoryError`).
+//! `RepositoryError`). A breakpoint's condition or log expression changes no transaction: in
+//! one, those that would fail with a `SecurityError`.
 
 use onyx_record::LockKind;
 
@@ -15,6 +16,11 @@ use crate::vm::Vm;
 
 pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
     let x = a.arg(vm, 0);
+    if vm.scheduler.state.break_check.is_some() && changes_the_transaction(index) {
+        let why = "a breakpoint's condition or log expression commits, aborts and locks nothing";
+        vm.last_store_error = Some(onyx_record::StoneError::PermissionDenied(why.into()));
+        return Err(Prim::Fail);
+    }
     let outcome = match index {
         table::SYSTEM_COMMIT_TRANSACTION => vm.commit_transaction().map(Value::boolean),
         table::SYSTEM_ABORT_TRANSACTION => vm.abort_transaction().map(|()| Value::NIL),
@@ -56,4 +62,21 @@ pub(super) fn call(vm: &mut Vm, index: u16, a: Args) -> PrimResult {
         vm.last_store_error = Some(error);
         Prim::Fail
     })
+}
+
+/// Whether primitive `index` commits, aborts, continues the transaction, locks or collects:
+/// what a breakpoint's condition or log expression, which looks at a process in the middle
+/// of its work, may not do to that work.
+fn changes_the_transaction(index: u16) -> bool {
+    matches!(
+        index,
+        table::SYSTEM_COMMIT_TRANSACTION
+            | table::SYSTEM_ABORT_TRANSACTION
+            | table::SYSTEM_READ_LOCK
+            | table::SYSTEM_WRITE_LOCK
+            | table::SYSTEM_REMOVE_LOCK
+            | table::SYSTEM_REMOVE_LOCKS_FOR_SESSION
+            | table::SYSTEM_CONTINUE_TRANSACTION_REFRESHING
+            | table::SYSTEM_COLLECT_GARBAGE
+    )
 }

@@ -439,3 +439,40 @@ fn the_statement_at_a_cursor_is_the_innermost_step_point_around_it() {
     };
     assert_eq!(view.line, 3);
 }
+
+#[test]
+fn a_condition_or_log_expression_commits_aborts_and_locks_nothing() {
+    let (_dir, stone) = crate::persistence::repository();
+    let mut vm = crate::persistence::gem(&stone);
+    setup(&mut vm);
+    eval_in(&mut vm, "System commitTransaction").expect("the class commits");
+    eval_in(&mut vm, "UserGlobals at: #Work put: 'half done'").expect("work under way");
+    let attempts = [
+        (true, "System commitTransaction"),
+        (true, "System abortTransaction. true"),
+        (true, "System writeLock: UserGlobals. true"),
+        (false, "System commitTransaction printString"),
+    ];
+    for (condition, expression) in attempts {
+        let mut s = spec(&mut vm, 1, "work:", 4);
+        if condition {
+            s.condition = Some(expression.into());
+        } else {
+            s.log = Some(expression.into());
+        }
+        set(&mut vm, s);
+        let serial = stopped(&mut vm, "Bp new work: 4");
+        match at(&vm, serial).0 {
+            Reason::Error { class_name, description } => {
+                assert_eq!(class_name, "SecurityError", "{expression}: {description}");
+                assert!(description.contains("commits, aborts and locks nothing"), "{description}");
+            }
+            other => panic!("{expression}: {other:?}"),
+        }
+    }
+    // The process's transaction is as it was: its work still uncommitted, nothing locked.
+    assert_eq!(eval_in(&mut vm, "UserGlobals at: #Work").expect("evaluates"), "'half done'");
+    let mut other = crate::persistence::gem(&stone);
+    assert_eq!(eval_in(&mut other, "UserGlobals at: #Work ifAbsent: [#none]").expect("evaluates"), "#none");
+    assert_eq!(eval_in(&mut other, "System writeLock: UserGlobals. #locked").expect("locks"), "#locked");
+}

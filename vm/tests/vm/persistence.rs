@@ -9,7 +9,7 @@ use onyx_vm::{Vm, VmConfig};
 use crate::util::{eval_in, vm};
 
 /// A stone over a new repository holding the kernel.
-fn repository() -> (tempfile::TempDir, Arc<Stone>) {
+pub(crate) fn repository() -> (tempfile::TempDir, Arc<Stone>) {
     let dir = tempfile::tempdir().expect("a temp dir");
     let stone = Arc::new(crate::util::stone(dir.path()));
     let mut kernel = vm();
@@ -18,7 +18,7 @@ fn repository() -> (tempfile::TempDir, Arc<Stone>) {
     (dir, stone)
 }
 
-fn gem(stone: &Arc<Stone>) -> Vm {
+pub(crate) fn gem(stone: &Arc<Stone>) -> Vm {
     let link = crate::util::session(stone);
     Vm::login(Box::new(link), VmConfig::default()).expect("the gem logs in")
 }
