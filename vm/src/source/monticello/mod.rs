@@ -32,6 +32,24 @@ pub struct Mcz {
 
 const SOURCE: &str = "snapshot/source.st";
 
+/// The most a member of an `.mcz` unpacks to (the largest packages' snapshots are a few
+/// megabytes). A zip's sizes are what the file says: reading stops here whatever it claims,
+/// so a small file that inflates to gigabytes is refused, not unpacked.
+pub const MAX_MEMBER: u64 = 64 << 20;
+
+/// The bytes of one member of a zip, at most [`MAX_MEMBER`] of them.
+fn unpacked(entry: impl Read, file: &Path) -> Result<Vec<u8>, SourceError> {
+    let mut bytes = Vec::new();
+    entry
+        .take(MAX_MEMBER + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| SourceError::whole(file, format!("cannot read: {e}")))?;
+    if bytes.len() as u64 > MAX_MEMBER {
+        return Err(SourceError::whole(file, format!("unpacks to more than {} MiB", MAX_MEMBER >> 20)));
+    }
+    Ok(bytes)
+}
+
 /// Reads the `.mcz` at `path`.
 pub fn read(path: &Path) -> Result<Mcz, SourceError> {
     let bytes = std::fs::read(path).map_err(|e| SourceError::whole(path, format!("cannot read: {e}")))?;
@@ -44,11 +62,9 @@ pub fn read_info(path: &Path) -> Result<VersionInfo, SourceError> {
     let mut zip = zip::ZipArchive::new(Cursor::new(bytes.as_slice()))
         .map_err(|e| SourceError::whole(path, format!("not a Monticello version (a zip file): {e}")))?;
     let file = path.join("version");
-    let mut text = String::new();
-    zip.by_name("version")
-        .map_err(|e| SourceError::whole(&file, format!("cannot read: {e}")))?
-        .read_to_string(&mut text)
-        .map_err(|e| SourceError::whole(&file, format!("cannot read: {e}")))?;
+    let entry = zip.by_name("version").map_err(|e| SourceError::whole(&file, format!("cannot read: {e}")))?;
+    let text = String::from_utf8(unpacked(entry, &file)?)
+        .map_err(|_| SourceError::whole(&file, "the version info is not UTF-8".to_string()))?;
     VersionInfo::parse(&text).map_err(|m| SourceError::whole(&file, m))
 }
 
@@ -58,9 +74,8 @@ pub fn read_bytes(path: &Path, bytes: &[u8]) -> Result<Mcz, SourceError> {
         .map_err(|e| SourceError::whole(path, format!("not a Monticello version (a zip file): {e}")))?;
     let mut member = |name: &str| -> Result<(PathBuf, String), SourceError> {
         let file = path.join(name);
-        let mut entry = zip.by_name(name).map_err(|e| SourceError::whole(&file, format!("cannot read: {e}")))?;
-        let mut bytes = Vec::new();
-        entry.read_to_end(&mut bytes).map_err(|e| SourceError::whole(&file, format!("cannot read: {e}")))?;
+        let entry = zip.by_name(name).map_err(|e| SourceError::whole(&file, format!("cannot read: {e}")))?;
+        let mut bytes = unpacked(entry, &file)?;
         if bytes.starts_with(b"\xEF\xBB\xBF") {
             bytes.drain(..3);
         }

@@ -206,3 +206,23 @@ fn a_class_and_its_superclass_in_any_order_are_written_superclass_first() {
     assert_eq!(again.package.classes.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["Shop", "Stall"]);
     assert_eq!(again.package.methods, mcz.package.methods);
 }
+
+#[test]
+fn a_member_that_unpacks_past_the_limit_is_refused_unread() {
+    let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    let deflated = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+    for (name, bytes) in [("package", &b"(name 'Shop')"[..]), ("version", VERSION.as_bytes())] {
+        zip.start_file(name, deflated).unwrap();
+        zip.write_all(bytes).unwrap();
+    }
+    zip.start_file("snapshot/source.st", deflated).unwrap();
+    let zeros = vec![0u8; 1 << 20];
+    for _ in 0..=(MAX_MEMBER >> 20) {
+        zip.write_all(&zeros).unwrap();
+    }
+    let bomb = zip.finish().unwrap().into_inner();
+    assert!(bomb.len() < 1 << 20, "a small file: {} bytes", bomb.len());
+    let e = read_bytes(path(), &bomb).unwrap_err();
+    assert!(e.to_string().contains("unpacks to more than 64 MiB"), "{e}");
+    assert!(e.to_string().contains("snapshot/source.st"), "{e}");
+}
