@@ -212,13 +212,7 @@ impl Stone {
             return Err(denied());
         }
         let user = user.ok_or_else(denied)?;
-        if user.name != owner && !user.in_group(users::DEBUGGERS) {
-            return Err(StoreError::PermissionDenied(format!(
-                "user {name} may not debug {owner}'s gem: only users in the group {} may debug others' gems \
-                 (onyx add-user {name} --may-debug-others)",
-                users::DEBUGGERS
-            )));
-        }
+        user.may_attach_to(&owner)?;
         Ok(user.info())
     }
 

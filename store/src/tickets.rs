@@ -15,7 +15,6 @@ use onyx_record::UserInfo;
 
 use crate::error::StoreError;
 use crate::stone::Stone;
-use crate::users;
 
 /// How long a ticket may wait to be redeemed.
 pub const TICKET_LIFE: Duration = Duration::from_secs(60);
@@ -89,12 +88,7 @@ impl Stone {
             || StoreError::PermissionDenied("the ticket is unknown, spent, expired or for another gem".into());
         let name = st.tickets.redeem(secret, session).ok_or_else(refused)?;
         let user = st.users.get(&name).cloned().ok_or_else(refused)?;
-        if user.name != owner && !user.in_group(users::DEBUGGERS) {
-            return Err(StoreError::PermissionDenied(format!(
-                "user {name} may not debug {owner}'s gem: only users in the group {} may debug others' gems",
-                users::DEBUGGERS
-            )));
-        }
+        user.may_attach_to(&owner)?;
         Ok(user.info())
     }
 }

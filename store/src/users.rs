@@ -50,6 +50,19 @@ impl User {
         (group == CODE_CHANGERS && self.may_change_code) || self.groups.iter().any(|g| g == group)
     }
 
+    /// Whether they may log in to the agent of a gem whose session is `owner`'s: their own, or
+    /// anyone's if they may debug others' gems ([`DEBUGGERS`]).
+    pub fn may_attach_to(&self, owner: &str) -> Result<(), StoreError> {
+        if self.name == owner || self.in_group(DEBUGGERS) {
+            return Ok(());
+        }
+        Err(StoreError::PermissionDenied(format!(
+            "user {} may not debug {owner}'s gem: only users in the group {DEBUGGERS} may debug others' gems \
+             (onyx add-user {} --may-debug-others)",
+            self.name, self.name
+        )))
+    }
+
     /// Whether they administer the stone ([`SYSTEM_USER`], or in [`ADMINISTRATORS`]).
     pub fn may_administer(&self) -> bool {
         self.name == SYSTEM_USER || self.in_group(ADMINISTRATORS)
