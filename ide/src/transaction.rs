@@ -77,7 +77,13 @@ impl Transaction {
             Outcome::Transaction(status) => self.took_status(status),
             Outcome::Committed(c) => {
                 self.stale = false;
-                self.message = if c.committed { "committed".into() } else { "the commit failed: conflicts".into() };
+                self.message = match c.conflict_count as usize {
+                    _ if c.committed => "committed".into(),
+                    count if count > c.conflicts.len() => {
+                        format!("the commit failed: {count} conflicts, the first {} shown", c.conflicts.len())
+                    }
+                    _ => "the commit failed: conflicts".into(),
+                };
                 self.conflicts = c.conflicts;
                 // A commit that failed asks again, saying why.
                 if self.quit == Some(Quit::Ending(Gesture::Commit)) {

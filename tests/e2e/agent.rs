@@ -128,7 +128,10 @@ pub(crate) async fn login_at(addr: &str, user: &str, password: &str) -> Result<A
     let request = pb::LoginRequest { user: user.into(), password: password.into(), ticket: String::new() };
     let token = AgentClient::new(channel.clone()).login(request).await?.into_inner().token;
     let bearer = format!("Bearer {token}").parse().expect("a token is ASCII");
-    Ok(AgentClient::with_interceptor(channel, Bearer(bearer)))
+    // As the tools' clients do, it takes replies up to the limit the servers share (and sends
+    // requests past it, for the servers to refuse).
+    let limit = onyx_protocol::codec::MAX_MESSAGE;
+    Ok(AgentClient::with_interceptor(channel, Bearer(bearer)).max_decoding_message_size(limit))
 }
 
 pub(crate) async fn client(gem: &GemProcess) -> Agent {

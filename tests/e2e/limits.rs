@@ -1,6 +1,6 @@
 //! Limits that hold: every evaluation has a time limit (the command line's default, the gem's
-//! own past whatever a client asks), a client that goes away stops what it started, and a
-//! gem's objects stay under its memory limit.
+//! own past whatever a client asks), a client that goes away stops what it started, a
+//! gem's objects stay under its memory limit, and a batch's reply is never too large to send.
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -126,5 +126,63 @@ fn long_arithmetic_keeps_its_time_limit_and_lets_other_requests_in() {
         assert!(started.elapsed() < Duration::from_millis(2500), "the limit held {:?}", started.elapsed());
         assert_eq!(seven, "7");
         assert!(waited < Duration::from_millis(500), "another request waited {waited:?}");
+    });
+}
+
+#[test]
+fn a_batch_stops_before_its_reply_is_full_and_keeps_every_answer_of_what_ran() {
+    let (_dir, stone) = repository();
+    let gem = GemProcess::start(&stone);
+    runtime().block_on(async {
+        let mut agent = client(&gem).await;
+        // A commit, then doits of a mebibyte each: more than one reply holds.
+        let commit = "UserGlobals at: #Ran put: 0. System commitTransaction";
+        let big = "UserGlobals at: #Ran put: (UserGlobals at: #Ran) + 1. String new: 1048576 withAll: $a";
+        let mut batch = vec![evaluate(commit)];
+        batch.extend((0..80).map(|_| evaluate(big)));
+        let out = execute(&mut agent, batch).await;
+        assert_eq!(out.len(), 81, "an answer for every operation");
+        assert_eq!(printed(&out[0]), "true", "the commit's answer is kept");
+        let ran = out[1..].iter().take_while(|o| matches!(o, pb::result::Outcome::Evaluated(_))).count();
+        assert!((40..80).contains(&ran), "{ran} of 80 ran");
+        for refused in &out[1 + ran..] {
+            assert_eq!(error(refused).code, pb::Code::TooLarge as i32, "{refused:?}");
+        }
+        let counted = execute(&mut agent, vec![evaluate("UserGlobals at: #Ran")]).await;
+        assert_eq!(printed(&counted[0]), ran.to_string(), "what was refused never ran");
+        // A batch of more operations than a reply can answer runs none of them.
+        let many = (0..70_000).map(|_| evaluate("UserGlobals at: #Ran put: -1")).collect();
+        let refused = agent.execute(pb::Batch { operations: many }).await.expect_err("too many operations");
+        assert_eq!(refused.code(), tonic::Code::InvalidArgument, "{refused:?}");
+        assert!(refused.message().contains("at most 65536"), "{refused:?}");
+        let counted = execute(&mut agent, vec![evaluate("UserGlobals at: #Ran")]).await;
+        assert_eq!(printed(&counted[0]), ran.to_string());
+        // An error's description longer than a message is cut, not lost.
+        let out = execute(&mut agent, vec![evaluate("Error signal: (String new: 70000000 withAll: $x)")]).await;
+        let failed = error(&out[0]);
+        assert!(failed.message.ends_with(" more characters)"), "{}", &failed.message[failed.message.len() - 40..]);
+        assert!(failed.message.len() < 1 << 20 && !failed.stack.is_empty(), "{}", failed.message.len());
+    });
+}
+
+#[test]
+fn a_commit_names_its_first_thousand_conflicts_and_counts_them_all() {
+    let (_dir, stone) = repository();
+    let gem = GemProcess::start(&stone);
+    let other = GemProcess::start(&stone);
+    runtime().block_on(async {
+        let (mut a, mut b) = (client(&gem).await, client(&other).await);
+        let made = "UserGlobals at: #Cells put: ((1 to: 1500) collect: [:i | Array new: 1]). System commitTransaction";
+        assert_eq!(printed(&execute(&mut a, vec![evaluate(made)]).await[0]), "true");
+        let abort = op(Op::AbortTransaction(pb::Empty {}));
+        execute(&mut b, vec![abort]).await;
+        let change = |n: u32| evaluate(&format!("(UserGlobals at: #Cells) do: [:c | c at: 1 put: {n}]"));
+        let commit = || op(Op::CommitTransaction(pb::Empty {}));
+        let out = execute(&mut a, vec![change(1), commit()]).await;
+        assert!(matches!(&out[1], pb::result::Outcome::Committed(c) if c.committed), "{:?}", out[1]);
+        let out = execute(&mut b, vec![change(2), commit()]).await;
+        let pb::result::Outcome::Committed(c) = &out[1] else { panic!("{:?}", out[1]) };
+        assert!(!c.committed);
+        assert_eq!((c.conflicts.len(), c.conflict_count), (1000, 1500));
     });
 }

@@ -312,6 +312,13 @@ fn transaction(t: TransactionStatus) -> pb::TransactionStatus {
     }
 }
 
+/// How many bytes an operation's answer takes in a batch's reply.
+pub fn encoded_len(d: &Done) -> usize {
+    let len = prost::Message::encoded_len(&done(d.clone()));
+    // Its field's tag and length.
+    1 + prost::length_delimiter_len(len) + len
+}
+
 fn done(d: Done) -> pb::Result {
     pb::Result { server_micros: micros(d.server_time), outcome: Some(outcome_of(d.outcome)) }
 }
@@ -339,6 +346,7 @@ pub fn error(f: Failure) -> pb::Error {
         ErrorKind::PermissionDenied => pb::Code::PermissionDenied,
         ErrorKind::LockDenied => pb::Code::LockDenied,
         ErrorKind::Unavailable => pb::Code::Unavailable,
+        ErrorKind::TooLarge => pb::Code::TooLarge,
     };
     pb::Error {
         code: code as i32,
@@ -453,6 +461,7 @@ fn answer_of(answer: Answer) -> PbOutcome {
         Answer::Committed(c) => PbOutcome::Committed(pb::Committed {
             committed: c.committed,
             conflicts: c.conflicts.into_iter().map(field).collect(),
+            conflict_count: c.conflict_count,
         }),
         Answer::Text(text) => PbOutcome::Text(pb::Text { text, paged: None }),
         Answer::TextPart(text, p) => PbOutcome::Text(pb::Text { text, paged: paged(Some(p)) }),

@@ -3,8 +3,9 @@
 //! session), and answers a token. The gem's own user
 //! may do everything; a user who may debug others' gems logs in as a debugger, who may only
 //! debug, inspect and list (`debugger_may`). Each batch of a token's user is validated into the
-//! gem's own terms (`convert.rs`) and goes to the VM thread, and its answer comes back through
-//! a channel; events come from a broadcast the VM thread feeds.
+//! gem's own terms (`convert.rs`) and goes to the VM thread, with the room its reply has
+//! (a gRPC message is at most 64 MiB), and its answer comes back through a channel; events
+//! come from a broadcast the VM thread feeds.
 
 mod convert;
 
@@ -26,7 +27,19 @@ use crate::ops::breakpoints::BreakpointRequest;
 use crate::ops::debugger::DebugRequest;
 use crate::ops::request::{self as ops, ErrorKind, Event, Failure, Operation, Password, Proof};
 use crate::users;
-use crate::vm_thread::{Job, Work};
+use crate::vm_thread::{Job, OPERATION_ROOM, Room, Work};
+
+/// The most operations one batch holds: the reply holds an answer of each, were it only the
+/// refusal of one not run.
+const MAX_OPERATIONS: usize = 1 << 16;
+
+/// What a reply holds besides the answers the room counts: the refusals of operations not
+/// run, the answer of an auto-commit after the batch, and the transaction's state.
+const ENVELOPE: usize = 8 << 20;
+
+/// What a reply holds of its operations' answers.
+const ANSWERS_ROOM: usize = onyx_protocol::codec::MAX_MESSAGE - ENVELOPE;
+const _: () = assert!(ANSWERS_ROOM > 4 * OPERATION_ROOM, "room for a few operations at the least");
 
 /// A login: the user's right to change code, whether they are a debugger (another user than
 /// the gem's), the handles it holds (by its id, on the VM thread) and when its token was last
@@ -192,6 +205,11 @@ impl agent_server::Agent for AgentService {
     async fn execute(&self, request: Request<pb::Batch>) -> Result<Response<pb::BatchResult>, Status> {
         let (_, login) = self.login_of(&request)?;
         let arrived = Instant::now();
+        let count = request.get_ref().operations.len();
+        if count > MAX_OPERATIONS {
+            let why = format!("a batch of {count} operations: one holds at most {MAX_OPERATIONS}, none ran");
+            return Err(Status::invalid_argument(why));
+        }
         let operations: Vec<_> = request
             .into_inner()
             .operations
@@ -199,7 +217,8 @@ impl agent_server::Agent for AgentService {
             .map(|op| convert::operation(op).and_then(|op| debugger_may(&login, op)))
             .collect();
         let (reply, answer) = oneshot::channel();
-        let job = Job { operations, reply, arrived, login: login.id, may_change_code: login.may_change_code };
+        let room = Room::new(ANSWERS_ROOM, convert::encoded_len);
+        let job = Job { operations, reply, arrived, login: login.id, may_change_code: login.may_change_code, room };
         self.work.send(Work::Batch(job)).map_err(|_| stopped())?;
         Ok(Response::new(convert::batch_result(answer.await.map_err(|_| stopped())?)))
     }
@@ -233,5 +252,26 @@ impl agent_server::Agent for AgentService {
             }
         });
         Ok(Response::new(Box::pin(ReceiverStream::new(stream))))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ops::inspect::FIELD_PRINT;
+    use crate::ops::request::{Answer, CONFLICTS_SHOWN, Committed, Done, Field};
+
+    #[test]
+    fn the_envelope_holds_a_refusal_of_every_operation_and_an_auto_commit() {
+        let refusal = Room::new(0, convert::encoded_len).refusal().expect("no room");
+        let refused = Done { outcome: Err(refusal), server_time: Duration::MAX };
+        // The longest printString a field shows, of the widest characters.
+        let field = Field { name: String::new(), print_string: "𝄞".repeat(FIELD_PRINT + 1), handle: u64::MAX };
+        let conflicts = vec![field; CONFLICTS_SHOWN];
+        let committed = Committed { committed: false, conflicts, conflict_count: u64::MAX };
+        let commit = Done { outcome: Ok(Answer::Committed(committed)), server_time: Duration::MAX };
+        let transaction = 1 << 10;
+        let needed = MAX_OPERATIONS * convert::encoded_len(&refused) + convert::encoded_len(&commit) + transaction;
+        assert!(needed <= ENVELOPE, "{needed} bytes");
     }
 }

@@ -11,7 +11,7 @@ use super::request::{Answer, ErrorKind, Failure, Field, Handle, InspectRequest, 
 use super::{LIMIT, eval_failure, send};
 
 /// The longest printString a field shows (an ellipsis marks the cut).
-const FIELD_PRINT: usize = 1000;
+pub(crate) const FIELD_PRINT: usize = 1000;
 /// Indexed fields per page unless the client asks for another size.
 const PAGE: u32 = 100;
 /// The most indexed fields one page may hold.
@@ -93,9 +93,8 @@ impl LoginHandles<'_> {
     }
 }
 
-/// The printString of a field, cut at [`FIELD_PRINT`] characters; an error in it is shown
-/// as such rather than failing the inspection.
-/// A value's printString as a field shows it (cut short).
+/// A value's printString as a field shows it, cut at [`FIELD_PRINT`] characters; an error
+/// in it is shown as such rather than failing the inspection.
 pub(crate) fn field_print(vm: &mut Vm, v: Value) -> String {
     match vm.print_string_within(v, LIMIT) {
         Ok(s) if s.chars().count() > FIELD_PRINT => s.chars().take(FIELD_PRINT).chain("…".chars()).collect(),

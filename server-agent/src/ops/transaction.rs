@@ -1,12 +1,12 @@
 //! The transaction, as the tools drive it: its state, begin, commit (answering the objects a
-//! commit conflicted on, with handles) and abort, through `System` as Smalltalk code would;
+//! commit conflicted on, with handles, the first thousand) and abort, through `System` as Smalltalk code would;
 //! and the stone's list of sessions.
 
 use onyx_vm::{Value, Vm};
 
-use super::inspect::LoginHandles;
-use super::request::{Answer, Committed, Failure, Field, GemSession, Outcome, TransactionStatus};
-use super::{LIMIT, WORK_LIMIT, eval_failure, global, send, stone_failure};
+use super::inspect::{self, LoginHandles};
+use super::request::{Answer, CONFLICTS_SHOWN, Committed, Failure, GemSession, Outcome, TransactionStatus};
+use super::{WORK_LIMIT, eval_failure, global, send, stone_failure};
 
 pub fn status(vm: &mut Vm, auto_commit: bool) -> Outcome {
     Ok(Answer::Transaction(state(vm, auto_commit)?))
@@ -34,15 +34,17 @@ pub fn commit(vm: &mut Vm, handles: &mut LoginHandles) -> Outcome {
     let committed =
         vm.send_within(system, "commitTransaction", &[], WORK_LIMIT).map_err(|e| eval_failure(vm, e))? == Value::TRUE;
     let mut conflicts = Vec::new();
+    let mut conflict_count = 0;
     if !committed {
         let objects = send(vm, system, "transactionConflicts", &[])?;
         let array = send(vm, objects, "asArray", &[])?;
-        for v in vm.array_items(array).unwrap_or_default() {
-            let print_string = vm.print_string_within(v, LIMIT).map_err(|e| eval_failure(vm, e))?;
-            conflicts.push(Field { name: String::new(), print_string, handle: handles.handle(vm, v) });
+        let objects = vm.array_items(array).unwrap_or_default();
+        conflict_count = objects.len() as u64;
+        for v in objects.into_iter().take(CONFLICTS_SHOWN) {
+            conflicts.push(inspect::field(vm, handles, String::new(), v));
         }
     }
-    Ok(Answer::Committed(Committed { committed, conflicts }))
+    Ok(Answer::Committed(Committed { committed, conflicts, conflict_count }))
 }
 
 /// The stone's sessions, this gem's marked.

@@ -7,9 +7,11 @@
 //! what the gem says of itself in the stone's list of sessions, and hears what others do.
 
 mod relogin;
+mod room;
 mod watch;
 
 pub use relogin::{Login, Relogin};
+pub use room::{OPERATION_ROOM, Room};
 pub use watch::{Watch, host_name};
 
 use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError};
@@ -68,6 +70,8 @@ pub struct Job {
     pub login: u64,
     /// Whether the batch's user may change code.
     pub may_change_code: bool,
+    /// The room its reply has for the answers.
+    pub room: Room,
 }
 
 /// A batch under way: the operations left, the results so far, and the evaluation it waits
@@ -91,6 +95,8 @@ struct Running {
     /// The client went away before the answer: what it started was stopped, and nothing of
     /// the batch is committed for it.
     abandoned: bool,
+    /// The room left in the reply.
+    room: Room,
 }
 
 /// What an interrupt asked to stop: evaluations by tag (0: all), or the debugger operation of
@@ -306,6 +312,7 @@ impl Running {
             auto_committed: None,
             transaction: None,
             abandoned: false,
+            room: job.room,
         }
     }
 
@@ -361,6 +368,10 @@ impl Running {
             }
             let Some(operation) = self.ops.next() else { return };
             let started = Instant::now();
+            if let Some(refusal) = self.room.refusal() {
+                self.push(started, Err(refusal));
+                continue;
+            }
             let operation = match operation {
                 Ok(operation) => operation,
                 Err(failure) => {
@@ -515,8 +526,9 @@ impl Running {
     }
 
     fn push(&mut self, started: Instant, outcome: Outcome) {
-        let outcome = outcome.map(|answer| paged(answer, self.page.take()));
-        self.results.push(Done { outcome, server_time: started.elapsed() });
+        let outcome = outcome.map(|answer| paged(answer, self.page.take())).map_err(Failure::bounded);
+        let done = self.room.fit(Done { outcome, server_time: started.elapsed() });
+        self.results.push(done);
     }
 
     /// The stone is lost: the evaluation under way and every operation left answer `failure`
