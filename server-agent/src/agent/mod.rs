@@ -259,7 +259,8 @@ impl agent_server::Agent for AgentService {
 mod tests {
     use super::*;
     use crate::ops::inspect::FIELD_PRINT;
-    use crate::ops::request::{Answer, CONFLICTS_SHOWN, Committed, Done, Field};
+    use crate::ops::request::{Answer, Committed, Done, Field};
+    use crate::ops::transaction::CONFLICTS_SHOWN;
 
     #[test]
     fn the_envelope_holds_a_refusal_of_every_operation_and_an_auto_commit() {

@@ -545,14 +545,11 @@ pub struct TransactionStatus {
 pub struct Committed {
     /// Whether it committed.
     pub committed: bool,
-    /// If not: the objects it conflicted on, the first [`CONFLICTS_SHOWN`].
+    /// If not: the objects it conflicted on, the first `transaction::CONFLICTS_SHOWN`.
     pub conflicts: Vec<Field>,
     /// How many objects it conflicted on.
     pub conflict_count: u64,
 }
-
-/// The most conflicting objects a commit's answer names.
-pub const CONFLICTS_SHOWN: usize = 1000;
 
 /// A gem of the stone.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -704,37 +701,7 @@ impl Failure {
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Failure {
         Failure { kind, message: message.into(), span: (0, 0), stack: Vec::new(), process: 0 }
     }
-
-    /// The failure as a reply carries it: its message cut at [`FAILURE_TEXT`] characters,
-    /// its stack at [`FAILURE_FRAMES`] frames of at most [`FRAME_TEXT`] (the debugger shows a
-    /// kept process's whole stack), so that a failure's answer is never too large to send.
-    pub fn bounded(mut self) -> Failure {
-        fn cut(text: &mut String, most: usize) {
-            if let Some((at, _)) = text.char_indices().nth(most) {
-                let more = text[at..].chars().count();
-                text.truncate(at);
-                text.push_str(&format!("… ({more} more characters)"));
-            }
-        }
-        cut(&mut self.message, FAILURE_TEXT);
-        if self.stack.len() > FAILURE_FRAMES {
-            let more = self.stack.len() - FAILURE_FRAMES;
-            self.stack.truncate(FAILURE_FRAMES);
-            self.stack.push(format!("… ({more} more frames)"));
-        }
-        self.stack.iter_mut().for_each(|frame| cut(frame, FRAME_TEXT));
-        self
-    }
 }
-
-/// The most characters of a failure's message a reply carries.
-pub const FAILURE_TEXT: usize = 1 << 16;
-
-/// The most characters of one frame of a failure's stack a reply carries.
-pub const FRAME_TEXT: usize = 1000;
-
-/// The most frames of a failure's stack a reply carries.
-pub const FAILURE_FRAMES: usize = 256;
 
 /// What an operation came to.
 pub type Outcome = Result<Answer, Failure>;

@@ -5,8 +5,11 @@
 use onyx_vm::{Value, Vm};
 
 use super::inspect::{self, LoginHandles};
-use super::request::{Answer, CONFLICTS_SHOWN, Committed, Failure, GemSession, Outcome, TransactionStatus};
+use super::request::{Answer, Committed, Failure, GemSession, Outcome, TransactionStatus};
 use super::{WORK_LIMIT, eval_failure, global, send, stone_failure};
+
+/// The most conflicting objects a commit's answer names.
+pub const CONFLICTS_SHOWN: usize = 1000;
 
 pub fn status(vm: &mut Vm, auto_commit: bool) -> Outcome {
     Ok(Answer::Transaction(state(vm, auto_commit)?))

@@ -526,7 +526,7 @@ impl Running {
     }
 
     fn push(&mut self, started: Instant, outcome: Outcome) {
-        let outcome = outcome.map(|answer| paged(answer, self.page.take())).map_err(Failure::bounded);
+        let outcome = outcome.map(|answer| paged(answer, self.page.take())).map_err(room::bounded);
         let done = self.room.fit(Done { outcome, server_time: started.elapsed() });
         self.results.push(done);
     }

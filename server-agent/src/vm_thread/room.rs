@@ -2,7 +2,8 @@
 //! operations' answers and how it measures one; the VM thread runs an operation only while
 //! the answers so far leave room for the most it may answer, and an answer that does not fit
 //! stands down for a failure that says so: the reply is never too large to send, so no
-//! answer is lost after the work that it reports ran.
+//! answer is lost after the work that it reports ran. A failure is cut to what a reply
+//! carries ([`bounded`]).
 
 use crate::ops::request::{Done, ErrorKind, Failure};
 
@@ -10,6 +11,36 @@ use crate::ops::request::{Done, ErrorKind, Failure};
 /// first part), a failure (bounded), a commit (its first conflicts). With less room left,
 /// the rest of a batch does not run.
 pub const OPERATION_ROOM: usize = 8 << 20;
+
+/// The most characters of a failure's message a reply carries.
+pub const FAILURE_TEXT: usize = 1 << 16;
+
+/// The most characters of one frame of a failure's stack a reply carries.
+pub const FRAME_TEXT: usize = 1000;
+
+/// The most frames of a failure's stack a reply carries.
+pub const FAILURE_FRAMES: usize = 256;
+
+/// `failure` as a reply carries it: its message cut at [`FAILURE_TEXT`] characters, its
+/// stack at [`FAILURE_FRAMES`] frames of at most [`FRAME_TEXT`] (the debugger shows a kept
+/// process's whole stack), so that a failure's answer is never too large to send.
+pub fn bounded(mut failure: Failure) -> Failure {
+    fn cut(text: &mut String, most: usize) {
+        if let Some((at, _)) = text.char_indices().nth(most) {
+            let more = text[at..].chars().count();
+            text.truncate(at);
+            text.push_str(&format!("… ({more} more characters)"));
+        }
+    }
+    cut(&mut failure.message, FAILURE_TEXT);
+    if failure.stack.len() > FAILURE_FRAMES {
+        let more = failure.stack.len() - FAILURE_FRAMES;
+        failure.stack.truncate(FAILURE_FRAMES);
+        failure.stack.push(format!("… ({more} more frames)"));
+    }
+    failure.stack.iter_mut().for_each(|frame| cut(frame, FRAME_TEXT));
+    failure
+}
 
 /// What a batch's reply has left for its answers.
 pub struct Room {

@@ -5,7 +5,8 @@
 //! A class belongs to the package its category names (`Pkg` or `Pkg-Tag`); a method to its
 //! class's package, unless its protocol names another (`*Other` or `*other-tag`, any case):
 //! Pharo's and Monticello's rule. Where several package names fit, the longest one wins, so
-//! `Neo-JSON-Core` is not part of `Neo-JSON`.
+//! `Neo-JSON-Core` is not part of `Neo-JSON`; the kernel's packages (named in the global
+//! `KernelPackages` when the VM boots) always count, so `Kernel` holds none of their classes.
 
 use std::path::PathBuf;
 
@@ -30,7 +31,26 @@ pub(crate) fn extension_owner<'n>(protocol: &str, lower: &'n [String]) -> Option
     owner(&protocol.strip_prefix('*')?.to_lowercase(), lower)
 }
 
+/// The global that names the kernel's packages (an Array of Strings), set when the VM boots.
+const KERNEL_PACKAGES: &str = "KernelPackages";
+
 impl Vm {
+    /// The packages of the kernel the image was booted from: theirs are the kernel's classes.
+    pub fn kernel_packages(&mut self) -> Vec<String> {
+        let Some(array) = self.global(KERNEL_PACKAGES) else { return Vec::new() };
+        self.bring_in(&[array]);
+        let items = self.array_items(array).unwrap_or_default();
+        self.bring_in(&items);
+        items.into_iter().filter_map(|n| self.string_of(n)).collect()
+    }
+
+    /// Remembers `names` as the kernel's packages.
+    pub(crate) fn remember_kernel_packages(&mut self, names: &[String]) {
+        let names = names.iter().map(|n| self.new_string(n)).collect();
+        let array = self.new_array(names);
+        self.set_global(KERNEL_PACKAGES, array);
+    }
+
     /// Every class of the image (not metaclasses), in `Smalltalk`'s order, each brought in
     /// with its metaclass.
     pub fn image_classes(&mut self) -> Vec<Value> {
@@ -103,6 +123,7 @@ impl Vm {
     pub fn package_snapshots(&mut self, wanted: &[String]) -> Vec<Package> {
         let mut names: Vec<String> = wanted.to_vec();
         names.extend(self.recorded_packages());
+        names.extend(self.kernel_packages());
         names.sort();
         names.dedup();
         let lower: Vec<String> = names.iter().map(|n| n.to_lowercase()).collect();

@@ -7,9 +7,12 @@
 //! without a problem is applied: classes defined or redefined (superclasses first; instances
 //! migrate), methods compiled, then what the packages held in the image and hold no more
 //! removed. A package already in the image is updated: what did not change is left as it is.
+//! The kernel's packages and classes are left to the kernel: a load extends them, never
+//! replaces, moves or removes them.
 
 use std::collections::{HashMap, HashSet};
 
+use super::image::owner;
 use super::loader::{core_mismatch, spec_of};
 use super::message_pattern;
 use super::model::{ClassDef, MethodDef, Package, SourceError};
@@ -89,6 +92,15 @@ struct Plan<'p> {
     remove_methods: Vec<(Value, Value)>,
 }
 
+/// What a plan makes of the kernel's own packages.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kernel {
+    /// A load: they are refused, as any definition of their classes.
+    Kept,
+    /// A check: they may be checked as sources against the kernel.
+    Checked,
+}
+
 fn error_at(file: &std::path::Path, line: usize, message: impl Into<String>) -> SourceError {
     SourceError { file: file.to_path_buf(), line, message: message.into() }
 }
@@ -103,19 +115,21 @@ impl Vm {
         packages: &[Package],
         progress: &mut dyn FnMut(Progress),
     ) -> Result<Loaded, Vec<SourceError>> {
-        let plan = self.plan(packages, progress)?;
+        let plan = self.plan(packages, progress, Kernel::Kept)?;
         self.apply(packages, plan, progress)
     }
 
-    /// Every problem loading `packages` would meet; changes nothing.
+    /// Every problem loading `packages` would meet; changes nothing. The kernel's own
+    /// packages may be checked too (their sources against the kernel), which no load takes.
     pub fn check_load(&mut self, packages: &[Package]) -> Vec<SourceError> {
-        self.plan(packages, &mut |_| {}).err().unwrap_or_default()
+        self.plan(packages, &mut |_| {}, Kernel::Checked).err().unwrap_or_default()
     }
 
     fn plan<'p>(
         &mut self,
         packages: &'p [Package],
         progress: &mut dyn FnMut(Progress),
+        kernel: Kernel,
     ) -> Result<Plan<'p>, Vec<SourceError>> {
         let mut errors = Vec::new();
         if !self.may_change_code {
@@ -130,6 +144,7 @@ impl Vm {
                 errors.push(error_at(&def.file, def.line, format!("{} is defined twice (also at {at})", def.name)));
             }
         }
+        self.check_kernel_kept(packages, kernel, &mut errors);
         let mut seen = HashSet::new();
         for m in packages.iter().flat_map(|p| &p.methods) {
             if !seen.insert((&m.class_name, m.class_side, &m.selector)) {
@@ -200,6 +215,44 @@ impl Vm {
         }
         let (remove_classes, remove_methods) = self.removals(packages);
         Ok(Plan { define, compile, unchanged, remove_classes, remove_methods })
+    }
+
+    /// The kernel's packages and classes are the kernel's: a load may extend its classes
+    /// (methods in an extension) but not replace a package of the kernel's, add a class to
+    /// one, or define one of its classes (which would move it out of the kernel, and a later
+    /// load could remove it). Adds an error for each such package or definition.
+    fn check_kernel_kept(&mut self, packages: &[Package], rule: Kernel, errors: &mut Vec<SourceError>) {
+        let kernel = self.kernel_packages();
+        for package in packages {
+            let owned = owner(&package.name, &kernel);
+            if owned.is_some() && rule == Kernel::Checked {
+                continue;
+            }
+            if let Some(k) = owned {
+                let file = package.classes.first().map_or_else(|| package.name.clone().into(), |c| c.file.clone());
+                let message = format!(
+                    "package {} is the kernel's ({k}): a load does not replace it (extend its classes from a package \
+                     of your own)",
+                    package.name
+                );
+                errors.push(error_at(&file, 0, message));
+                continue;
+            }
+            for def in &package.classes {
+                let held = self.class_named(&def.name).map(|c| self.category_of(c));
+                let message = match (held.as_deref().and_then(|c| owner(c, &kernel)), owner(&def.category, &kernel)) {
+                    (Some(k), _) => format!(
+                        "{} is the kernel's (package {k}): a package may extend it with methods, not define it",
+                        def.name
+                    ),
+                    (None, Some(k)) => {
+                        format!("{} would join the kernel's package {k}: give it a category of your own", def.name)
+                    }
+                    (None, None) => continue,
+                };
+                errors.push(error_at(&def.file, def.line, message));
+            }
+        }
     }
 
     /// Works out the shape of class `name` (and of its superclasses first), defined in the

@@ -180,6 +180,7 @@ impl Vm {
         vm.set_config(config);
         let packages = kernel.packages()?;
         let report = vm.load_packages(&packages)?;
+        vm.remember_kernel_packages(&packages.iter().map(|p| p.name.clone()).collect::<Vec<_>>());
         if let Some(first) = report.errors.first() {
             return Err(BootError::Compile(
                 vec![first.clone()].into_iter().chain(report.errors.iter().skip(1).cloned()).collect(),

@@ -312,3 +312,50 @@ fn a_weak_class_loads_weak_and_is_written_back_weak() {
     assert_eq!(diff(&package, &vm.package_snapshot("Shop")), vec![]);
     assert_eq!(vm.package_snapshot("Shop").classes[0].kind, ClassKind::Weak);
 }
+
+#[test]
+fn the_kernels_packages_and_classes_stay_the_kernels() {
+    let mut vm = vm();
+    let class = |name: &str, superclass: &str, category: &str| {
+        format!("Class {{\n\t#name : '{name}',\n\t#superclass : '{superclass}',\n\t#category : '{category}'\n}}\n")
+    };
+    let named = |name: &str, package: Package| Package { name: name.into(), ..package };
+    let refused = |vm: &mut Vm, load: Package, says: &str| {
+        let errors = vm.load(std::slice::from_ref(&load), &mut |_| {}).expect_err("refused");
+        assert!(errors.iter().any(|e| e.message.contains(says)), "{errors:?}");
+    };
+    // A package of the kernel's name, that would remove Object and the rest of it.
+    let foo = class("Foo", "Object", "Kernel-Objects");
+    refused(&mut vm, named("Kernel-Objects", package(&[("Foo.class.st", &foo)])), "is the kernel's (Kernel-Objects)");
+    // A package of one's own that defines a kernel class, and would take it out of the kernel.
+    let object = "Class {\n\t#name : 'Object',\n\t#superclass : nil,\n\t#category : 'Shop'\n}\n";
+    refused(&mut vm, package(&[("Object.class.st", object)]), "Object is the kernel's (package Kernel-Objects)");
+    // A new class put in a kernel package.
+    refused(&mut vm, package(&[("Foo.class.st", &foo)]), "would join the kernel's package Kernel-Objects");
+    assert_eq!(eval(&mut vm, "Object category"), "'Kernel-Objects'", "nothing changed");
+    assert_eq!(eval(&mut vm, "Smalltalk includesKey: #Foo"), "false");
+    // A package whose name the kernel's packages start with holds none of their classes.
+    let kernel = named("Kernel", package(&[("Foo.class.st", &class("Foo", "Object", "Kernel"))]));
+    let loaded = vm.load(std::slice::from_ref(&kernel), &mut |_| {}).expect("loads");
+    assert_eq!(loaded.classes_removed, 0);
+    let emptied = vm.load(&[named("Kernel", Package::default())], &mut |_| {}).expect("loads");
+    assert_eq!(emptied.classes_removed, 1, "Foo alone");
+    assert_eq!(eval(&mut vm, "Smalltalk includesKey: #Boolean"), "true");
+    // Extending a kernel class from a package of one's own is a load like any.
+    let mut shop = shop();
+    let extension = "Extension { #name : 'Object' }\n\n{ #category : '*Shop' }\nObject >> isShop [\n\t^ false\n]\n";
+    let (_, methods) = parse_class_file(Path::new("Object.extension.st"), extension).unwrap();
+    shop.methods.extend(methods);
+    vm.load(&[shop], &mut |_| {}).expect("loads");
+    assert_eq!(eval(&mut vm, "3 isShop"), "false");
+}
+
+#[test]
+fn the_kernels_own_packages_may_be_checked_not_loaded() {
+    let mut vm = vm();
+    let kernel = KernelSource::embedded().without_tests().packages().unwrap();
+    assert_eq!(vm.check_load(&kernel), vec![], "the kernel's sources check against the kernel");
+    let object = "Class {\n\t#name : 'Object',\n\t#superclass : nil,\n\t#category : 'Shop'\n}\n";
+    assert!(!vm.check_load(&[package(&[("Object.class.st", object)])]).is_empty(), "as a load would refuse");
+    assert!(vm.load(&kernel[..1], &mut |_| {}).is_err());
+}
